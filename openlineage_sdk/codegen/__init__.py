@@ -1,0 +1,131 @@
+"""Code generation: OpenLineage JSON Schemas to typed pydantic models.
+
+One generator serves both the standard facets (``nox -s codegen`` regenerates
+:mod:`openlineage_sdk.models` from the vendored ``spec/``) and plugin teams' custom facets
+(``openlineage-sdk codegen``). It stages the schemas (see :mod:`openlineage_sdk.codegen._stage`)
+and hands them to datamodel-code-generator, driven only by its documented options.
+
+datamodel-code-generator is needed only here: install ``openlineage-sdk[codegen]``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+
+from openlineage_sdk.codegen._generate import GeneratedFile, check, run_generator, write
+from openlineage_sdk.codegen._schemas import SchemaDocument, SchemaError, load_document
+from openlineage_sdk.codegen._stage import STAGING_HOST, StagedDocument, stage_core, stage_facets
+
+__all__ = [
+    "GeneratedFile",
+    "SchemaError",
+    "check",
+    "generate_standard",
+    "write",
+]
+
+STANDARD_PACKAGE = "openlineage_sdk.models"
+
+
+def _python_header(header: str, sources: str) -> str:
+    return header.format(sources=sources).rstrip("\n") + "\n"
+
+
+def _display(paths: Iterable[Path], root: Path) -> dict[Path, str]:
+    out = {}
+    for path in paths:
+        try:
+            out[path] = path.relative_to(root).as_posix()
+        except ValueError:
+            out[path] = path.as_posix()
+    return out
+
+
+def generate_standard(spec_dir: Path, *, header: str, display_root: Path | None = None) -> list[GeneratedFile]:
+    """Generate :mod:`openlineage_sdk.models` from a spec directory.
+
+    Args:
+        spec_dir: holds ``OpenLineage.json`` and ``facets/*.json``.
+        header: file header; ``{sources}`` is replaced by the schema files of each module.
+        display_root: source paths in headers are written relative to this directory.
+
+    Raises:
+        SchemaError: a schema breaks a rule; the message names the file and the rule.
+    """
+    core = spec_dir / "OpenLineage.json"
+    documents = [load_document(path) for path in sorted((spec_dir / "facets").glob("*.json"))]
+    facets_package = f"{STANDARD_PACKAGE}.facets"
+    records_url = f"https://{STAGING_HOST}/{STANDARD_PACKAGE}.records.json"
+    staged: list[StagedDocument] = [
+        *stage_core(core, documents, package=STANDARD_PACKAGE, facets_package=facets_package),
+        *stage_facets(
+            documents, package=STANDARD_PACKAGE, facets_package=facets_package, records_url=records_url
+        ),
+    ]
+    root = display_root or spec_dir.parent
+    display = _display([core, *(doc.path for doc in documents)], root)
+    files = run_generator(staged, header=header, display=display)
+    files.extend(_package_inits(staged, documents, header, display))
+    return files
+
+
+def _package_inits(
+    staged: Sequence[StagedDocument],
+    documents: Sequence[SchemaDocument],
+    header: str,
+    display: dict[Path, str],
+) -> list[GeneratedFile]:
+    records = next(doc for doc in staged if doc.kind == "records")
+    record_names = sorted(records.document["$defs"])
+    lines = [
+        _python_header(header, "spec/OpenLineage.json and spec/facets/*.json"),
+        '"""The generated OpenLineage models. Import them from ``openlineage_sdk`` and',
+        '``openlineage_sdk.facets``; this package is regenerated from the schemas."""',
+        "",
+    ]
+    models_init = GeneratedFile(Path(*STANDARD_PACKAGE.split("."), "__init__.py"), "\n".join(lines) + "\n")
+
+    imports: list[str] = []
+    exported: list[str] = []
+    for doc in sorted(documents, key=lambda d: d.module):
+        names = sorted(f.name for f in doc.facets)
+        imports.append(f"from {STANDARD_PACKAGE}.facets.{doc.module} import {', '.join(names)}")
+        exported.extend(names)
+    facet_names = sorted(exported)
+    imports.append(f"from {STANDARD_PACKAGE}.records import (")
+    imports.extend(f"    {name}," for name in record_names)
+    imports.append(")")
+    body = [
+        _python_header(header, "spec/facets/*.json"),
+        '"""Every standard facet class and the records (TypedDicts) inside them."""',
+        "",
+        "from __future__ import annotations",
+        "",
+        "from typing import Final",
+        "",
+        "from openlineage_sdk._base import FacetModel",
+        *imports,
+        "",
+        "#: Every standard facet class, in key order.",
+        "STANDARD_FACETS: Final[tuple[type[FacetModel], ...]] = (",
+        *(f"    {name}," for name in sorted(facet_names, key=lambda n: (_key_of(documents, n), n))),
+        ")",
+        "",
+        "__all__ = [",
+        *(f'    "{name}",' for name in sorted([*facet_names, *record_names, "STANDARD_FACETS"])),
+        "]",
+    ]
+    facets_init = GeneratedFile(
+        Path(*STANDARD_PACKAGE.split("."), "facets", "__init__.py"), "\n".join(body) + "\n"
+    )
+    del display
+    return [models_init, facets_init]
+
+
+def _key_of(documents: Sequence[SchemaDocument], name: str) -> str:
+    for doc in documents:
+        for facet in doc.facets:
+            if facet.name == name:
+                return facet.key
+    return name
