@@ -31,6 +31,11 @@ class NamingError(ValueError):
         return (type(self), (self.context, self.problem))
 
 
+def _nonempty(value: object) -> bool:
+    # Typed as object: callers without a type checker may pass anything.
+    return isinstance(value, str) and bool(value)
+
+
 @dataclass(frozen=True, slots=True)
 class DatasetName:
     """A dataset's identity in OpenLineage: a namespace and a name.
@@ -51,9 +56,9 @@ class DatasetName:
         # A dataset with an empty namespace or name can never be matched to
         # the same dataset seen by another producer, so it is refused here
         # rather than emitted.
-        if not isinstance(self.namespace, str) or not self.namespace:
+        if not _nonempty(self.namespace):
             raise NamingError("DatasetName", "missing namespace")
-        if not isinstance(self.name, str) or not self.name:
+        if not _nonempty(self.name):
             raise NamingError("DatasetName", "missing name")
 
     @property

@@ -245,7 +245,9 @@ def _b_redshift(c: str, h: str | None, pt: str | None, v: Sequence[Ident]) -> Da
     # A host that is not a Redshift endpoint (a tunnel, a private DNS name)
     # does not tell the cluster and region: the host stands in for them.
     number = p.port(pt, s.DEFAULT_PORTS["redshift"], c)
-    name = ".".join(p.ident(x, c, level) for x, level in zip(v, ("database", "schema", "table")))
+    name = ".".join(
+        p.ident(x, c, level) for x, level in zip(v, ("database", "schema", "table"), strict=True)
+    )
     return DatasetName(f"redshift://{host}:{number}", name)
 
 
@@ -267,9 +269,7 @@ _CST = ("catalog", "schema", "table")
 
 _RELATIONAL: Mapping[str, _Relational] = MappingProxyType(
     {
-        "postgres": _Relational(
-            _DB3, _b_postgres, (("schema", ("currentschema", "searchpath")),)
-        ),
+        "postgres": _Relational(_DB3, _b_postgres, (("schema", ("currentschema", "searchpath")),)),
         "mysql": _Relational(_DB2, _b_mysql, (("database", ("database", "dbname")),)),
         "oceanbase": _Relational(_DB2, _b_oceanbase, (("database", ("database",)),)),
         "clickhouse": _Relational(_DB2, _b_clickhouse, (("database", ("database",)),)),
@@ -279,20 +279,30 @@ _RELATIONAL: Mapping[str, _Relational] = MappingProxyType(
         "hive": _Relational(_DB2, _b_hive),
         "hive_server2": _Relational(_DB2, _b_hive_server2),
         "trino": _Relational(_CST, _b_trino, (("catalog", ("catalog",)), ("schema", ("schema",)))),
-        "presto": _Relational(_CST, _b_presto, (("catalog", ("catalog",)), ("schema", ("schema",)))),
+        "presto": _Relational(
+            _CST, _b_presto, (("catalog", ("catalog",)), ("schema", ("schema",)))
+        ),
         "teradata": _Relational(_DB2, _b_teradata, (("database", ("database",)),)),
         "oracle": _Relational(("service", "schema", "table"), _b_oracle),
-        "cassandra": _Relational(("keyspace", "table"), _b_cassandra, (("keyspace", ("keyspace",)),)),
-        "milvus": _Relational(("database", "collection"), _b_milvus, (("database", ("db_name", "database")),)),
+        "cassandra": _Relational(
+            ("keyspace", "table"), _b_cassandra, (("keyspace", ("keyspace",)),)
+        ),
+        "milvus": _Relational(
+            ("database", "collection"), _b_milvus, (("database", ("db_name", "database")),)
+        ),
         "unity_catalog": _Relational(
             _CST,
             _b_unity,
             (("catalog", ("conncatalog", "catalog")), ("schema", ("connschema", "schema"))),
         ),
-        "fabric_warehouse": _Relational(_DB3, _b_fabric, (("database", ("databasename", "database")),)),
+        "fabric_warehouse": _Relational(
+            _DB3, _b_fabric, (("database", ("databasename", "database")),)
+        ),
         "azure_synapse": _Relational(("schema", "table"), _b_synapse),
         "mssql": _Relational(_DB3, _b_mssql, (("database", ("databasename", "database")),)),
-        "snowflake": _Relational(_DB3, _b_snowflake, (("database", ("db", "database")), ("schema", ("schema",)))),
+        "snowflake": _Relational(
+            _DB3, _b_snowflake, (("database", ("db", "database")), ("schema", ("schema",)))
+        ),
         "spanner": _Relational(_DB3, _b_spanner),
         "redshift": _Relational(_DB3, _b_redshift, (("schema", ("currentschema", "schema")),)),
         "athena": _Relational(
@@ -354,7 +364,7 @@ def _relational_uri(key: str, text: str, table: str | None) -> DatasetName:
     segments = _segments(path.split(";")[0])
     if len(segments) >= len(store.levels):
         raise p.fail(text, "path has too many parts for a table to be added")
-    known: dict[str, str | None] = dict(zip(store.levels, segments))
+    known: dict[str, str | None] = dict(zip(store.levels, segments, strict=False))
     for level, value in _from_params(store, _query(query)).items():
         known.setdefault(level, value)
     return _finish(store, text, host, port, known, table)
@@ -494,7 +504,7 @@ def _bigquery_uri(text: str, table: str | None) -> DatasetName:
     segments = p.split_qualified(body, text, "name") if body else []
     if len(segments) >= len(store.levels):
         raise p.fail(text, "URI names a table already")
-    return _finish(store, text, None, None, dict(zip(store.levels, segments)), table)
+    return _finish(store, text, None, None, dict(zip(store.levels, segments, strict=False)), table)
 
 
 def _cosmos_uri(text: str, table: str | None) -> DatasetName:
@@ -542,7 +552,9 @@ def _glue_arn(text: str, table: str | None) -> DatasetName:
     if kind == "database" and table is not None:
         kind, rest = "table", resource.partition("/")[2]
     if kind != "table":
-        raise p.fail(text, "missing table: arn:aws:glue:{region}:{account}:table/{database}/{table}")
+        raise p.fail(
+            text, "missing table: arn:aws:glue:{region}:{account}:table/{database}/{table}"
+        )
     database, _, name = rest.partition("/")
     if not database:
         raise p.fail(text, "missing database")
@@ -581,9 +593,7 @@ def _sqlite_uri(text: str, table: str | None) -> DatasetName:
         return s.sqlite(unquote(body), table or "")
 
 
-_AZURE_HTTPS_RE = re.compile(
-    r"^(?P<account>[a-z0-9]+)\.(?P<kind>blob|dfs)\.core\.windows\.net$"
-)
+_AZURE_HTTPS_RE = re.compile(r"^(?P<account>[a-z0-9]+)\.(?P<kind>blob|dfs)\.core\.windows\.net$")
 _S3_HTTPS_RE = re.compile(
     r"^(?:(?P<bucket>.+)\.)?s3(?:[.-](?:dualstack\.)?[a-z0-9-]+)?\.amazonaws\.com(?:\.cn)?$"
 )
@@ -591,7 +601,7 @@ _S3_HTTPS_RE = re.compile(
 
 def _https_uri(text: str, table: str | None) -> DatasetName:
     """Object store URLs in their HTTPS form; their query (SAS tokens, signatures) is dropped."""
-    _, host, port, path, _ = _split_uri(text)
+    _, host, _port, path, _ = _split_uri(text)
     host_l = (host or "").lower()
     segments = path.lstrip("/").split("/", 1)
     first = unquote(segments[0])
@@ -640,7 +650,7 @@ def _jdbc_hostbased(
     segments = _segments(path)
     if len(segments) > len(path_levels):
         raise p.fail(text, "path has too many parts")
-    known: dict[str, str | None] = dict(zip(path_levels, segments))
+    known: dict[str, str | None] = dict(zip(path_levels, segments, strict=False))
     for level, value in _from_params(store, params).items():
         if not known.get(level):
             known[level] = value
@@ -663,7 +673,7 @@ def _jdbc_sqlserver(text: str, rest: str, table: str | None) -> DatasetName:
     params = _props(props_text, ";")
     hostinfo = head.rpartition("@")[2]
     hostpart, colon, port = hostinfo.partition(":")
-    hostpart, backslash, instance = hostpart.partition("\\")
+    hostpart, _, instance = hostpart.partition("\\")
     host = hostpart or params.get("servername")
     port_value: str | None = port if colon else params.get("portnumber")
     instance = instance or params.get("instancename", "")
@@ -745,7 +755,7 @@ def _jdbc_oracle(text: str, rest: str, table: str | None) -> DatasetName:
         if pieces is None:
             inner, _, after = target.partition("]")
             host = inner + "]"
-            _, port, service = (after.split(":") + ["", "", ""])[:3]
+            _, port, service = [*after.split(":"), "", "", ""][:3]
         elif len(pieces) == 3:
             host, port, service = pieces
         elif len(pieces) == 1:
@@ -939,7 +949,9 @@ def _jdbc_h2(text: str, rest: str, table: str | None) -> DatasetName:
     return DatasetName(namespace, ".".join(values))
 
 
-def _jdbc_simple(key: str, path_levels: tuple[str, ...]) -> Callable[[str, str, str | None], DatasetName]:
+def _jdbc_simple(
+    key: str, path_levels: tuple[str, ...]
+) -> Callable[[str, str, str | None], DatasetName]:
     def parse(text: str, rest: str, table: str | None) -> DatasetName:
         return _jdbc_hostbased(key, text, rest, table, path_levels)
 
@@ -1094,7 +1106,7 @@ def dataset_from_uri(uri: str, table: str | None = None) -> DatasetName:
             or scheme the conventions do not cover. The message names the
             wrong part and masks every credential.
     """
-    if not isinstance(uri, str) or not uri.strip():
+    if not p.text(uri):
         raise NamingError("dataset_from_uri", "missing uri")
     if table is not None and not isinstance(table, str):
         raise NamingError("dataset_from_uri", "invalid table: a string expected")

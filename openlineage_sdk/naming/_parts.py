@@ -53,6 +53,21 @@ _USERINFO_RE = re.compile(r"^(?P<pre>(?:[A-Za-z][\w+.\-]*:)*(?://)?)[^\s]+@")
 _BAD_PORT_RE = re.compile(r"(?P<pre>//[^/?;#:@\s]*):(?P<port>[^/?;#\s]*[^\d/?;#\s][^/?;#\s]*)")
 
 
+def text(value: object) -> str:
+    """A value as stripped text; anything but a string counts as missing.
+
+    Typed as ``object`` because callers without a type checker may pass
+    ``None`` or a number where a string belongs.
+
+    Args:
+        value: The value as given.
+
+    Returns:
+        The stripped string, or ``""``.
+    """
+    return value.strip() if isinstance(value, str) else ""
+
+
 def redact(text: str) -> str:
     """Mask every credential a URI, JDBC URL or value may carry.
 
@@ -172,12 +187,12 @@ def ident(value: str | None, context: str, part: str) -> str:
         NamingError: The identifier is missing, blank or holds control
             characters.
     """
-    if value is None or not isinstance(value, str) or not value.strip():
+    stripped = text(value)
+    if not stripped:
         raise fail(context, f"missing {part}")
-    text = value.strip()
-    if _CONTROL_RE.search(text):
+    if _CONTROL_RE.search(stripped):
         raise fail(context, f"invalid {part}: control character")
-    return text
+    return stripped
 
 
 def object_key(value: str | None, context: str, part: str = "key") -> str:
@@ -267,30 +282,30 @@ def split_qualified(value: str, context: str, part: str = "table") -> list[Ident
         NamingError: The value is a sub-query rather than a table name, has an
             empty part, an unclosed quote or white space outside quotes.
     """
-    text = value.strip() if isinstance(value, str) else ""
-    if not text:
+    raw = text(value)
+    if not raw:
         raise fail(context, f"missing {part}")
-    if text.startswith("("):
+    if raw.startswith("("):
         # Spark's dbtable may be "(SELECT ...) alias": not one dataset.
         raise fail(context, f"{part} is a sub-query, not a table name")
     parts: list[Ident] = []
     i = 0
     while True:
-        if i < len(text) and text[i] in _QUOTES:
-            close = _QUOTES[text[i]]
+        if i < len(raw) and raw[i] in _QUOTES:
+            close = _QUOTES[raw[i]]
             i += 1
             chunk: list[str] = []
             while True:
-                if i >= len(text):
+                if i >= len(raw):
                     raise fail(context, f"{part}: unclosed quote")
-                if text[i] == close:
-                    if i + 1 < len(text) and text[i + 1] == close:
+                if raw[i] == close:
+                    if i + 1 < len(raw) and raw[i + 1] == close:
                         chunk.append(close)
                         i += 2
                         continue
                     i += 1
                     break
-                chunk.append(text[i])
+                chunk.append(raw[i])
                 i += 1
             piece = "".join(chunk)
             if not piece:
@@ -298,20 +313,20 @@ def split_qualified(value: str, context: str, part: str = "table") -> list[Ident
             parts.append(Ident(piece, quoted=True))
         else:
             start = i
-            while i < len(text) and text[i] != ".":
-                if text[i].isspace() or text[i] in "\"`[]()":
-                    raise fail(context, f"invalid {part}: unexpected {text[i]!r}")
+            while i < len(raw) and raw[i] != ".":
+                if raw[i].isspace() or raw[i] in '"`[]()':
+                    raise fail(context, f"invalid {part}: unexpected {raw[i]!r}")
                 i += 1
-            piece = text[start:i]
+            piece = raw[start:i]
             if not piece:
                 raise fail(context, f"{part}: empty part")
             parts.append(Ident(piece))
-        if i >= len(text):
+        if i >= len(raw):
             return parts
-        if text[i] != ".":
-            raise fail(context, f"invalid {part}: unexpected {text[i]!r}")
+        if raw[i] != ".":
+            raise fail(context, f"invalid {part}: unexpected {raw[i]!r}")
         i += 1
-        if i >= len(text):
+        if i >= len(raw):
             raise fail(context, f"{part}: empty part")
 
 

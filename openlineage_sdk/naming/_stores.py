@@ -165,7 +165,9 @@ def glue(
         raise p.fail(store, f"invalid partition {part!r}")
     db = p.ident(database, store, "database")
     tbl = p.ident(table, store, "table")
-    return DatasetName(f"arn:{part}:glue:{_aws_region(region, store)}:{account}", f"table/{db}/{tbl}")
+    return DatasetName(
+        f"arn:{part}:glue:{_aws_region(region, store)}:{account}", f"table/{db}/{tbl}"
+    )
 
 
 def azure_cosmos(host: str, database: str, table: str) -> DatasetName:
@@ -202,7 +204,7 @@ def azure_data_explorer(cluster: str, database: str, table: str) -> DatasetName:
         ``azurekusto://{cluster}.kusto.windows.net`` and ``{database}/{table}``.
     """
     store = "azure_data_explorer"
-    text = cluster.strip().lower() if isinstance(cluster, str) else ""
+    text = p.text(cluster).lower()
     text = text.removeprefix("https://").removeprefix("http://").rstrip("/")
     text = p.host(text.removesuffix(".kusto.windows.net"), store, "cluster")
     db = p.ident(database, store, "database")
@@ -745,7 +747,7 @@ _BUCKET_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{1,253}[A-Za-z0-9]$")
 
 
 def _bucket(bucket: str, store: str) -> str:
-    text = bucket.strip() if isinstance(bucket, str) else ""
+    text = p.text(bucket)
     if not text:
         raise p.fail(store, "missing bucket")
     if not _BUCKET_RE.match(text) or ".." in text:
@@ -786,7 +788,7 @@ _CONTAINER_RE = re.compile(r"^\$?[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$")
 
 
 def _azure_container(container: str, store: str) -> str:
-    text = container.strip().lower() if isinstance(container, str) else ""
+    text = p.text(container).lower()
     if not text:
         raise p.fail(store, "missing container")
     if not _CONTAINER_RE.match(text):
@@ -868,7 +870,9 @@ def hdfs(host: str, path: str, *, port: Port = None) -> DatasetName:
         ``hdfs://{namenode host}:{namenode port}`` and ``{path}``.
     """
     store = "hdfs"
-    authority = f"{p.host(host, store, 'namenode host')}:{p.port(port, DEFAULT_PORTS[store], store)}"
+    authority = (
+        f"{p.host(host, store, 'namenode host')}:{p.port(port, DEFAULT_PORTS[store], store)}"
+    )
     return DatasetName(f"hdfs://{authority}", p.fs_path(path, store))
 
 
@@ -876,7 +880,7 @@ _WINDOWS_PATH_RE = re.compile(r"^/?[A-Za-z]:[\\/]")
 
 
 def _absolute(path: str, store: str) -> str:
-    text = path.strip() if isinstance(path, str) else ""
+    text = p.text(path)
     if not text:
         raise p.fail(store, "missing path")
     if _WINDOWS_PATH_RE.match(text):
@@ -916,7 +920,14 @@ def remote_file(host: str, path: str) -> DatasetName:
 
 
 def _document_store(
-    scheme: str, store: str, host: str, port: Port, default: int | None, root: str, label: str, key: str
+    scheme: str,
+    store: str,
+    host: str,
+    port: Port,
+    default: int | None,
+    root: str,
+    label: str,
+    key: str,
 ) -> DatasetName:
     root_id = p.ident(root, store, label)
     if "/" in root_id:
@@ -937,7 +948,9 @@ def box(host: str, enterprise_id: str, key: str, *, port: Port = None) -> Datase
     Returns:
         ``box://{host}:{port}/{enterprise id}`` and ``{key}``.
     """
-    return _document_store("box", "box", host, port, DEFAULT_PORTS["box"], enterprise_id, "enterprise id", key)
+    return _document_store(
+        "box", "box", host, port, DEFAULT_PORTS["box"], enterprise_id, "enterprise id", key
+    )
 
 
 def filenet(host: str, repository_id: str, key: str, *, port: Port) -> DatasetName:
@@ -954,7 +967,9 @@ def filenet(host: str, repository_id: str, key: str, *, port: Port) -> DatasetNa
     Returns:
         ``filenet://{host}:{port}/{repository id}`` and ``{key}``.
     """
-    return _document_store("filenet", "filenet", host, port, None, repository_id, "repository id", key)
+    return _document_store(
+        "filenet", "filenet", host, port, None, repository_id, "repository id", key
+    )
 
 
 def sharepoint(host: str, site: str, key: str, *, port: Port = None) -> DatasetName:
@@ -993,7 +1008,7 @@ def kafka(bootstrap_server: str, topic: str) -> DatasetName:
         ``kafka://{host}:{port}`` and ``{topic}``.
     """
     store = "kafka"
-    text = bootstrap_server.strip() if isinstance(bootstrap_server, str) else ""
+    text = p.text(bootstrap_server)
     first = text.split(",")[0].strip()
     first = _LISTENER_RE.sub("", first)
     if first.startswith("["):
@@ -1004,7 +1019,7 @@ def kafka(bootstrap_server: str, topic: str) -> DatasetName:
         hostpart, portpart = first.split(":")
     else:
         hostpart, portpart = first, None
-    name = topic.strip() if isinstance(topic, str) else ""
+    name = p.text(topic)
     if not name:
         raise p.fail(store, "missing topic")
     if not _TOPIC_RE.match(name):
