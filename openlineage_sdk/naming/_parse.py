@@ -352,6 +352,12 @@ def _relational_uri(key: str, text: str, table: str | None) -> DatasetName:
         # A connection URL (mssql+pyodbc://host/db) says which row by its host;
         # a dataset URI in the documents' form says it by its scheme.
         store = _RELATIONAL[_sqlserver_store(host)]
+    if path.startswith(";"):
+        # sqlserver://host:1433;database=db/schema.table: properties between
+        # the authority and the name, as the seed document writes Synapse.
+        props, _, rest = path[1:].partition("/")
+        query = "&".join(filter(None, [query, *props.split(";")]))
+        path = f"/{rest}"
     if table is None:
         # The naming documents' own URI form: the path is the whole name.
         name = unquote(path.lstrip("/"))
