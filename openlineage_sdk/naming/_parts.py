@@ -43,11 +43,9 @@ _SECRET_KEY_RE = (
 _SECRET_PARAM_RE = re.compile(
     rf"(?i)(?P<key>(?<![\w.\-]){_SECRET_KEY_RE})\s*=\s*(?P<value>[^&;,)\s]*)"
 )
-# Everything from the start of the authority (after any number of
-# "scheme:" prefixes and an optional "//") up to the last '@' is user info.
-# Greedy on purpose: an unencoded '@' inside a password must not leave the
-# rest of the password behind.
-_USERINFO_RE = re.compile(r"^(?P<pre>(?:[A-Za-z][\w+.\-]*:)*(?://)?)[^\s]+@")
+# Leading "scheme:" segments (jdbc:oracle:thin:) and an optional "//"; what
+# follows, up to the last '@', is user info.
+_PREFIX_RE = re.compile(r"(?:[A-Za-z][\w+.\-]*:)*(?://)?")
 # "//host:notaport": a URL that lost its '@' leaves the password where the
 # port should be.
 _BAD_PORT_RE = re.compile(r"(?P<pre>//[^/?;#:@\s]*):(?P<port>[^/?;#\s]*[^\d/?;#\s][^/?;#\s]*)")
@@ -82,7 +80,12 @@ def redact(text: str) -> str:
         credential-like parameters (``password=``, ``pwd=``, ``token=``,
         ``sig=`` ...) and a non-numeric "port" replaced by ``***``.
     """
-    masked = _USERINFO_RE.sub(lambda m: f"{m.group('pre')}***@", text, count=1)
+    prefix = _PREFIX_RE.match(text)
+    start = prefix.end() if prefix else 0
+    # Up to the last '@', not the first: an unencoded '@' inside a password
+    # must not leave the rest of the password behind.
+    at = text.rfind("@", start)
+    masked = f"{text[:start]}***{text[at:]}" if at > start else text
     masked = _SECRET_PARAM_RE.sub(lambda m: f"{m.group('key')}=***", masked)
     return _BAD_PORT_RE.sub(lambda m: f"{m.group('pre')}:***", masked)
 

@@ -491,9 +491,7 @@ SEED: list[tuple[str, Callable[[], DatasetName], str, str]] = [
 
 
 @pytest.mark.parametrize(("section", "make", "namespace", "name"), SEED, ids=[r[0] for r in SEED])
-def test_seed_row(
-    section: str, make: Callable[[], DatasetName], namespace: str, name: str
-) -> None:
+def test_seed_row(section: str, make: Callable[[], DatasetName], namespace: str, name: str) -> None:
     assert make() == DatasetName(namespace, name)
 
 
@@ -551,9 +549,11 @@ DIFFERENCES: list[tuple[str, Callable[[], str], str, str]] = [
     ),
     (
         "Synapse namespace has no database",
-        lambda: dataset_from_uri(
-            "jdbc:sqlserver://ws1.sql.azuresynapse.net:1433;database=SQLPool1", "dbo.orders"
-        ).namespace,
+        lambda: (
+            dataset_from_uri(
+                "jdbc:sqlserver://ws1.sql.azuresynapse.net:1433;database=SQLPool1", "dbo.orders"
+            ).namespace
+        ),
         "sqlserver://ws1.sql.azuresynapse.net:1433",
         "sqlserver://ws1.sql.azuresynapse.net:1433;database=SQLPool1;",
     ),
@@ -571,9 +571,7 @@ DIFFERENCES: list[tuple[str, Callable[[], str], str, str]] = [
     ),
     (
         "Snowflake organization-account namespace",
-        lambda: naming.snowflake(
-            "myorg-myaccount.snowflakecomputing.com", "d", "s", "t"
-        ).namespace,
+        lambda: naming.snowflake("myorg-myaccount.snowflakecomputing.com", "d", "s", "t").namespace,
         "snowflake://myorg-myaccount",
         "snowflake://myorg-myaccount.snowflakecomputing.com",
     ),
