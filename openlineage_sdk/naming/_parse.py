@@ -946,13 +946,9 @@ def _jdbc_h2(text: str, rest: str, table: str | None) -> DatasetName:
         with _as(text):
             authority_text = f"{p.host(host, text)}:{p.port(port, s.DEFAULT_PORTS['h2'], text)}"
         return DatasetName(f"h2://{authority_text}", ".".join(values))
-    path = body.removeprefix("file:")
-    if not path.startswith("/") and not re.match(r"^[A-Za-z]:[\\/]", path):
-        raise p.fail(text, "path must be absolute")
+    path = p.absolute_path(body.removeprefix("file:"), text)
     values = p.fill_levels(("schema", "table"), {"schema": schema}, parts, text)
-    with _as(text):
-        namespace = s.sqlite(path, "t").namespace.replace("sqlite://", "h2://", 1)
-    return DatasetName(namespace, ".".join(values))
+    return DatasetName(f"h2://{path}", ".".join(values))
 
 
 def _jdbc_simple(

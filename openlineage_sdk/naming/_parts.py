@@ -15,6 +15,7 @@ from openlineage_sdk.naming._model import NamingError
 
 __all__ = [
     "Ident",
+    "absolute_path",
     "fail",
     "fill_levels",
     "fs_path",
@@ -24,6 +25,7 @@ __all__ = [
     "port",
     "redact",
     "split_qualified",
+    "text",
 ]
 
 # A hostname label may hold letters, digits, '-' and, in practice (container
@@ -245,6 +247,35 @@ def fs_path(value: str | None, context: str, part: str = "path") -> str:
         raise fail(context, f"invalid {part}: control character")
     text = "/" + text.strip("/")
     return text
+
+
+_WINDOWS_PATH_RE = re.compile(r"^/?[A-Za-z]:[\\/]")
+
+
+def absolute_path(value: str | None, context: str) -> str:
+    """Check and normalize an absolute file path (local files, SQLite, H2).
+
+    Args:
+        value: A POSIX path or a Windows drive path (``C:\\data\\x.csv``).
+        context: Store or input, for errors.
+
+    Returns:
+        The path as :func:`fs_path` gives it; a Windows path becomes
+        ``/C:/data/x.csv``, the path part of ``file:///C:/data/x.csv``.
+
+    Raises:
+        NamingError: The path is missing or relative: a relative path names
+            different files on different machines and working directories,
+            so it cannot identify a dataset.
+    """
+    raw = text(value)
+    if not raw:
+        raise fail(context, "missing path")
+    if _WINDOWS_PATH_RE.match(raw):
+        raw = "/" + raw.lstrip("/").replace("\\", "/")
+    if not raw.startswith("/"):
+        raise fail(context, "path must be absolute")
+    return fs_path(raw, context)
 
 
 class Ident(str):

@@ -738,7 +738,7 @@ def sqlite(path: str, table: str) -> DatasetName:
         ``sqlite://{path}`` (e.g. ``sqlite:///data/app.db``) and ``{table}``.
     """
     store = "sqlite"
-    return DatasetName(f"sqlite://{_absolute(path, store)}", p.ident(table, store, "table"))
+    return DatasetName(f"sqlite://{p.absolute_path(path, store)}", p.ident(table, store, "table"))
 
 
 # --------------------------------------------------------------------------- object stores, file systems
@@ -876,23 +876,6 @@ def hdfs(host: str, path: str, *, port: Port = None) -> DatasetName:
     return DatasetName(f"hdfs://{authority}", p.fs_path(path, store))
 
 
-_WINDOWS_PATH_RE = re.compile(r"^/?[A-Za-z]:[\\/]")
-
-
-def _absolute(path: str, store: str) -> str:
-    text = p.text(path)
-    if not text:
-        raise p.fail(store, "missing path")
-    if _WINDOWS_PATH_RE.match(text):
-        # C:\data\x.csv -> /C:/data/x.csv, the path part of file:///C:/data/x.csv
-        text = "/" + text.lstrip("/").replace("\\", "/")
-    if not text.startswith("/"):
-        # A relative path names different files on different machines and
-        # working directories: it cannot identify a dataset.
-        raise p.fail(store, "path must be absolute")
-    return p.fs_path(text, store)
-
-
 def local_file(path: str) -> DatasetName:
     """Name a file or directory on the local file system.
 
@@ -902,7 +885,7 @@ def local_file(path: str) -> DatasetName:
     Returns:
         ``file`` and ``{path}``.
     """
-    return DatasetName("file", _absolute(path, "local_file"))
+    return DatasetName("file", p.absolute_path(path, "local_file"))
 
 
 def remote_file(host: str, path: str) -> DatasetName:
@@ -916,7 +899,7 @@ def remote_file(host: str, path: str) -> DatasetName:
         ``file://{host}`` and ``{path}``.
     """
     store = "remote_file"
-    return DatasetName(f"file://{p.host(host, store)}", _absolute(path, store))
+    return DatasetName(f"file://{p.host(host, store)}", p.absolute_path(path, store))
 
 
 def _document_store(
