@@ -9,39 +9,48 @@ validate strictly against the bundled spec schemas::
     event.run.facets.parent           # a ParentRunFacet (or None)
     event.to_json()                   # the same JSON back
     validate_event(text)              # [] when valid, else the problems with their paths
+
+Names are imported on first use, so ``import openlineage_sdk.naming`` (standard library only)
+does not load pydantic, and ``import openlineage_sdk`` alone costs nothing.
 """
 
 from __future__ import annotations
 
-from openlineage_sdk._base import PRODUCER, FacetContainer, FacetModel, OpenLineageModel
-from openlineage_sdk._errors import OpenLineageValidationError, Problem
-from openlineage_sdk._read import Event, read_event
+import importlib
+from typing import TYPE_CHECKING, Any
+
 from openlineage_sdk._version import __version__
-from openlineage_sdk.models.base import (
-    BaseFacet,
-    DatasetFacet,
-    InputDatasetFacet,
-    JobFacet,
-    OutputDatasetFacet,
-    RunFacet,
-)
-from openlineage_sdk.models.core import (
-    BaseEvent,
-    Dataset,
-    DatasetEvent,
-    DatasetFacets,
-    InputDataset,
-    InputDatasetFacets,
-    Job,
-    JobEvent,
-    JobFacets,
-    OutputDataset,
-    OutputDatasetFacets,
-    Run,
-    RunEvent,
-    RunFacets,
-    StaticDataset,
-)
+
+if TYPE_CHECKING:
+    from openlineage_sdk._base import PRODUCER, FacetContainer, FacetModel, OpenLineageModel
+    from openlineage_sdk._errors import OpenLineageValidationError, Problem
+    from openlineage_sdk._read import Event, read_event
+    from openlineage_sdk._validate import validate_event
+    from openlineage_sdk.models.base import (
+        BaseFacet,
+        DatasetFacet,
+        InputDatasetFacet,
+        JobFacet,
+        OutputDatasetFacet,
+        RunFacet,
+    )
+    from openlineage_sdk.models.core import (
+        BaseEvent,
+        Dataset,
+        DatasetEvent,
+        DatasetFacets,
+        InputDataset,
+        InputDatasetFacets,
+        Job,
+        JobEvent,
+        JobFacets,
+        OutputDataset,
+        OutputDatasetFacets,
+        Run,
+        RunEvent,
+        RunFacets,
+        StaticDataset,
+    )
 
 __all__ = [
     "PRODUCER",
@@ -74,4 +83,52 @@ __all__ = [
     "StaticDataset",
     "__version__",
     "read_event",
+    "validate_event",
 ]
+
+# Where each exported name lives; imported on first access.
+_EXPORTS: dict[str, str] = {
+    "PRODUCER": "openlineage_sdk._base",
+    "FacetContainer": "openlineage_sdk._base",
+    "FacetModel": "openlineage_sdk._base",
+    "OpenLineageModel": "openlineage_sdk._base",
+    "OpenLineageValidationError": "openlineage_sdk._errors",
+    "Problem": "openlineage_sdk._errors",
+    "Event": "openlineage_sdk._read",
+    "read_event": "openlineage_sdk._read",
+    "validate_event": "openlineage_sdk._validate",
+    "BaseFacet": "openlineage_sdk.models.base",
+    "DatasetFacet": "openlineage_sdk.models.base",
+    "InputDatasetFacet": "openlineage_sdk.models.base",
+    "JobFacet": "openlineage_sdk.models.base",
+    "OutputDatasetFacet": "openlineage_sdk.models.base",
+    "RunFacet": "openlineage_sdk.models.base",
+    "BaseEvent": "openlineage_sdk.models.core",
+    "Dataset": "openlineage_sdk.models.core",
+    "DatasetEvent": "openlineage_sdk.models.core",
+    "DatasetFacets": "openlineage_sdk.models.core",
+    "InputDataset": "openlineage_sdk.models.core",
+    "InputDatasetFacets": "openlineage_sdk.models.core",
+    "Job": "openlineage_sdk.models.core",
+    "JobEvent": "openlineage_sdk.models.core",
+    "JobFacets": "openlineage_sdk.models.core",
+    "OutputDataset": "openlineage_sdk.models.core",
+    "OutputDatasetFacets": "openlineage_sdk.models.core",
+    "Run": "openlineage_sdk.models.core",
+    "RunEvent": "openlineage_sdk.models.core",
+    "RunFacets": "openlineage_sdk.models.core",
+    "StaticDataset": "openlineage_sdk.models.core",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'openlineage_sdk' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_EXPORTS})

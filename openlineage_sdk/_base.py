@@ -18,9 +18,10 @@ from __future__ import annotations
 from collections.abc import ItemsView, Iterator, KeysView, ValuesView
 from typing import TYPE_CHECKING, Any, ClassVar, Final, Literal, TypeAlias
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, ValidationError
 from pydantic_core import PydanticUndefined
 
+from openlineage_sdk._errors import OpenLineageValidationError, problems_from_pydantic
 from openlineage_sdk._types import READ_CONTEXT_KEY as _READ_KEY
 
 if TYPE_CHECKING:
@@ -86,7 +87,8 @@ class OpenLineageModel(BaseModel):
         values = self.__dict__
         for name in [n for n in fields_set if values.get(n, 0) is None]:
             fields_set.discard(name)
-        fields_set.update(self.__openlineage_written_defaults__)
+        if self.__openlineage_written_defaults__:
+            fields_set.update(self.__openlineage_written_defaults__)
 
     def to_dict(self) -> dict[str, Any]:
         """Return the JSON-ready form: JSON names, fields that were never set left out.
@@ -104,6 +106,25 @@ class OpenLineageModel(BaseModel):
             pydantic_core.PydanticSerializationError: a value cannot be written as JSON.
         """
         return self.model_dump_json(by_alias=True, exclude_unset=True)
+
+
+if not TYPE_CHECKING:
+    # Building a model in code raises OpenLineageValidationError, whose message names each
+    # JSON path and rule ("rowCount: expected an integer, got 'abc'"). A metaclass __call__ does
+    # it rather than an __init__ override, which would make pydantic call __init__ for every
+    # nested object it validates (and lose the reading context). Type checkers keep seeing
+    # pydantic's own constructor signatures: the hook exists at run time only.
+
+    class _CheckedModelMetaclass(type(BaseModel)):
+        def __call__(cls, /, *args: Any, **kwargs: Any) -> Any:
+            try:
+                return super().__call__(*args, **kwargs)
+            except ValidationError as exc:
+                raise OpenLineageValidationError(
+                    f"invalid {cls.__name__}", problems_from_pydantic(exc, model=cls)
+                ) from None
+
+    OpenLineageModel.__class__ = _CheckedModelMetaclass
 
 
 class FacetModel(OpenLineageModel):

@@ -5,12 +5,15 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any, Final
+from types import UnionType
+from typing import Annotated, Any, Final, Union, get_args, get_origin, get_type_hints
+
+from typing_extensions import NotRequired, Required, is_typeddict
 
 from pydantic import ValidationError
 from pydantic_core import ErrorDetails
 
-__all__ = ["OpenLineageValidationError", "Problem", "format_path", "problems_from_pydantic"]
+__all__ = ["OpenLineageValidationError", "Problem", "format_path", "json_loc", "problems_from_pydantic"]
 
 _IDENTIFIER: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 
@@ -117,8 +120,61 @@ def _clean_loc(loc: tuple[int | str, ...], json_keys: frozenset[str]) -> tuple[i
     )
 
 
+def _unwrap(annotation: Any) -> Any:
+    """Strip ``Annotated`` and ``None`` from a type: ``Annotated[X | None, ...]`` -> ``X``."""
+    while True:
+        origin = get_origin(annotation)
+        if origin is Annotated:
+            annotation = get_args(annotation)[0]
+            continue
+        if origin in (Union, UnionType):
+            members = [a for a in get_args(annotation) if a is not type(None)]
+            if len(members) == 1:
+                annotation = members[0]
+                continue
+        return annotation
+
+
+def json_loc(model: type[Any] | None, loc: Sequence[int | str]) -> tuple[int | str, ...]:
+    """Rewrite an error location from Python field names to the spec's JSON names.
+
+    ``(RunEvent, ("outputs", 0, "output_facets", "output_statistics", "row_count"))`` ->
+    ``("outputs", 0, "outputFacets", "outputStatistics", "rowCount")``. Segments that cannot be
+    placed (inside a union) are kept as given.
+    """
+    out: list[int | str] = []
+    current: Any = model
+    for part in loc:
+        current = _unwrap(current)
+        fields = getattr(current, "model_fields", None) if isinstance(current, type) else None
+        if isinstance(part, str) and isinstance(fields, dict):
+            field = fields.get(part)
+            if field is None:
+                field = next((f for n, f in fields.items() if f.alias == part), None)
+            if field is not None:
+                out.append(field.alias or part)
+                current = field.annotation
+                continue
+            current = None
+        elif isinstance(part, str) and is_typeddict(current):
+            current = get_type_hints(current, include_extras=True).get(part)
+            current = get_args(current)[0] if get_origin(current) in (Required, NotRequired) else current
+        elif get_origin(current) in (list, tuple) and isinstance(part, int):
+            current = get_args(current)[0] if get_args(current) else None
+        elif get_origin(current) is dict and isinstance(part, str):
+            current = get_args(current)[1] if get_args(current) else None
+        else:
+            current = None
+        out.append(part)
+    return tuple(out)
+
+
 def problems_from_pydantic(
-    exc: ValidationError, *, prefix: Sequence[int | str] = (), json_keys: frozenset[str] = frozenset()
+    exc: ValidationError,
+    *,
+    prefix: Sequence[int | str] = (),
+    json_keys: frozenset[str] = frozenset(),
+    model: type[Any] | None = None,
 ) -> list[Problem]:
     """Translate a pydantic ``ValidationError`` into :class:`Problem` s with JSON paths.
 
@@ -126,11 +182,12 @@ def problems_from_pydantic(
         exc: the pydantic error (locations use JSON names: the models validate by alias).
         prefix: path of the validated object inside the event.
         json_keys: names that look like union tags but are real keys at this point.
+        model: the model class validated, to write Python field names as JSON names.
     """
     seen: set[tuple[str, str]] = set()
     problems: list[Problem] = []
     for error in exc.errors(include_url=False):
-        loc = (*prefix, *_clean_loc(tuple(error["loc"]), json_keys))
+        loc = (*prefix, *json_loc(model, _clean_loc(tuple(error["loc"]), json_keys)))
         message, rule = _describe(error)
         path = format_path(loc)
         if (path, message) in seen:

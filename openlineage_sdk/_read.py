@@ -215,5 +215,5 @@ def _construct_generic(cls: type[Any], raw: dict[str, Any]) -> Any:
 def _attribute(model: Any, json_name: str) -> str:
     for name, field in type(model).model_fields.items():
         if (field.alias or name) == json_name:
-            return name
+            return str(name)
     return json_name

@@ -29,8 +29,11 @@ from pydantic import PlainValidator, ValidationInfo
 from pydantic_core import PydanticCustomError
 
 __all__ = [
+    "DATE_TIME_PATTERN",
     "READ_CONTEXT",
     "READ_CONTEXT_KEY",
+    "URI_PATTERN",
+    "UUID_PATTERN",
     "DateTimeString",
     "Number",
     "UriString",
@@ -44,12 +47,12 @@ READ_CONTEXT_KEY: Final = "openlineage_sdk.read"
 READ_CONTEXT: Final[Mapping[str, bool]] = {READ_CONTEXT_KEY: True}
 
 # RFC 3339 section 5.6, with the "T" separator; fractional seconds of any length.
-_DATE_TIME = re.compile(
+DATE_TIME_PATTERN: Final = re.compile(
     r"(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(\.\d+)?([Zz]|[+-]\d{2}:\d{2})\Z"
 )
-_UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\Z")
+UUID_PATTERN: Final = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\Z")
 # RFC 3986 absolute URI: scheme ":" hier-part; no whitespace, no control characters.
-_URI = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*:[^\s\x00-\x1f\x7f\"<>\\^`{|}]*\Z")
+URI_PATTERN: Final = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*:[^\s\x00-\x1f\x7f\"<>\\^`{|}]*\Z")
 
 
 def is_reading(info: ValidationInfo) -> bool:
@@ -84,7 +87,7 @@ def _check_date_time(value: object, info: ValidationInfo) -> str:
     if isinstance(value, str):
         if is_reading(info):
             return value
-        match = _DATE_TIME.match(value)
+        match = DATE_TIME_PATTERN.match(value)
         if match is not None:
             year, month, day, hour, minute, second = (int(g) for g in match.groups()[:6])
             try:
@@ -104,7 +107,7 @@ def _check_date_time(value: object, info: ValidationInfo) -> str:
 
 def _check_uuid(value: object, info: ValidationInfo) -> str:
     if isinstance(value, str):
-        if is_reading(info) or _UUID.match(value) is not None:
+        if is_reading(info) or UUID_PATTERN.match(value) is not None:
             return value
         raise _expected("a UUID", value)
     if isinstance(value, uuid.UUID):
@@ -114,7 +117,7 @@ def _check_uuid(value: object, info: ValidationInfo) -> str:
 
 def _check_uri(value: object, info: ValidationInfo) -> str:
     if isinstance(value, str):
-        if is_reading(info) or _URI.match(value) is not None:
+        if is_reading(info) or URI_PATTERN.match(value) is not None:
             return value
         raise _expected("a URI", value)
     raise _expected("a URI", value)

@@ -10,8 +10,10 @@ datamodel-code-generator is needed only here: install ``openlineage-sdk[codegen]
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Sequence
 from pathlib import Path
+from typing import Any
 
 from openlineage_sdk.codegen._generate import GeneratedFile, check, run_generator, write
 from openlineage_sdk.codegen._schemas import SchemaDocument, SchemaError, load_document
@@ -67,7 +69,38 @@ def generate_standard(spec_dir: Path, *, header: str, display_root: Path | None 
     display = _display([core, *(doc.path for doc in documents)], root)
     files = run_generator(staged, header=header, display=display)
     files.extend(_package_inits(staged, documents, header, display))
+    files.append(bundle_schemas(spec_dir))
     return files
+
+
+def bundle_schemas(spec_dir: Path) -> GeneratedFile:
+    """Bundle every schema strict validation may need into one JSON document keyed by ``$id``.
+
+    The bundle holds the current core schema and facet schemas, and every published version of
+    them under ``spec/published``. A schema that appears twice must be identical.
+
+    Raises:
+        SchemaError: a schema has no ``$id``, or two different schemas share one.
+    """
+    paths = [
+        spec_dir / "OpenLineage.json",
+        *sorted((spec_dir / "facets").glob("*.json")),
+        *sorted((spec_dir / "published").rglob("*.json")),
+    ]
+    bundle: dict[str, Any] = {}
+    for path in paths:
+        schema = json.loads(path.read_text(encoding="utf-8"))
+        schema_id = schema.get("$id") if isinstance(schema, dict) else None
+        if not isinstance(schema_id, str):
+            raise SchemaError(f"{path}: a bundled schema needs an '$id'")
+        if schema_id in bundle and bundle[schema_id] != schema:
+            raise SchemaError(f"{path}: {schema_id} is bundled twice with different content")
+        bundle[schema_id] = schema
+    lines = ",\n".join(
+        f"{json.dumps(key)}: {json.dumps(value, separators=(',', ':'), ensure_ascii=False)}"
+        for key, value in sorted(bundle.items())
+    )
+    return GeneratedFile(Path(*STANDARD_PACKAGE.split("."), "schemas.json"), "{\n" + lines + "\n}\n")
 
 
 def _package_inits(
