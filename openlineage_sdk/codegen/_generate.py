@@ -28,6 +28,8 @@ COMMON_OPTIONS: Final[Mapping[str, Any]] = {
     "target_python_version": "3.10",
     "disable_timestamp": True,  # byte-for-byte reproducible output
     "formatters": ["builtin"],  # no external formatter: the output depends on the pin alone
+    # Explicit, so that no pyproject.toml around the output changes the layout.
+    "builtin_format_line_length": 100,
     "use_double_quotes": True,
     "use_schema_description": True,
     "use_field_description": True,
@@ -208,7 +210,9 @@ def check(files: Iterable[GeneratedFile], out_root: Path, *, owned: Iterable[Pat
         elif target.read_text(encoding="utf-8") != text:
             problems.append(f"{path}: differs from its schemas (regenerate)")
     for directory in owned:
-        for target in sorted((out_root / directory).rglob("*.py")):
+        for target in sorted((out_root / directory).rglob("*")):
+            if not target.is_file() or "__pycache__" in target.parts:
+                continue
             relative = target.relative_to(out_root)
             if relative not in expected:
                 problems.append(f"{relative}: not produced by codegen (stale or edited by hand)")
