@@ -71,6 +71,7 @@ __all__ = [
     "DeliveryEngine",
     "DeliveryOptions",
     "Outcome",
+    "Record",
     "SendResult",
 ]
 
@@ -82,6 +83,11 @@ PARTITIONS = 16
 _FIRST_SEQ = 1_000_000_000
 _READ_BLOCK = 1 << 20
 _REJECTED_FILE = "rejected.jsonl"
+
+
+#: One queued event: its ordering key (``None`` once read back from a spool
+#: file, where only the JSON is kept) and its compact JSON.
+Record = tuple[str | None, bytes]
 
 
 class Outcome(enum.Enum):
@@ -129,8 +135,8 @@ class BatchSender(Protocol):
         """How many events to hand to :meth:`send` at most."""
         ...
 
-    def send(self, batch: Sequence[bytes]) -> SendResult:
-        """Deliver the events, each one compact JSON, in the given order."""
+    def send(self, batch: Sequence[Record]) -> SendResult:
+        """Deliver the events (key and compact JSON) in the given order."""
         ...
 
     def close(self) -> None:
@@ -178,7 +184,7 @@ class _MemChunk:
 
     def __init__(self, seq: int) -> None:
         self.seq = seq
-        self.items: deque[bytes] = deque()
+        self.items: deque[Record] = deque()
         self.frozen = False  # once being copied to disk, no event is added to it
 
     def __len__(self) -> int:
@@ -341,7 +347,7 @@ class DeliveryEngine:
                 if not isinstance(last, _MemChunk) or last.frozen:
                     last = _MemChunk(self._next_seq())
                     lane.chunks.append(last)
-                last.items.append(data)
+                last.items.append((key, data))
                 worker.mem_count += 1
             elif self.spool_path is not None:
                 self._append_to_disk(worker, lane, data)
@@ -350,11 +356,13 @@ class DeliveryEngine:
                 if not isinstance(last, _MemChunk) or last.frozen:
                     last = _MemChunk(self._next_seq())
                     lane.chunks.append(last)
-                last.items.append(data)
+                last.items.append((key, data))
                 worker.mem_count += 1
             else:
                 worker.dropped += 1
-                self._fail("the event queue is full and no spool is configured; an event was dropped")
+                self._fail(
+                    "the event queue is full and no spool is configured; an event was dropped"
+                )
                 return
             if worker.idle:
                 worker.cond.notify()
@@ -424,7 +432,9 @@ class DeliveryEngine:
             try:
                 result = self.sender.send(batch)
             except Exception as exc:  # a sender bug must not kill the thread
-                log.exception("OpenLineage: unexpected error while sending to %s", self.sender.destination)
+                log.exception(
+                    "OpenLineage: unexpected error while sending to %s", self.sender.destination
+                )
                 result = SendResult(Outcome.RETRY, f"unexpected error: {exc!r}")
             if self._closed:
                 return
@@ -478,7 +488,7 @@ class DeliveryEngine:
             delay = max(delay, min(retry_after, opts.retry_after_max))
         self._stopping.wait(delay)
 
-    def _peek(self, lane: _Lane) -> list[bytes] | tuple[_DiskChunk, int] | None:
+    def _peek(self, lane: _Lane) -> list[Record] | tuple[_DiskChunk, int] | None:
         """The next batch of the lane, left in place until acknowledged (caller holds the lock).
 
         For a spool file this returns the chunk and the batch limit: the lines
@@ -491,13 +501,15 @@ class DeliveryEngine:
             if not chunk.items:
                 lane.chunks.popleft()
                 return None
-            batch: list[bytes] = []
+            batch: list[Record] = []
             size = 0
             for item in chunk.items:
-                if batch and (len(batch) >= limit or size + len(item) > self.options.max_batch_bytes):
+                if batch and (
+                    len(batch) >= limit or size + len(item[1]) > self.options.max_batch_bytes
+                ):
                     break
                 batch.append(item)
-                size += len(item)
+                size += len(item[1])
             return batch
         if chunk.count == 0:
             lane.chunks.popleft()
@@ -505,10 +517,10 @@ class DeliveryEngine:
             return None
         return (chunk, limit)
 
-    def _read_lines(self, chunk: _DiskChunk, limit: int) -> list[bytes]:
+    def _read_lines(self, chunk: _DiskChunk, limit: int) -> list[Record]:
         # Lines before chunk.end are complete and never change, so reading them
         # needs no coordination with writers appending after end.
-        lines: list[bytes] = []
+        lines: list[Record] = []
         pos, end = chunk.pos, chunk.end
         buf = b""
         size = 0
@@ -526,13 +538,13 @@ class DeliveryEngine:
                 line = buf[start:nl]
                 if lines and size + len(line) > self.options.max_batch_bytes:
                     return lines
-                lines.append(line)
+                lines.append((None, line))
                 size += len(line)
                 start = nl + 1
             buf = buf[start:]
         return lines
 
-    def _consume(self, worker: _Worker, lane: _Lane, batch: Sequence[bytes]) -> None:
+    def _consume(self, worker: _Worker, lane: _Lane, batch: Sequence[Record]) -> None:
         """Remove the first ``len(batch)`` events of the lane (caller holds the lock)."""
         i = 0
         while i < len(batch) and lane.chunks:
@@ -546,7 +558,7 @@ class DeliveryEngine:
                     lane.chunks.popleft()
             else:
                 n = min(len(batch) - i, chunk.count)
-                nbytes = sum(len(b) + 1 for b in batch[i : i + n])
+                nbytes = sum(len(b) + 1 for _, b in batch[i : i + n])
                 chunk.pos += nbytes
                 chunk.count -= n
                 worker.disk_count -= n
@@ -562,7 +574,9 @@ class DeliveryEngine:
                 continue
             i += n
 
-    def _ack(self, worker: _Worker, lane: _Lane, batch: Sequence[bytes], *, delivered: int) -> None:
+    def _ack(
+        self, worker: _Worker, lane: _Lane, batch: Sequence[Record], *, delivered: int
+    ) -> None:
         with worker.cond:
             self._consume(worker, lane, batch)
             worker.delivered += delivered
@@ -573,11 +587,11 @@ class DeliveryEngine:
         self,
         worker: _Worker,
         lane: _Lane,
-        batch: Sequence[bytes],
+        batch: Sequence[Record],
         indices: range | Sequence[int],
         message: str,
     ) -> None:
-        refused = [batch[i] for i in indices]
+        refused = [batch[i][1] for i in indices]
         kept = self._keep_rejected(refused)
         log.error(
             "OpenLineage: %s refused %d event(s): %s%s",
@@ -608,10 +622,12 @@ class DeliveryEngine:
             return None
         return path
 
-    def _partial(self, worker: _Worker, lane: _Lane, batch: Sequence[bytes], result: SendResult) -> None:
+    def _partial(
+        self, worker: _Worker, lane: _Lane, batch: Sequence[Record], result: SendResult
+    ) -> None:
         """Some events of a batch were accepted: keep only those to try again, at the head."""
         if result.reject_indices:
-            refused = [batch[i] for i in result.reject_indices]
+            refused = [batch[i][1] for i in result.reject_indices]
             kept = self._keep_rejected(refused)
             log.error(
                 "OpenLineage: %s refused %d event(s) of a batch: %s%s",
@@ -644,7 +660,7 @@ class DeliveryEngine:
             return
         with worker.spill_lock:
             with worker.cond:
-                todo: list[tuple[_Lane, _MemChunk, list[bytes]]] = []
+                todo: list[tuple[_Lane, _MemChunk, list[Record]]] = []
                 for lane in worker.lanes:
                     for chunk in lane.chunks:
                         if isinstance(chunk, _MemChunk) and chunk.items:
@@ -653,7 +669,7 @@ class DeliveryEngine:
             for lane, chunk, items in todo:
                 try:
                     disk = self._new_disk_chunk(lane, chunk.seq)
-                    payload = b"".join(i + b"\n" for i in items)
+                    payload = b"".join(data + b"\n" for _, data in items)
                     view = memoryview(payload)
                     while view:
                         view = view[os.write(disk.fd, view) :]
@@ -665,7 +681,7 @@ class DeliveryEngine:
                     # moving the read position past them.
                     done = len(items) - len(chunk.items)
                     disk.end = len(payload)
-                    disk.pos = sum(len(i) + 1 for i in items[:done])
+                    disk.pos = sum(len(data) + 1 for _, data in items[:done])
                     disk.count = len(chunk.items)
                     disk.writable = False
                     with contextlib.suppress(OSError):
@@ -814,7 +830,12 @@ class DeliveryEngine:
             details = tuple(self._errors)
             self._errors.clear()
         return FlushResult(
-            counts.pending, counts.spooled, counts.delivered, counts.rejected, counts.dropped, details
+            counts.pending,
+            counts.spooled,
+            counts.delivered,
+            counts.rejected,
+            counts.dropped,
+            details,
         )
 
     def close(self, timeout: float | None = None) -> FlushResult:

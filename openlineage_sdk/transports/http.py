@@ -33,6 +33,7 @@ from openlineage_sdk.transports._delivery import (
     DeliveryEngine,
     DeliveryOptions,
     Outcome,
+    Record,
     SendResult,
 )
 from openlineage_sdk.transports.base import (
@@ -75,6 +76,11 @@ class ApiKeyAuth(TransportConfig):
             for alias in ("apikey", "api_key"):
                 if alias in data and "apiKey" not in data:
                     data["apiKey"] = data.pop(alias)
+            # An all-digit key read from an environment variable arrives as a number.
+            if isinstance(data.get("apiKey"), (int, float)) and not isinstance(
+                data["apiKey"], bool
+            ):
+                data["apiKey"] = str(data["apiKey"])
         return data
 
 
@@ -267,7 +273,9 @@ class _HttpSender:
             headers["Authorization"] = f"Bearer {config.auth.api_key.get_secret_value()}"
         if self._gzip:
             headers["Content-Encoding"] = "gzip"
-        verify: bool | str = str(config.verify) if isinstance(config.verify, Path) else config.verify
+        verify: bool | str = (
+            str(config.verify) if isinstance(config.verify, Path) else config.verify
+        )
         self._client = httpx.Client(
             headers=headers,
             timeout=httpx.Timeout(config.timeout),
@@ -283,10 +291,10 @@ class _HttpSender:
     def max_batch(self) -> int:
         return self._batch
 
-    def send(self, batch: Sequence[bytes]) -> SendResult:
+    def send(self, batch: Sequence[Record]) -> SendResult:
         httpx = self._httpx
         as_batch = len(batch) > 1
-        body = b"[" + b",".join(batch) + b"]" if as_batch else batch[0]
+        body = b"[" + b",".join([data for _, data in batch]) + b"]" if as_batch else batch[0][1]
         if self._gzip:
             # Level 3 compresses lineage JSON nearly as well as 9, several times faster.
             body = gzip.compress(body, compresslevel=3)
