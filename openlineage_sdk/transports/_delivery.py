@@ -423,8 +423,8 @@ class DeliveryEngine:
                     worker.cond.wait()
                     worker.idle = False
                     lane = worker.next_lane()
-                if self._stopping.is_set() and self._closed:
-                    return
+                if self._stopping.is_set():
+                    return  # closing: what is left is spooled by close()
                 peeked = self._peek(lane)
             if peeked is None:
                 continue
@@ -784,11 +784,13 @@ class DeliveryEngine:
     def _counts(self) -> FlushResult:
         pending = spooled = delivered = rejected = dropped = 0
         for w in self._workers:
-            pending += w.mem_count
-            spooled += w.disk_count
-            delivered += w.delivered
-            rejected += w.rejected
-            dropped += w.dropped
+            # Under the lock: an acknowledgement updates several counters at once.
+            with w.cond:
+                pending += w.mem_count
+                spooled += w.disk_count
+                delivered += w.delivered
+                rejected += w.rejected
+                dropped += w.dropped
         return FlushResult(pending, spooled, delivered, rejected, dropped)
 
     def flush(self, timeout: float | None = None) -> FlushResult:
@@ -805,16 +807,17 @@ class DeliveryEngine:
         """
         timeout = self.options.flush_timeout if timeout is None else max(0.0, timeout)
         deadline = time.monotonic() + timeout
-        with self._progress:
-            while True:
-                counts = self._counts()
-                if counts.complete:
-                    break
-                remaining = deadline - time.monotonic()
-                if remaining <= 0:
-                    break
-                # The wait is woken when a sender empties its queue; the cap on it
-                # keeps several senders emptying at once from being missed.
+        while True:
+            # Counted outside the progress lock: senders take their own lock first.
+            counts = self._counts()
+            if counts.complete:
+                break
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                break
+            # Woken when a sender empties its queue; the cap covers a wake-up that
+            # came between the count and the wait.
+            with self._progress:
                 self._progress.wait(min(remaining, 0.05))
         if not counts.complete and counts.pending and self.spool_path is not None:
             for worker in self._workers:
