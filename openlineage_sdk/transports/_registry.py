@@ -124,6 +124,25 @@ def _describe_errors(kind: str, exc: ValidationError) -> str:
     return f"invalid {kind!r} transport configuration: " + "; ".join(problems)
 
 
+def _resolve(data: Mapping[str, Any] | TransportConfig) -> tuple[type[Transport], TransportConfig]:
+    if isinstance(data, TransportConfig):
+        return transport_class(data.type), data
+    kind = data.get("type")
+    if not isinstance(kind, str) or not kind:
+        raise TransportConfigError("the transport configuration needs a 'type'")
+    cls = transport_class(kind)
+    payload = dict(data)
+    if "type" not in cls.config_class.model_fields:
+        payload.pop("type", None)
+    elif kind not in _BUILTIN and "." in kind and cls.kind:
+        # Named by its class path: the configuration carries the transport's own kind.
+        payload["type"] = cls.kind
+    try:
+        return cls, cls.config_class.model_validate(payload)
+    except ValidationError as exc:
+        raise TransportConfigError(_describe_errors(kind, exc)) from None
+
+
 def parse_transport_config(data: Mapping[str, Any] | TransportConfig) -> TransportConfig:
     """Validate a transport section (``transport:`` of ``openlineage.yml``) into its typed model.
 
@@ -138,17 +157,7 @@ def parse_transport_config(data: Mapping[str, Any] | TransportConfig) -> Transpo
     """
     if isinstance(data, TransportConfig):
         return data
-    kind = data.get("type")
-    if not isinstance(kind, str) or not kind:
-        raise TransportConfigError("the transport configuration needs a 'type'")
-    cls = transport_class(kind)
-    payload = dict(data)
-    if cls.config_class is TransportConfig or "type" not in cls.config_class.model_fields:
-        payload.pop("type", None)
-    try:
-        return cls.config_class.model_validate(payload)
-    except ValidationError as exc:
-        raise TransportConfigError(_describe_errors(kind, exc)) from None
+    return _resolve(data)[1]
 
 
 def create_transport(config: Mapping[str, Any] | TransportConfig) -> Transport:
@@ -163,5 +172,5 @@ def create_transport(config: Mapping[str, Any] | TransportConfig) -> Transport:
     Raises:
         TransportConfigError: unknown kind or invalid settings.
     """
-    typed = parse_transport_config(config)
-    return transport_class(typed.type).from_config(typed)
+    cls, typed = _resolve(config)
+    return cls.from_config(typed)

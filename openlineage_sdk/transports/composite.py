@@ -85,17 +85,17 @@ class CompositeConfig(TransportConfig):
 class _Serialized:
     """An event whose JSON is computed once for all members; other attributes pass through."""
 
-    __slots__ = ("_event", "_json")
+    __slots__ = ("__wrapped__", "_json")
 
     def __init__(self, event: Emittable) -> None:
-        self._event = event
+        self.__wrapped__ = event  # the user's own event, for members that keep it
         self._json = event.to_json()
 
     def to_json(self) -> str:
         return self._json
 
     def __getattr__(self, name: str) -> Any:
-        return getattr(self._event, name)
+        return getattr(self.__wrapped__, name)
 
 
 class CompositeTransport(Transport):

@@ -51,8 +51,10 @@ class MemoryTransport(Transport):
     def emit(self, event: Emittable) -> None:
         """Keep the event and its JSON as it was at the time of the call."""
         text = event.to_json()
+        # A composite hands members a wrapper that serializes once; keep the original.
+        original = getattr(event, "__wrapped__", event)
         with self._lock:
-            self._events.append(event)
+            self._events.append(original)
             self._json.append(text)
 
     @property
