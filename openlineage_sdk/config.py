@@ -225,8 +225,11 @@ def _legacy_http(env: Mapping[str, str]) -> dict[str, Any]:
 def _apply_legacy_url(transport: Any, env: Mapping[str, str]) -> Any:
     """Fold ``OPENLINEAGE_URL``/``_API_KEY``/``_ENDPOINT`` in, where the official client does."""
     legacy = _legacy_http(env)
-    if not isinstance(transport, Mapping) or not transport.get("type"):
+    if not isinstance(transport, Mapping):
         return legacy
+    if not transport.get("type"):
+        # Settings given without a type (a spool folder, a timeout) refine the URL's transport.
+        return {**transport, **legacy}
     transport = dict(transport)
     kind = transport.get("type")
     if kind == "composite":
