@@ -238,12 +238,16 @@ def test_unknown_transport_type(tmp_path: Path) -> None:
 def test_secrets_absent_from_reprs_and_logs(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
     env = {
         "OPENLINEAGE_URL": "http://marquez",
-        "OPENLINEAGE_API_KEY": SECRET,
-        "OPENLINEAGE__TRANSPORT__CUSTOM_HEADERS": "{broken json " + SECRET,
+        "OPENLINEAGE__TRANSPORT__AUTH__TYPE": "api_key",
+        # Not JSON although it starts like it: used as a plain string, and the
+        # warning about it must name the variable, not quote it.
+        "OPENLINEAGE__TRANSPORT__AUTH__APIKEY": "{" + SECRET,
     }
     with caplog.at_level(logging.DEBUG):
         config = load(env, tmp_path)
     assert "looks like JSON" in caplog.text
+    assert isinstance(config.transport, HttpConfig) and config.transport.auth is not None
+    assert config.transport.auth.api_key.get_secret_value() == "{" + SECRET
     for text in (repr(config), str(config), repr(config.transport), caplog.text):
         assert SECRET not in text
 
