@@ -29,7 +29,9 @@ class Exploding(Transport):
 
 def test_explicit_transport_producer_and_namespace() -> None:
     memory = MemoryTransport()
-    with OpenLineage(transport=memory, producer="https://example.com/p", namespace="team") as client:
+    with OpenLineage(
+        transport=memory, producer="https://example.com/p", namespace="team"
+    ) as client:
         event = run_events(1)[0]
         client.emit(event)
         assert client.producer == "https://example.com/p" and client.namespace == "team"

@@ -70,7 +70,12 @@ def test_nested_variables_with_json_values(tmp_path: Path) -> None:
     config = load(env, tmp_path)
     t = config.transport
     assert isinstance(t, HttpConfig)
-    assert (t.url, t.timeout, t.verify, t.compression) == ("https://lineage.example.com", 2.5, False, "gzip")
+    assert (t.url, t.timeout, t.verify, t.compression) == (
+        "https://lineage.example.com",
+        2.5,
+        False,
+        "gzip",
+    )
     assert t.auth is not None and t.auth.api_key.get_secret_value() == SECRET
 
 
@@ -110,16 +115,16 @@ def test_kafka_from_variables(tmp_path: Path) -> None:
     assert SECRET not in repr(t) and SECRET not in str(t) and "k:9092" in repr(t)
 
 
-YAML = """
+YAML = f"""
 transport:
   type: http
   url: http://from-file:5000
   auth:
     type: api_key
-    apiKey: {secret}
+    apiKey: {SECRET}
   custom_headers:
     X-Team: data
-""".format(secret=SECRET)
+"""
 
 
 def test_yaml_file_found_in_the_working_directory(tmp_path: Path) -> None:
@@ -167,9 +172,13 @@ def test_precedence_code_then_file_then_nested_variables_then_url(tmp_path: Path
     assert isinstance(t, HttpConfig)
     # the file beats the variables; the variables fill what the file leaves out
     assert (t.url, t.timeout, t.endpoint) == ("http://file", 7, "from/env")
-    t = load(env, tmp_path, config_file=path, overrides={"transport": {"url": "http://code"}}).transport
+    t = load(
+        env, tmp_path, config_file=path, overrides={"transport": {"url": "http://code"}}
+    ).transport
     assert isinstance(t, HttpConfig) and t.url == "http://code"
-    t = load({"OPENLINEAGE_URL": "http://legacy", "OPENLINEAGE__TRANSPORT__TYPE": "console"}, tmp_path).transport
+    t = load(
+        {"OPENLINEAGE_URL": "http://legacy", "OPENLINEAGE__TRANSPORT__TYPE": "console"}, tmp_path
+    ).transport
     assert isinstance(t, ConsoleConfig)  # a configured type beats OPENLINEAGE_URL
 
 
@@ -186,7 +195,9 @@ def test_url_adds_a_default_http_member_to_a_composite(tmp_path: Path) -> None:
 
 
 def test_disabled(tmp_path: Path) -> None:
-    config = load({"OPENLINEAGE_DISABLED": "True", "OPENLINEAGE__TRANSPORT__TYPE": "bogus"}, tmp_path)
+    config = load(
+        {"OPENLINEAGE_DISABLED": "True", "OPENLINEAGE__TRANSPORT__TYPE": "bogus"}, tmp_path
+    )
     assert config.disabled and config.transport is None
 
 
@@ -235,7 +246,9 @@ def test_unknown_transport_type(tmp_path: Path) -> None:
         load({"OPENLINEAGE__TRANSPORT__TYPE": "carrier_pigeon"}, tmp_path)
 
 
-def test_secrets_absent_from_reprs_and_logs(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+def test_secrets_absent_from_reprs_and_logs(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
     env = {
         "OPENLINEAGE_URL": "http://marquez",
         "OPENLINEAGE__TRANSPORT__AUTH__TYPE": "api_key",

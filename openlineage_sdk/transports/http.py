@@ -6,10 +6,15 @@ returns at once, sender threads deliver it (see
 ``httpx`` is imported when the first transport is made, never at package import;
 install it with ``pip install 'openlineage-sdk[http]'``.
 
-With ``batch_size`` above 1 the sender posts up to that many events at once to
+Batching adapts to the load: a sender that finds a single event waiting posts
+it to ``{url}/{endpoint}``; when several are waiting (a burst, a backlog, a
+spool being replayed) it posts up to ``batch_size`` of them in one request to
 ``{url}/{endpoint}/batch``, the batch endpoint of the OpenLineage API (2-0-2).
-A backend without it (404, 405 or 501) is detected on the first batch and the
-transport goes back to one event per request by itself.
+Until that endpoint has accepted a batch once, any 4xx answer from it (a backend
+that does not have it answers 404, 405 or 400) makes the transport fall back
+to one event per request, and the same events are sent again that way; so a
+backend without the batch endpoint loses nothing. ``batch_size: 1`` turns
+batching off.
 """
 
 from __future__ import annotations
@@ -116,7 +121,8 @@ class HttpConfig(TransportConfig):
         auth: API-key bearer authentication.
         compression: ``gzip`` to compress request bodies.
         custom_headers: extra headers for every request.
-        batch_size: events per request; above 1 uses the batch endpoint.
+        batch_size: the most events per request when several are waiting
+            (100); they go to the batch endpoint. 1 turns batching off.
         max_queue_size: events held in memory before they go to the spool.
         max_concurrent_requests: sender threads (requests in flight).
         spool: keep undeliverable events in a local spool file (on by default).
@@ -141,7 +147,7 @@ class HttpConfig(TransportConfig):
     auth: ApiKeyAuth | None = None
     compression: Literal["gzip"] | None = None
     custom_headers: dict[str, str] = Field(default_factory=dict)
-    batch_size: int = Field(default=1, ge=1, le=10_000)
+    batch_size: int = Field(default=100, ge=1, le=10_000)
     max_queue_size: int = Field(default=10_000, ge=1)
     max_concurrent_requests: int = Field(default=4, ge=1, le=16)
     spool: bool = True
@@ -266,6 +272,7 @@ class _HttpSender:
         self.destination = _public_url(self.url)
         self.spool_name = "http-" + hashlib.sha256(self.url.encode()).hexdigest()[:16]
         self._batch = config.batch_size
+        self._batch_proven = False  # the batch endpoint accepted a batch at least once
         self._gzip = config.compression == "gzip"
         headers = {"Content-Type": "application/json", "User-Agent": _USER_AGENT}
         headers.update(config.custom_headers)
@@ -306,7 +313,10 @@ class _HttpSender:
         except httpx.HTTPError as exc:
             return SendResult(Outcome.RETRY, f"{type(exc).__name__}: {exc}")
         status = response.status_code
-        if as_batch and status in (404, 405, 501):
+        if as_batch and (
+            status in (404, 405, 501)
+            or (not self._batch_proven and 400 <= status < 500 and status not in (408, 429))
+        ):
             self._batch = 1
             log.info(
                 "OpenLineage: %s has no batch endpoint (HTTP %d); sending one event per request",
@@ -315,8 +325,10 @@ class _HttpSender:
             )
             return SendResult(Outcome.RESEND, f"HTTP {status}")
         if 200 <= status < 300:
-            if as_batch and status == 200:
-                return self._batch_answer(response, len(batch))
+            if as_batch:
+                self._batch_proven = True
+                if status == 200:
+                    return self._batch_answer(response, len(batch))
             return SendResult(Outcome.OK)
         message = f"HTTP {status}"
         excerpt = _excerpt(response)

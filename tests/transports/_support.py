@@ -51,7 +51,9 @@ class FakeEvent:
         return json.dumps(doc, separators=(",", ":"))
 
 
-def run_events(runs: int, states: Iterable[str] = ("START", "RUNNING", "COMPLETE"), padding: int = 0) -> list[FakeEvent]:
+def run_events(
+    runs: int, states: Iterable[str] = ("START", "RUNNING", "COMPLETE"), padding: int = 0
+) -> list[FakeEvent]:
     """Events of several runs, interleaved the way concurrent jobs emit them."""
     states = list(states)
     ids = [str(uuid.uuid4()) for _ in range(runs)]
@@ -82,6 +84,7 @@ class Behaviour:
     resets: int = 0
     delay: float = 0.0
     batch_supported: bool = True
+    batch_status: int = 404  # what a backend without the batch endpoint answers
     always_status: int | None = None
 
 
@@ -133,7 +136,9 @@ class LineageServer:
         server.daemon_threads = True
         self.port = server.server_address[1]
         self._server = server
-        threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.01}, daemon=True).start()
+        threading.Thread(
+            target=server.serve_forever, kwargs={"poll_interval": 0.01}, daemon=True
+        ).start()
 
     def stop(self) -> None:
         """Go down: stop listening and cut every open connection."""
@@ -166,7 +171,7 @@ class LineageServer:
                 b.resets -= 1
             status = b.statuses.pop(0) if b.statuses else (b.always_status or 200)
             delay = b.delay
-            batch_ok = b.batch_supported
+            batch_ok, batch_status = b.batch_supported, b.batch_status
             retry_after, body = b.retry_after, b.body
         if reset:
             # Abort with a TCP reset before the request is taken into account.
@@ -177,7 +182,7 @@ class LineageServer:
         if delay:
             time.sleep(delay)
         if h.path.endswith("/batch") and not batch_ok:
-            status = 404
+            status = batch_status
         if status == 200:
             if h.headers.get("Content-Encoding") == "gzip":
                 raw = gzip.decompress(raw)

@@ -68,7 +68,9 @@ def test_reopens_a_rotated_file(tmp_path: Path) -> None:
     assert json.loads((tmp_path / "events.jsonl.1").read_text())["seq"] == events[0].seq
 
 
-def test_write_errors_are_logged_or_raised(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+def test_write_errors_are_logged_or_raised(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
     blocked = tmp_path / "file"
     blocked.write_text("")
     event: FakeEvent = run_events(1)[0]

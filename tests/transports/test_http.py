@@ -47,7 +47,7 @@ def spool_files(tmp_path: Path) -> list[Path]:
 
 def test_delivers_every_event_once_in_run_order(server: LineageServer, tmp_path: Path) -> None:
     events = run_events(40)
-    with make(server, tmp_path, max_concurrent_requests=4) as transport:
+    with make(server, tmp_path, max_concurrent_requests=4, batch_size=1) as transport:
         worst = emit_all(transport, events)
         result = transport.flush(5)
     assert result.complete and result.delivered == len(events)
@@ -57,7 +57,9 @@ def test_delivers_every_event_once_in_run_order(server: LineageServer, tmp_path:
     assert spool_files(tmp_path) == []
 
 
-def test_request_carries_auth_custom_headers_and_endpoint(server: LineageServer, tmp_path: Path) -> None:
+def test_request_carries_auth_custom_headers_and_endpoint(
+    server: LineageServer, tmp_path: Path
+) -> None:
     config = HttpConfig(
         url=server.url + "/marquez",
         endpoint="api/v2/events",
@@ -93,8 +95,12 @@ def test_batches_go_to_the_batch_endpoint(server: LineageServer, tmp_path: Path)
     assert_exactly_once_in_order(server.events, events)
 
 
-def test_backend_without_batch_endpoint_gets_single_events(server: LineageServer, tmp_path: Path) -> None:
+@pytest.mark.parametrize("status", [404, 405, 400, 501])
+def test_backend_without_batch_endpoint_gets_single_events(
+    server: LineageServer, tmp_path: Path, status: int
+) -> None:
     server.behaviour.batch_supported = False
+    server.behaviour.batch_status = status
     events = run_events(30)
     with make(server, tmp_path, batch_size=50) as transport:
         emit_all(transport, events)
@@ -118,7 +124,7 @@ def test_429_waits_for_retry_after(server: LineageServer, tmp_path: Path) -> Non
     server.behaviour.statuses = [429]
     server.behaviour.retry_after = "1"
     events = run_events(1, states=["START"])
-    with make(server, tmp_path, max_concurrent_requests=1) as transport:
+    with make(server, tmp_path, max_concurrent_requests=1, batch_size=1) as transport:
         t0 = time.monotonic()
         emit_all(transport, events)
         assert transport.flush(5).complete
@@ -134,7 +140,7 @@ def test_other_4xx_is_not_retried_and_is_reported(
     server.behaviour.statuses = [400]
     server.behaviour.body = b'{"error": "facet outputStatistics: rowCount must be an integer"}'
     events = run_events(2, states=["START"])
-    with make(server, tmp_path, max_concurrent_requests=1) as transport:
+    with make(server, tmp_path, max_concurrent_requests=1, batch_size=1) as transport:
         emit_all(transport, events)
         result = transport.flush(5)
     assert result.complete and result.rejected == 1 and result.delivered == 1
@@ -145,16 +151,20 @@ def test_other_4xx_is_not_retried_and_is_reported(
     assert len(refused) == 1 and refused[0]["seq"] in {e.seq for e in events}
 
 
-def test_raise_on_error_reports_refused_events_at_flush(server: LineageServer, tmp_path: Path) -> None:
+def test_raise_on_error_reports_refused_events_at_flush(
+    server: LineageServer, tmp_path: Path
+) -> None:
     server.behaviour.statuses = [422]
-    with make(server, tmp_path, raise_on_error=True) as transport:
+    with make(server, tmp_path, raise_on_error=True, batch_size=1) as transport:
         transport.emit(run_events(1)[0])
         with pytest.raises(DeliveryError, match="refused") as info:
             transport.flush(5)
     assert info.value.result.rejected == 1
 
 
-def test_a_poisonous_event_is_given_up_after_repeated_5xx(server: LineageServer, tmp_path: Path) -> None:
+def test_a_poisonous_event_is_given_up_after_repeated_5xx(
+    server: LineageServer, tmp_path: Path
+) -> None:
     server.behaviour.always_status = 500
     with make(server, tmp_path, max_server_error_attempts=3) as transport:
         transport.emit(run_events(1)[0])
@@ -186,7 +196,9 @@ def test_slow_backend_never_slows_emit(server: LineageServer, tmp_path: Path) ->
 def test_full_queue_overflows_to_the_spool_in_order(server: LineageServer, tmp_path: Path) -> None:
     server.behaviour.delay = 0.02
     events = run_events(40)
-    with make(server, tmp_path, max_queue_size=4, max_concurrent_requests=2, batch_size=8) as transport:
+    with make(
+        server, tmp_path, max_queue_size=4, max_concurrent_requests=2, batch_size=8
+    ) as transport:
         worst = emit_all(transport, events)
         assert transport.flush(10).complete
     assert worst < EMIT_BOUND
@@ -241,7 +253,9 @@ def test_next_transport_replays_the_spool_first(server: LineageServer, tmp_path:
     assert spool_files(tmp_path) == []
 
 
-def test_exit_handler_spools_and_a_new_process_delivers(server: LineageServer, tmp_path: Path) -> None:
+def test_exit_handler_spools_and_a_new_process_delivers(
+    server: LineageServer, tmp_path: Path
+) -> None:
     server.stop()
     script = textwrap.dedent(
         f"""
@@ -256,7 +270,9 @@ def test_exit_handler_spools_and_a_new_process_delivers(server: LineageServer, t
         # no close(): the exit handler must keep the events
         """
     )
-    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=30)
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=30
+    )
     assert done.returncode == 0, done.stderr
     lines = [ln for f in spool_files(tmp_path) for ln in f.read_text().splitlines()]
     assert len(lines) == 12
@@ -335,7 +351,9 @@ def test_async_http_type_is_the_same_transport(server: LineageServer, tmp_path: 
     assert len(server.events) == 1
 
 
-def test_synchronous_mode_delivers_before_emit_returns(server: LineageServer, tmp_path: Path) -> None:
+def test_synchronous_mode_delivers_before_emit_returns(
+    server: LineageServer, tmp_path: Path
+) -> None:
     with make(server, tmp_path, synchronous=True) as transport:
         transport.emit(run_events(1)[0])
         assert len(server.events) == 1

@@ -37,7 +37,9 @@ def _bootstrap(producer: Any) -> str:
     return ",".join(f"{b.host}:{b.port}" for b in brokers)
 
 
-def consume(bootstrap: str, count: int, timeout: float = 15.0) -> list[tuple[bytes, dict[str, Any], int]]:
+def consume(
+    bootstrap: str, count: int, timeout: float = 15.0
+) -> list[tuple[bytes, dict[str, Any], int]]:
     consumer = confluent_kafka.Consumer(
         {
             "bootstrap.servers": bootstrap,
@@ -62,7 +64,9 @@ def consume(bootstrap: str, count: int, timeout: float = 15.0) -> list[tuple[byt
 
 def test_events_are_keyed_by_run_and_stay_in_order(cluster: str, tmp_path: Path) -> None:
     events = run_events(20)
-    config = KafkaConfig(topic=TOPIC, config={"bootstrap.servers": cluster, "log_level": 0}, spool_dir=tmp_path)
+    config = KafkaConfig(
+        topic=TOPIC, config={"bootstrap.servers": cluster, "log_level": 0}, spool_dir=tmp_path
+    )
     with KafkaTransport(config) as transport:
         t0 = time.perf_counter()
         for event in events:

@@ -23,13 +23,13 @@ from openlineage_sdk.transports import (
     TransportConfig,
     TransportConfigError,
     TransportError,
+    _registry,
     available_kinds,
     create_transport,
     event_key,
     parse_transport_config,
     transport_class,
 )
-from openlineage_sdk.transports import _registry
 from tests.transports._support import run_events
 
 
@@ -85,9 +85,7 @@ def test_composite_fans_out_and_survives_a_failing_member(caplog: pytest.LogCapt
 
 def test_composite_fail_fast_and_failover() -> None:
     a = MemoryTransport()
-    fail_fast = CompositeTransport(
-        [_Broken(), a], continue_on_failure=False, raise_on_error=True
-    )
+    fail_fast = CompositeTransport([_Broken(), a], continue_on_failure=False, raise_on_error=True)
     with pytest.raises(TransportError, match="disk on fire"):
         fail_fast.emit(run_events(1)[0])
     assert a.events == []
@@ -140,7 +138,9 @@ def test_event_key_prefers_run_then_job_then_dataset() -> None:
 
 
 def test_registry_knows_builtins_and_loads_them_lazily() -> None:
-    assert {"http", "kafka", "file", "console", "composite", "memory", "noop"} <= set(available_kinds())
+    assert {"http", "kafka", "file", "console", "composite", "memory", "noop"} <= set(
+        available_kinds()
+    )
     assert transport_class("memory") is MemoryTransport
     with pytest.raises(TransportConfigError, match="unknown transport type 'nope'"):
         transport_class("nope")
@@ -171,7 +171,9 @@ class PluginTransport(Transport):
 
 
 def test_third_party_transport_through_an_entry_point(monkeypatch: pytest.MonkeyPatch) -> None:
-    ep = EntryPoint(name="plugin", value=f"{__name__}:PluginTransport", group=_registry.ENTRY_POINT_GROUP)
+    ep = EntryPoint(
+        name="plugin", value=f"{__name__}:PluginTransport", group=_registry.ENTRY_POINT_GROUP
+    )
 
     def fake_entry_points(*, group: str, name: str | None = None) -> list[EntryPoint]:
         assert group == _registry.ENTRY_POINT_GROUP
@@ -203,7 +205,9 @@ def test_importing_the_package_does_not_import_network_libraries() -> None:
     assert out.stdout.strip() == "False"
 
 
-def test_transport_errors_are_logged_not_raised_by_default(caplog: pytest.LogCaptureFixture) -> None:
+def test_transport_errors_are_logged_not_raised_by_default(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
     class Failing(io.StringIO):
         def write(self, s: str) -> int:
             raise OSError("closed pipe")
