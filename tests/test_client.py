@@ -34,8 +34,10 @@ def test_explicit_transport_producer_and_namespace() -> None:
     ) as client:
         event = run_events(1)[0]
         client.emit(event)
-        assert client.producer == "https://example.com/p" and client.namespace == "team"
-    assert memory.events == [event] and memory.closed
+        assert client.producer == "https://example.com/p"
+        assert client.namespace == "team"
+    assert memory.events == [event]
+    assert memory.closed
 
 
 def test_nothing_configured_writes_a_local_file_and_says_so(
@@ -45,7 +47,8 @@ def test_nothing_configured_writes_a_local_file_and_says_so(
     with caplog.at_level(logging.INFO):
         client = OpenLineage.from_environment({"HOME": str(tmp_path)})
     assert isinstance(client.transport, FileTransport)
-    assert client.namespace == DEFAULT_NAMESPACE and client.producer == DEFAULT_PRODUCER
+    assert client.namespace == DEFAULT_NAMESPACE
+    assert client.producer == DEFAULT_PRODUCER
     client.emit(run_events(1)[0])
     client.close()
     lines = (tmp_path / "openlineage_events.jsonl").read_text().splitlines()
@@ -78,7 +81,8 @@ def test_from_environment_builds_the_http_transport(
 
 def test_disabled_emits_nothing(tmp_path: Path) -> None:
     client = OpenLineage.from_environment({"OPENLINEAGE_DISABLED": "true", "HOME": str(tmp_path)})
-    assert client.disabled and isinstance(client.transport, NoopTransport)
+    assert client.disabled
+    assert isinstance(client.transport, NoopTransport)
     client.emit(run_events(1)[0])
     memory = MemoryTransport()
     off = OpenLineage(transport=memory, disabled=True)

@@ -40,7 +40,9 @@ def load(env: dict[str, str], tmp_path: Path, **kwargs):
 
 def test_nothing_configured(tmp_path: Path) -> None:
     config = load({}, tmp_path)
-    assert config.transport is None and not config.disabled and config.config_file is None
+    assert config.transport is None
+    assert not config.disabled
+    assert config.config_file is None
 
 
 def test_legacy_url_variables(tmp_path: Path) -> None:
@@ -76,7 +78,8 @@ def test_nested_variables_with_json_values(tmp_path: Path) -> None:
         False,
         "gzip",
     )
-    assert t.auth is not None and t.auth.api_key.get_secret_value() == SECRET
+    assert t.auth is not None
+    assert t.auth.api_key.get_secret_value() == SECRET
 
 
 def test_nested_variables_reach_deep_keys_and_numbers_stay_strings_for_keys(tmp_path: Path) -> None:
@@ -87,7 +90,8 @@ def test_nested_variables_reach_deep_keys_and_numbers_stay_strings_for_keys(tmp_
         "OPENLINEAGE__TRANSPORT__AUTH__APIKEY": "123456",  # JSON-parses to a number
     }
     t = load(env, tmp_path).transport
-    assert isinstance(t, HttpConfig) and t.auth is not None
+    assert isinstance(t, HttpConfig)
+    assert t.auth is not None
     assert t.auth.api_key.get_secret_value() == "123456"
 
 
@@ -110,9 +114,12 @@ def test_kafka_from_variables(tmp_path: Path) -> None:
     }
     t = load(env, tmp_path).transport
     assert isinstance(t, KafkaConfig)
-    assert t.topic == "lineage" and t.message_key == "fixed"
+    assert t.topic == "lineage"
+    assert t.message_key == "fixed"
     assert t.config["sasl.password"] == SECRET
-    assert SECRET not in repr(t) and SECRET not in str(t) and "k:9092" in repr(t)
+    assert SECRET not in repr(t)
+    assert SECRET not in str(t)
+    assert "k:9092" in repr(t)
 
 
 YAML = f"""
@@ -144,10 +151,12 @@ def test_search_order_openlineage_config_then_cwd_then_home(tmp_path: Path) -> N
     assert isinstance(load_config({"HOME": str(home)}, cwd=cwd).transport, ConsoleConfig)
     (cwd / "openlineage.yml").write_text("transport: {type: file, log_file_path: cwd.jsonl}")
     t = load_config({"HOME": str(home)}, cwd=cwd).transport
-    assert isinstance(t, FileConfig) and t.log_file_path == Path("cwd.jsonl")
+    assert isinstance(t, FileConfig)
+    assert t.log_file_path == Path("cwd.jsonl")
     named.write_text("transport: {type: http, url: 'http://named'}")
     t = load_config({"HOME": str(home), "OPENLINEAGE_CONFIG": str(named)}, cwd=cwd).transport
-    assert isinstance(t, HttpConfig) and t.url == "http://named"
+    assert isinstance(t, HttpConfig)
+    assert t.url == "http://named"
 
 
 def test_missing_openlineage_config_file_falls_back_with_a_warning(
@@ -175,7 +184,8 @@ def test_precedence_code_then_file_then_nested_variables_then_url(tmp_path: Path
     t = load(
         env, tmp_path, config_file=path, overrides={"transport": {"url": "http://code"}}
     ).transport
-    assert isinstance(t, HttpConfig) and t.url == "http://code"
+    assert isinstance(t, HttpConfig)
+    assert t.url == "http://code"
     t = load(
         {"OPENLINEAGE_URL": "http://legacy", "OPENLINEAGE__TRANSPORT__TYPE": "console"}, tmp_path
     ).transport
@@ -198,7 +208,8 @@ def test_disabled(tmp_path: Path) -> None:
     config = load(
         {"OPENLINEAGE_DISABLED": "True", "OPENLINEAGE__TRANSPORT__TYPE": "bogus"}, tmp_path
     )
-    assert config.disabled and config.transport is None
+    assert config.disabled
+    assert config.transport is None
 
 
 def test_json_config_file(tmp_path: Path) -> None:
@@ -229,8 +240,10 @@ def test_invalid_settings_name_the_setting_never_the_secret(tmp_path: Path) -> N
     with pytest.raises(ConfigError) as info:
         load(env, tmp_path)
     message = str(info.value)
-    assert "url" in message and "apiKey" in message
-    assert SECRET not in message and SECRET not in repr(info.value)
+    assert "url" in message
+    assert "apiKey" in message
+    assert SECRET not in message
+    assert SECRET not in repr(info.value)
 
 
 def test_broken_yaml_does_not_quote_the_file(tmp_path: Path) -> None:
@@ -259,7 +272,8 @@ def test_secrets_absent_from_reprs_and_logs(
     with caplog.at_level(logging.DEBUG):
         config = load(env, tmp_path)
     assert "looks like JSON" in caplog.text
-    assert isinstance(config.transport, HttpConfig) and config.transport.auth is not None
+    assert isinstance(config.transport, HttpConfig)
+    assert config.transport.auth is not None
     assert config.transport.auth.api_key.get_secret_value() == "{" + SECRET
     for text in (repr(config), str(config), repr(config.transport), caplog.text):
         assert SECRET not in text

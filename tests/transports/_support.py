@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import gzip
 import json
 import socket
@@ -117,10 +118,8 @@ class LineageServer:
             def finish(self) -> None:
                 with owner.lock:
                     owner._conns.discard(self.connection)
-                try:
+                with contextlib.suppress(OSError):
                     super().finish()
-                except OSError:
-                    pass
 
             def log_message(self, *args: Any) -> None:
                 pass
@@ -150,10 +149,8 @@ class LineageServer:
         with self.lock:
             conns = list(self._conns)
         for conn in conns:
-            try:
+            with contextlib.suppress(OSError):
                 conn.shutdown(socket.SHUT_RDWR)
-            except OSError:
-                pass
 
     @property
     def url(self) -> str:

@@ -50,7 +50,8 @@ def test_delivers_every_event_once_in_run_order(server: LineageServer, tmp_path:
     with make(server, tmp_path, max_concurrent_requests=4, batch_size=1) as transport:
         worst = emit_all(transport, events)
         result = transport.flush(5)
-    assert result.complete and result.delivered == len(events)
+    assert result.complete
+    assert result.delivered == len(events)
     assert worst < EMIT_BOUND
     assert_exactly_once_in_order(server.events, events)
     assert {r.path for r in server.requests} == {"/api/v1/lineage"}
@@ -115,7 +116,8 @@ def test_500s_are_retried_until_the_backend_recovers(server: LineageServer, tmp_
     with make(server, tmp_path) as transport:
         worst = emit_all(transport, events)
         result = transport.flush(5)
-    assert result.complete and result.rejected == 0
+    assert result.complete
+    assert result.rejected == 0
     assert worst < EMIT_BOUND
     assert_exactly_once_in_order(server.events, events)
 
@@ -143,12 +145,16 @@ def test_other_4xx_is_not_retried_and_is_reported(
     with make(server, tmp_path, max_concurrent_requests=1, batch_size=1) as transport:
         emit_all(transport, events)
         result = transport.flush(5)
-    assert result.complete and result.rejected == 1 and result.delivered == 1
+    assert result.complete
+    assert result.rejected == 1
+    assert result.delivered == 1
     assert server.attempts == 2  # one refused, one accepted, no retry
-    assert "HTTP 400" in caplog.text and "rowCount must be an integer" in caplog.text
+    assert "HTTP 400" in caplog.text
+    assert "rowCount must be an integer" in caplog.text
     (kept,) = (tmp_path / "spool").rglob("rejected.jsonl")
     refused = [json.loads(line) for line in kept.read_text().splitlines()]
-    assert len(refused) == 1 and refused[0]["seq"] in {e.seq for e in events}
+    assert len(refused) == 1
+    assert refused[0]["seq"] in {e.seq for e in events}
 
 
 def test_raise_on_error_reports_refused_events_at_flush(
@@ -169,7 +175,8 @@ def test_a_poisonous_event_is_given_up_after_repeated_5xx(
     with make(server, tmp_path, max_server_error_attempts=3) as transport:
         transport.emit(run_events(1)[0])
         result = transport.flush(5)
-        assert result.rejected == 1 and result.complete
+        assert result.rejected == 1
+        assert result.complete
     assert server.attempts == 3
 
 
@@ -212,7 +219,8 @@ def test_backend_down_then_back(server: LineageServer, tmp_path: Path) -> None:
         worst = emit_all(transport, first)
         during = transport.flush(0.3)
         # Nothing is only in memory once flush gives up: it is all on disk.
-        assert during.pending == 0 and during.spooled == len(first)
+        assert during.pending == 0
+        assert during.spooled == len(first)
         assert spool_files(tmp_path)
         second = run_events(5)
         worst = max(worst, emit_all(transport, second))
@@ -220,7 +228,8 @@ def test_backend_down_then_back(server: LineageServer, tmp_path: Path) -> None:
         after = transport.flush(5)
     assert worst < EMIT_BOUND
     assert len(server.events) == len(first) + len(second), (after, len(server.events))
-    assert after.complete and after.delivered == len(first) + len(second)
+    assert after.complete
+    assert after.delivered == len(first) + len(second)
     assert_exactly_once_in_order(server.events, first + second)
     assert spool_files(tmp_path) == []
 
@@ -233,7 +242,8 @@ def test_close_is_bounded_and_spools_what_is_left(server: LineageServer, tmp_pat
     t0 = time.monotonic()
     result = transport.close(0.3)
     assert time.monotonic() - t0 < 0.3 + 0.5
-    assert result.pending == 0 and result.spooled == len(events)
+    assert result.pending == 0
+    assert result.spooled == len(events)
     assert len(spool_files(tmp_path)) >= 1
 
 
@@ -320,7 +330,7 @@ def test_secrets_stay_out_of_reprs_and_logs(
     server: LineageServer, tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
     config = HttpConfig(
-        url="http://user:pa55word@127.0.0.1:%d" % server.port,
+        url=f"http://user:pa55word@127.0.0.1:{server.port}",
         auth={"type": "api_key", "api_key": "TOPSECRETKEY"},
         custom_headers={"X-Api-Token": "HEADERSECRET", "X-Team": "data"},
         spool_dir=tmp_path,

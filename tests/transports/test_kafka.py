@@ -73,7 +73,8 @@ def test_events_are_keyed_by_run_and_stay_in_order(cluster: str, tmp_path: Path)
             transport.emit(event)
         assert time.perf_counter() - t0 < 0.5
         result = transport.close(15)
-    assert result.complete and result.delivered == len(events)
+    assert result.complete
+    assert result.delivered == len(events)
     got = consume(cluster, len(events))
     assert_exactly_once_in_order([doc for _, doc, _ in got], events)
     partitions: dict[bytes, set[int]] = {}
@@ -121,7 +122,8 @@ def test_unreachable_cluster_spools_and_close_is_bounded(tmp_path: Path) -> None
     t0 = time.monotonic()
     result = transport.close(0.5)
     assert time.monotonic() - t0 < 3.0
-    assert result.pending == 0 and result.spooled == len(events)
+    assert result.pending == 0
+    assert result.spooled == len(events)
 
 
 def test_sasl_settings_are_masked() -> None:
@@ -129,5 +131,6 @@ def test_sasl_settings_are_masked() -> None:
         topic=TOPIC,
         config={"bootstrap.servers": "k:9092", "sasl.username": "u", "sasl.password": "pw-SECRET"},
     )
-    assert "pw-SECRET" not in repr(config) and "pw-SECRET" not in str(config)
+    assert "pw-SECRET" not in repr(config)
+    assert "pw-SECRET" not in str(config)
     assert event_key(run_events(1)[0])

@@ -56,7 +56,8 @@ def test_memory_keeps_events_and_their_json_at_emit_time() -> None:
     event.event_type = "FAIL"  # later changes do not rewrite what was emitted
     assert transport.events == [event]
     assert json.loads(transport.json_events[0])["eventType"] == "START"
-    assert transport.close().delivered == 1 and transport.closed
+    assert transport.close().delivered == 1
+    assert transport.closed
     transport.clear()
     assert transport.events == []
 
@@ -78,7 +79,8 @@ def test_composite_fans_out_and_survives_a_failing_member(caplog: pytest.LogCapt
     composite = CompositeTransport([a, _Broken(), b], names=["a", "broken", "b"])
     event = run_events(1)[0]
     composite.emit(event)
-    assert a.events == [event] and b.events == [event]
+    assert a.events == [event]
+    assert b.events == [event]
     assert "broken failed" in caplog.text
     assert composite.close(1).delivered == 2
 
@@ -92,7 +94,8 @@ def test_composite_fail_fast_and_failover() -> None:
     first, second = MemoryTransport(), MemoryTransport()
     failover = CompositeTransport([_Broken(), first, second], continue_on_success=False)
     failover.emit(run_events(1)[0])
-    assert len(first.events) == 1 and second.events == []
+    assert len(first.events) == 1
+    assert second.events == []
     nobody = CompositeTransport([_Broken()], raise_on_error=True)
     with pytest.raises(TransportError, match="no transport took the event"):
         nobody.emit(run_events(1)[0])
@@ -182,10 +185,12 @@ def test_third_party_transport_through_an_entry_point(monkeypatch: pytest.Monkey
     monkeypatch.setattr(_registry, "entry_points", fake_entry_points)
     assert "plugin" in available_kinds()
     transport = create_transport({"type": "plugin", "password": "hunter2", "label": "mine"})
-    assert isinstance(transport, PluginTransport) and transport.label == "mine"
+    assert isinstance(transport, PluginTransport)
+    assert transport.label == "mine"
     with pytest.raises(TransportConfigError) as info:
         create_transport({"type": "plugin", "password": {"nested": "hunter2"}})
-    assert "password" in str(info.value) and "hunter2" not in str(info.value)
+    assert "password" in str(info.value)
+    assert "hunter2" not in str(info.value)
 
 
 def test_dotted_class_path_as_type() -> None:
