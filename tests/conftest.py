@@ -1,12 +1,15 @@
-"""Shared paths and data for the test suite."""
+"""Shared paths, data and servers for the test suite."""
 
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+
+from tests.transports._support import LineageServer
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = Path(__file__).resolve().parent / "data"
@@ -23,3 +26,11 @@ def load_manifest() -> list[dict[str, Any]]:
 @pytest.fixture
 def root() -> Path:
     return ROOT
+
+
+@pytest.fixture
+def server() -> Iterator[LineageServer]:
+    """A real HTTP server on loopback that speaks the OpenLineage API and can misbehave."""
+    srv = LineageServer()
+    yield srv
+    srv.stop()
