@@ -34,7 +34,9 @@ def main(argv: list[str] | None = None) -> int:
         for line in problems:
             print(line, file=sys.stderr)
         if problems:
-            print(f"codegen: {len(problems)} file(s) drifted; run `nox -s codegen`", file=sys.stderr)
+            print(
+                f"codegen: {len(problems)} file(s) drifted; run `nox -s codegen`", file=sys.stderr
+            )
             return 1
         print(f"codegen: {len(files)} generated files are up to date")
         return 0

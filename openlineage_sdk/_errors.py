@@ -8,12 +8,17 @@ from dataclasses import dataclass
 from types import UnionType
 from typing import Annotated, Any, Final, Union, get_args, get_origin, get_type_hints
 
-from typing_extensions import NotRequired, Required, is_typeddict
-
 from pydantic import ValidationError
 from pydantic_core import ErrorDetails
+from typing_extensions import NotRequired, Required, is_typeddict
 
-__all__ = ["OpenLineageValidationError", "Problem", "format_path", "json_loc", "problems_from_pydantic"]
+__all__ = [
+    "OpenLineageValidationError",
+    "Problem",
+    "format_path",
+    "json_loc",
+    "problems_from_pydantic",
+]
 
 _IDENTIFIER: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 
@@ -111,7 +116,9 @@ def _describe(error: ErrorDetails) -> tuple[str, str]:
 
 # pydantic adds a segment naming the union member or validator an error came from; these are
 # not JSON keys and would only confuse the path.
-_TAG: Final = re.compile(r"^(function-[a-z]+\[.*\]|int|float|str|bool|typed-dict|[A-Z][A-Za-z0-9]*)$")
+_TAG: Final = re.compile(
+    r"^(function-[a-z]+\[.*\]|int|float|str|bool|typed-dict|[A-Z][A-Za-z0-9]*)$"
+)
 
 
 def _clean_loc(loc: tuple[int | str, ...], json_keys: frozenset[str]) -> tuple[int | str, ...]:
@@ -158,7 +165,9 @@ def json_loc(model: type[Any] | None, loc: Sequence[int | str]) -> tuple[int | s
             current = None
         elif isinstance(part, str) and is_typeddict(current):
             current = get_type_hints(current, include_extras=True).get(part)
-            current = get_args(current)[0] if get_origin(current) in (Required, NotRequired) else current
+            current = (
+                get_args(current)[0] if get_origin(current) in (Required, NotRequired) else current
+            )
         elif get_origin(current) in (list, tuple) and isinstance(part, int):
             current = get_args(current)[0] if get_args(current) else None
         elif get_origin(current) is dict and isinstance(part, str):

@@ -169,7 +169,11 @@ def _read_leniently(cls: type[Event], data: Mapping[str, Any], first: Validation
 
 
 def _is_facet_path(path: str) -> bool:
-    return any(f".{name}." in f".{path}" or f".{name}[" in f".{path}" for name in _GENERIC if name not in ("run", "job"))
+    return any(
+        f".{name}." in f".{path}" or f".{name}[" in f".{path}"
+        for name in _GENERIC
+        if name not in ("run", "job")
+    )
 
 
 def _resolve(node: Any, path: tuple[int | str, ...]) -> Any:
@@ -189,14 +193,24 @@ def _keep_generic(event: Event, container_path: tuple[int | str, ...], key: str,
         owner = owner[part] if isinstance(part, int) else getattr(owner, _attribute(owner, part))
     container_name = str(container_path[-1])
     container = getattr(owner, _attribute(owner, container_name))
-    generic_kind = container_name if container_name != "facets" else (
-        "run" if container_path[:-1] == ("run",) else "job" if container_path[:-1] == ("job",) else "facets"
+    generic_kind = (
+        container_name
+        if container_name != "facets"
+        else (
+            "run"
+            if container_path[:-1] == ("run",)
+            else "job"
+            if container_path[:-1] == ("job",)
+            else "facets"
+        )
     )
     generic = _GENERIC[generic_kind]
     if container.__pydantic_extra__ is None:
         container.__pydantic_extra__ = {}
     # A facet that is not even an object (null, a string) is kept as the value it was.
-    container.__pydantic_extra__[key] = _construct_generic(generic, raw) if isinstance(raw, dict) else raw
+    container.__pydantic_extra__[key] = (
+        _construct_generic(generic, raw) if isinstance(raw, dict) else raw
+    )
 
 
 def _construct_generic(cls: type[Any], raw: dict[str, Any]) -> Any:

@@ -50,7 +50,9 @@ READ_CONTEXT: Final[Mapping[str, bool]] = {READ_CONTEXT_KEY: True}
 DATE_TIME_PATTERN: Final = re.compile(
     r"(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(\.\d+)?([Zz]|[+-]\d{2}:\d{2})\Z"
 )
-UUID_PATTERN: Final = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\Z")
+UUID_PATTERN: Final = re.compile(
+    r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\Z"
+)
 # RFC 3986 absolute URI: scheme ":" hier-part; no whitespace, no control characters.
 URI_PATTERN: Final = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*:[^\s\x00-\x1f\x7f\"<>\\^`{|}]*\Z")
 
@@ -138,6 +140,7 @@ UuidString: TypeAlias = Annotated[str, _string_schema(_check_uuid)]
 UriString: TypeAlias = Annotated[str, _string_schema(_check_uri)]
 """An absolute URI."""
 
+
 def _check_number(value: object) -> int | float:
     # bool is an int subclass; JSON true is not a number.
     if type(value) is int or type(value) is float:
@@ -147,6 +150,8 @@ def _check_number(value: object) -> int | float:
     raise _expected("a number", value)
 
 
-Number: TypeAlias = Annotated[int | float, PlainValidator(_check_number, json_schema_input_type=float)]
+Number: TypeAlias = Annotated[
+    int | float, PlainValidator(_check_number, json_schema_input_type=float)
+]
 """A JSON number. An integer stays an ``int`` so that ``5`` is written back as ``5``, not ``5.0``;
 strings and booleans are refused rather than converted."""

@@ -95,7 +95,10 @@ def _registry() -> Registry:
     from referencing.jsonschema import DRAFT202012
 
     bundle = {**_bundle(), **_EXTRA}
-    resources_ = [(uri, Resource.from_contents(doc, default_specification=DRAFT202012)) for uri, doc in bundle.items()]
+    resources_ = [
+        (uri, Resource.from_contents(doc, default_specification=DRAFT202012))
+        for uri, doc in bundle.items()
+    ]
     registry: Registry = Registry().with_resources(resources_)
     # Facet schemas of the 1-0-x line refer to core versions that were never published on
     # their own (1-0-2, 1-0-3, 1-0-4; 2-0-1 likewise). Their facet bases are those of the
@@ -124,8 +127,14 @@ def _format_checker() -> Any:
     from openlineage_sdk._types import DATE_TIME_PATTERN, URI_PATTERN, UUID_PATTERN
 
     checker = FormatChecker(formats=())
-    for name, pattern in (("date-time", DATE_TIME_PATTERN), ("uri", URI_PATTERN), ("uuid", UUID_PATTERN)):
-        checker.checks(name)(lambda value, _p=pattern: not isinstance(value, str) or _p.match(value) is not None)
+    for name, pattern in (
+        ("date-time", DATE_TIME_PATTERN),
+        ("uri", URI_PATTERN),
+        ("uuid", UUID_PATTERN),
+    ):
+        checker.checks(name)(
+            lambda value, _p=pattern: not isinstance(value, str) or _p.match(value) is not None
+        )
     return checker
 
 
@@ -152,7 +161,11 @@ def _core_ref(event: Mapping[str, Any]) -> tuple[str, list[Problem]]:
         from openlineage_sdk._read import event_class
 
         problems.append(
-            Problem("schemaURL", f"expected the URL of an OpenLineage core schema, got {url!r}", "schemaURL")
+            Problem(
+                "schemaURL",
+                f"expected the URL of an OpenLineage core schema, got {url!r}",
+                "schemaURL",
+            )
         )
         version, kind = bundled_core_versions()[-1], event_class(event).__name__
     else:
@@ -174,7 +187,10 @@ def _facets(event: Mapping[str, Any]) -> Iterator[tuple[tuple[int | str, ...], A
         node = event.get(owner)
         if isinstance(node, Mapping):
             yield from _container((owner,), node, "facets")
-    for side, containers in (("inputs", ("facets", "inputFacets")), ("outputs", ("facets", "outputFacets"))):
+    for side, containers in (
+        ("inputs", ("facets", "inputFacets")),
+        ("outputs", ("facets", "outputFacets")),
+    ):
         datasets = event.get(side)
         if isinstance(datasets, list):
             for index, dataset in enumerate(datasets):
@@ -222,21 +238,30 @@ def _problem(prefix: tuple[int | str, ...], error: SchemaError) -> Problem:
     if kind == "required":
         missing = re.match(r"'(.*)' is a required property", error.message)
         if missing:
-            return Problem(format_path((*path, missing.group(1))), "required field is missing", "required")
+            return Problem(
+                format_path((*path, missing.group(1))), "required field is missing", "required"
+            )
     if kind == "type":
         names = [expected] if isinstance(expected, str) else list(expected)
         words = " or ".join(_TYPE_WORDS.get(n, n) for n in names)
         return Problem(format_path(path), f"expected {words}, got {error.instance!r}", "type")
     if kind == "enum":
         options = ", ".join(repr(v) for v in expected)
-        return Problem(format_path(path), f"expected one of {options}, got {error.instance!r}", "enum")
+        return Problem(
+            format_path(path), f"expected one of {options}, got {error.instance!r}", "enum"
+        )
     if kind == "format":
-        return Problem(format_path(path), f"expected a {expected}, got {error.instance!r}", "format")
+        return Problem(
+            format_path(path), f"expected a {expected}, got {error.instance!r}", "format"
+        )
     return Problem(format_path(path), error.message, kind)
 
 
 def validate_event(
-    data: str | bytes | bytearray | Mapping[str, Any] | Any, *, strict: bool = True, formats: bool = False
+    data: str | bytes | bytearray | Mapping[str, Any] | Any,
+    *,
+    strict: bool = True,
+    formats: bool = False,
 ) -> list[Problem]:
     """Check an event against the bundled schemas; return the problems, empty when valid.
 
@@ -259,7 +284,9 @@ def validate_event(
     elif hasattr(data, "to_dict"):
         event = data.to_dict()
     else:
-        raise TypeError(f"validate_event() takes JSON, a mapping or an event, not {type(data).__name__}")
+        raise TypeError(
+            f"validate_event() takes JSON, a mapping or an event, not {type(data).__name__}"
+        )
     if not isinstance(event, Mapping):
         return [Problem("", f"expected a JSON object, got {type(event).__name__}", "type")]
 

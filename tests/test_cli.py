@@ -46,7 +46,9 @@ def test_folder_reports_exactly_the_invalid_events() -> None:
 
 def test_json_lines_name_the_line(tmp_path: Path) -> None:
     lines = tmp_path / "events.jsonl"
-    lines.write_text(VALID.read_text().replace("\n", "") + "\n\n" + INVALID.read_text().replace("\n", "") + "\n")
+    lines.write_text(
+        VALID.read_text().replace("\n", "") + "\n\n" + INVALID.read_text().replace("\n", "") + "\n"
+    )
     status, output = _run(str(lines))
     assert status == 1
     assert output.startswith(f"{lines}:3: ")
@@ -67,6 +69,8 @@ def test_missing_path_is_a_usage_error(tmp_path: Path) -> None:
 def test_console_script_is_installed(tmp_path: Path) -> None:
     shutil.copy(VALID, tmp_path / "ok.json")
     exe = shutil.which("openlineage-sdk") or str(Path(sys.executable).parent / "openlineage-sdk")
-    result = subprocess.run([exe, "validate", str(tmp_path)], capture_output=True, text=True, check=False)
+    result = subprocess.run(
+        [exe, "validate", str(tmp_path)], capture_output=True, text=True, check=False
+    )
     assert result.returncode == 0, result.stderr
     assert "1 event(s), 0 invalid" in result.stderr

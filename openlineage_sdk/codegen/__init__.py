@@ -44,7 +44,9 @@ def _display(paths: Iterable[Path], root: Path) -> dict[Path, str]:
     return out
 
 
-def generate_standard(spec_dir: Path, *, header: str, display_root: Path | None = None) -> list[GeneratedFile]:
+def generate_standard(
+    spec_dir: Path, *, header: str, display_root: Path | None = None
+) -> list[GeneratedFile]:
     """Generate :mod:`openlineage_sdk.models` from a spec directory.
 
     Args:
@@ -62,7 +64,10 @@ def generate_standard(spec_dir: Path, *, header: str, display_root: Path | None 
     staged: list[StagedDocument] = [
         *stage_core(core, documents, package=STANDARD_PACKAGE, facets_package=facets_package),
         *stage_facets(
-            documents, package=STANDARD_PACKAGE, facets_package=facets_package, records_url=records_url
+            documents,
+            package=STANDARD_PACKAGE,
+            facets_package=facets_package,
+            records_url=records_url,
         ),
     ]
     root = display_root or spec_dir.parent
@@ -100,7 +105,9 @@ def bundle_schemas(spec_dir: Path) -> GeneratedFile:
         f"{json.dumps(key)}: {json.dumps(value, separators=(',', ':'), ensure_ascii=False)}"
         for key, value in sorted(bundle.items())
     )
-    return GeneratedFile(Path(*STANDARD_PACKAGE.split("."), "schemas.json"), "{\n" + lines + "\n}\n")
+    return GeneratedFile(
+        Path(*STANDARD_PACKAGE.split("."), "schemas.json"), "{\n" + lines + "\n}\n"
+    )
 
 
 def _package_inits(
@@ -117,7 +124,9 @@ def _package_inits(
         '``openlineage_sdk.facets``; this package is regenerated from the schemas."""',
         "",
     ]
-    models_init = GeneratedFile(Path(*STANDARD_PACKAGE.split("."), "__init__.py"), "\n".join(lines) + "\n")
+    models_init = GeneratedFile(
+        Path(*STANDARD_PACKAGE.split("."), "__init__.py"), "\n".join(lines) + "\n"
+    )
 
     imports: list[str] = []
     exported: list[str] = []

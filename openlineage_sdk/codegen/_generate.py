@@ -127,13 +127,18 @@ def run_generator(
             }
             options["http_local_ref_path"] = root
             if doc.base_classes:
-                options["base_class_map"] = {**options.get("base_class_map", {}), **doc.base_classes}
+                options["base_class_map"] = {
+                    **options.get("base_class_map", {}),
+                    **doc.base_classes,
+                }
             text = generate(
                 root / doc.relative_path,
                 input_file_type=InputFileType.JsonSchema,
                 **options,
             )
-            if not isinstance(text, str):  # pragma: no cover - generate() returns text without output=
+            if not isinstance(
+                text, str
+            ):  # pragma: no cover - generate() returns text without output=
                 raise RuntimeError(f"datamodel-code-generator returned no text for {doc.url}")
             files.append(GeneratedFile(_module_path(doc.module), text.rstrip("\n") + "\n"))
     return files
@@ -174,7 +179,9 @@ def _relocate(staged: list[StagedDocument]) -> list[StagedDocument]:
         document = relocate(doc.document)
         document["$id"] = moved[doc.url]
         result.append(
-            StagedDocument(moved[doc.url], document, doc.module, doc.kind, doc.sources, doc.base_classes)
+            StagedDocument(
+                moved[doc.url], document, doc.module, doc.kind, doc.sources, doc.base_classes
+            )
         )
     return result
 
@@ -192,7 +199,9 @@ def write(files: Iterable[GeneratedFile], out_root: Path) -> list[Path]:
     return changed
 
 
-def check(files: Iterable[GeneratedFile], out_root: Path, *, owned: Iterable[Path] = ()) -> list[str]:
+def check(
+    files: Iterable[GeneratedFile], out_root: Path, *, owned: Iterable[Path] = ()
+) -> list[str]:
     """Compare generated files with what is on disk; return one line per drifted file.
 
     Args:

@@ -22,7 +22,9 @@ __all__ = [
 ]
 
 #: The core schema's URL, any version: facet bases are referenced through it.
-CORE_URL_PATTERN: Final = re.compile(r"https://openlineage\.io/spec/(\d+-\d+-\d+)/OpenLineage\.json")
+CORE_URL_PATTERN: Final = re.compile(
+    r"https://openlineage\.io/spec/(\d+-\d+-\d+)/OpenLineage\.json"
+)
 
 #: Core facet bases and the entity each one attaches to.
 ENTITY_OF_BASE: Final[Mapping[str, str]] = {
@@ -131,7 +133,9 @@ def load_document(path: Path) -> SchemaDocument:
         raise SchemaError(f"{path}: cannot read a JSON schema ({exc})") from exc
     if not isinstance(document, dict) or not isinstance(document.get("$id"), str):
         raise SchemaError(f"{path}: a facet schema needs a '$id' URL")
-    result = SchemaDocument(path=path, id=document["$id"], document=document, module=module_name(path))
+    result = SchemaDocument(
+        path=path, id=document["$id"], document=document, module=module_name(path)
+    )
     defs = result.defs
     properties = document.get("properties")
     if not isinstance(properties, dict) or not properties:
@@ -148,7 +152,9 @@ def load_document(path: Path) -> SchemaDocument:
                 continue
             seen.add(name)
             if name not in defs:
-                raise SchemaError(f"{path}: key {key!r} refers to '#/$defs/{name}', which is not defined")
+                raise SchemaError(
+                    f"{path}: key {key!r} refers to '#/$defs/{name}', which is not defined"
+                )
             base = facet_base(defs[name])
             if base is None:
                 # A union of facets (e.g. BaseSubsetDatasetFacet): follow its members.

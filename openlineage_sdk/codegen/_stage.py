@@ -291,7 +291,9 @@ def stage_facets(
             if owners[name] == doc.path and name not in local_records:
                 local_records[name] = name  # lifted from this document
 
-        def mapping(ref: str, *, _local: Mapping[str, str] = local_records, _doc: SchemaDocument = doc) -> str:
+        def mapping(
+            ref: str, *, _local: Mapping[str, str] = local_records, _doc: SchemaDocument = doc
+        ) -> str:
             url, _, fragment = ref.partition("#")
             if url in ("", _doc.id):
                 target = fragment.rpartition("/")[2]
@@ -332,7 +334,9 @@ def stage_facets(
     return staged
 
 
-def _facet_body(collector: _RecordCollector, definition: dict[str, Any], facet: FacetDefinition) -> dict[str, Any]:
+def _facet_body(
+    collector: _RecordCollector, definition: dict[str, Any], facet: FacetDefinition
+) -> dict[str, Any]:
     """The staged form of a facet definition (transformations 1 and 3).
 
     The core base (``allOf[0]``) is dropped: the class inherits it through datamodel-code-generator's
@@ -364,7 +368,9 @@ def _facet_body(collector: _RecordCollector, definition: dict[str, Any], facet: 
     return body
 
 
-def _only_facets(definition: Mapping[str, Any], facet_names: set[str], defs: Mapping[str, Any]) -> bool:
+def _only_facets(
+    definition: Mapping[str, Any], facet_names: set[str], defs: Mapping[str, Any]
+) -> bool:
     """True when a definition is just a union of facet definitions."""
     members = [*definition.get("anyOf", ()), *definition.get("oneOf", ())]
     if not members or "properties" in definition:
@@ -372,7 +378,9 @@ def _only_facets(definition: Mapping[str, Any], facet_names: set[str], defs: Map
     for member in members:
         ref = member.get("$ref", "") if isinstance(member, dict) else ""
         name = ref.rpartition("/")[2]
-        if not ref.startswith("#/$defs/") or not (name in facet_names or facet_base(defs.get(name)) is not None):
+        if not ref.startswith("#/$defs/") or not (
+            name in facet_names or facet_base(defs.get(name)) is not None
+        ):
             return False
     return True
 
@@ -392,7 +400,9 @@ def stage_core(
     """
     core = json.loads(core_path.read_text(encoding="utf-8"))
     if core.get("$id") != CORE_URL:
-        raise SchemaError(f"{core_path}: expected the core schema {CORE_URL}, got {core.get('$id')!r}")
+        raise SchemaError(
+            f"{core_path}: expected the core schema {CORE_URL}, got {core.get('$id')!r}"
+        )
     defs: dict[str, Any] = copy.deepcopy(core["$defs"])
     base_names = ["BaseFacet", *ENTITY_OF_BASE]
 
@@ -428,7 +438,9 @@ def stage_core(
     base_event = defs["BaseEvent"]
     base_event["properties"]["producer"]["default"] = PRODUCER
     # Each event declares its own pinned schemaURL; the base only describes it.
-    base_event["required"] = [r for r in base_event["required"] if r not in ("producer", "schemaURL")]
+    base_event["required"] = [
+        r for r in base_event["required"] if r not in ("producer", "schemaURL")
+    ]
     for event in ("RunEvent", "DatasetEvent", "JobEvent"):
         body = defs[event]["allOf"][1]
         body.pop("not", None)
@@ -445,7 +457,10 @@ def stage_core(
     }
     for (owner, prop), container in container_of.items():
         description = defs[owner]["properties"][prop].get("description")
-        defs[owner]["properties"][prop] = {"$ref": f"#/$defs/{container}", "description": description}
+        defs[owner]["properties"][prop] = {
+            "$ref": f"#/$defs/{container}",
+            "description": description,
+        }
     for owner, prop, container in (
         ("InputDataset", "inputFacets", "InputDatasetFacets"),
         ("OutputDataset", "outputFacets", "OutputDatasetFacets"),
@@ -470,7 +485,13 @@ def stage_core(
     }
     del facets_package
     return [
-        StagedDocument(url=CORE_URL, document=bases_doc, module=BASES_MODULE, kind="models", sources=[core_path]),
+        StagedDocument(
+            url=CORE_URL,
+            document=bases_doc,
+            module=BASES_MODULE,
+            kind="models",
+            sources=[core_path],
+        ),
         StagedDocument(
             url=events_url,
             document=events_doc,

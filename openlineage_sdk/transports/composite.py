@@ -155,7 +155,7 @@ class CompositeTransport(Transport):
         for name, member in zip(self.names, self.transports, strict=True):
             try:
                 member.emit(shared)
-            except Exception as exc:  # noqa: PERF203 - each member's failure is handled on its own
+            except Exception as exc:
                 failures.append(f"{name}: {exc}")
                 if not self._continue_on_failure:
                     message = f"transport {name} failed to take the event: {exc}"

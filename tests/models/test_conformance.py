@@ -31,7 +31,9 @@ def _ids(records: list[dict[str, Any]]) -> list[str]:
 
 
 def test_manifest_covers_the_whole_folder() -> None:
-    on_disk = {p.relative_to(CONFORMANCE).as_posix() for p in (CONFORMANCE / "events").rglob("*.json")}
+    on_disk = {
+        p.relative_to(CONFORMANCE).as_posix() for p in (CONFORMANCE / "events").rglob("*.json")
+    }
     assert on_disk == {r["path"] for r in MANIFEST}
     assert len(on_disk) == 61
 
@@ -62,7 +64,9 @@ def test_lossless_means_exact_numbers_nulls_and_strings() -> None:
         text = _text(record)
         expected = json.loads(text)
         written = json.loads(read_event(text).to_json())
-        assert json.dumps(written, sort_keys=True) == json.dumps(expected, sort_keys=True), record["path"]
+        assert json.dumps(written, sort_keys=True) == json.dumps(expected, sort_keys=True), record[
+            "path"
+        ]
 
 
 @pytest.mark.parametrize("path", sorted(REFUSED))
@@ -80,7 +84,9 @@ def test_validate_event_agrees_with_the_manifest(record: dict[str, Any]) -> None
 
 
 def test_schema_errors_name_the_field() -> None:
-    text = (CONFORMANCE / "events/ol-fluentd/fluentd-events_event_invalid_input_dataset_facet.json").read_text()
+    text = (
+        CONFORMANCE / "events/ol-fluentd/fluentd-events_event_invalid_input_dataset_facet.json"
+    ).read_text()
     problems = validate_event(text)
     assert [str(p) for p in problems] == [
         "inputs[0].inputFacets.dataQualityMetrics.columnMetrics: required field is missing"

@@ -14,14 +14,14 @@ from pydantic_core import PydanticSerializationError
 
 from openlineage_sdk import (
     PRODUCER,
-    OpenLineageValidationError,
-    Problem,
     DatasetFacets,
     InputDataset,
     Job,
     JobFacets,
+    OpenLineageValidationError,
     OutputDataset,
     OutputDatasetFacets,
+    Problem,
     Run,
     RunEvent,
     RunFacets,
@@ -63,7 +63,7 @@ def _standard_facet_definitions() -> list[tuple[str, str, str, str]]:
         schema = json.loads(path.read_text())
         keys: dict[str, str] = {}
         for key, prop in schema["properties"].items():
-            refs = [prop] + prop.get("anyOf", []) + prop.get("oneOf", [])
+            refs = [prop, *prop.get("anyOf", []), *prop.get("oneOf", [])]
             for ref in refs:
                 if "$ref" in ref:
                     name = ref["$ref"].rpartition("/")[2]
@@ -87,7 +87,9 @@ def test_there_are_forty_standard_facets() -> None:
 
 
 @pytest.mark.parametrize(("name", "key", "entity", "url"), FACETS, ids=[f[0] for f in FACETS])
-def test_each_facet_class_knows_its_key_entity_and_url(name: str, key: str, entity: str, url: str) -> None:
+def test_each_facet_class_knows_its_key_entity_and_url(
+    name: str, key: str, entity: str, url: str
+) -> None:
     cls = getattr(F, name)
     assert cls.facet_key == key
     assert cls.facet_entity == entity
@@ -109,14 +111,29 @@ def test_facet_writes_its_pinned_schema_url_and_producer() -> None:
         "_schemaURL": F.OutputStatisticsOutputDatasetFacet.facet_schema_url,
         "rowCount": 10,
     }
-    assert validate_event(_event(outputs=[OutputDataset(namespace="n", name="o",
-        output_facets=OutputDatasetFacets(output_statistics=facet))])) == []
+    assert (
+        validate_event(
+            _event(
+                outputs=[
+                    OutputDataset(
+                        namespace="n",
+                        name="o",
+                        output_facets=OutputDatasetFacets(output_statistics=facet),
+                    )
+                ]
+            )
+        )
+        == []
+    )
 
 
 def test_enumerations_are_literals() -> None:
     with pytest.raises(OpenLineageValidationError, match="lifecycleStateChange: expected 'ALTER'"):
         F.LifecycleStateChangeDatasetFacet(lifecycle_state_change="EXPLODE")  # type: ignore[arg-type]
-    assert F.LifecycleStateChangeDatasetFacet(lifecycle_state_change="DROP").lifecycle_state_change == "DROP"
+    assert (
+        F.LifecycleStateChangeDatasetFacet(lifecycle_state_change="DROP").lifecycle_state_change
+        == "DROP"
+    )
 
 
 # --------------------------------------------------------------------------- containers
@@ -146,7 +163,9 @@ def test_containers_type_each_standard_key() -> None:
         (DatasetFacets, "documentation", F.DocumentationDatasetFacet),
     ],
 )
-def test_the_same_key_resolves_by_its_container(container: type[Any], key: str, cls: type[Any]) -> None:
+def test_the_same_key_resolves_by_its_container(
+    container: type[Any], key: str, cls: type[Any]
+) -> None:
     field = next(f for name, f in container.model_fields.items() if (f.alias or name) == key)
     assert cls in getattr(field.annotation, "__args__", (field.annotation,))
 
@@ -203,9 +222,13 @@ def test_uuid_values_are_written_as_strings() -> None:
     assert Run(run_id=value).to_dict() == {"runId": RUN_ID}
 
 
-@pytest.mark.parametrize("bad", ["2024-05-01T12:00:00", "2024-05-01", "yesterday", "2024-13-01T00:00:00Z"])
+@pytest.mark.parametrize(
+    "bad", ["2024-05-01T12:00:00", "2024-05-01", "yesterday", "2024-13-01T00:00:00Z"]
+)
 def test_event_time_needs_rfc3339_with_a_zone(bad: str) -> None:
-    with pytest.raises(OpenLineageValidationError, match="eventTime: expected an RFC 3339 date-time"):
+    with pytest.raises(
+        OpenLineageValidationError, match="eventTime: expected an RFC 3339 date-time"
+    ):
         _event(event_time=bad)
 
 
@@ -219,7 +242,9 @@ def test_datetimes_are_written_in_the_spec_form() -> None:
 
 
 def test_uris_are_uris() -> None:
-    with pytest.raises(OpenLineageValidationError, match="producer: expected a URI, got 'not a uri'"):
+    with pytest.raises(
+        OpenLineageValidationError, match="producer: expected a URI, got 'not a uri'"
+    ):
         _event(producer="not a uri")
     with pytest.raises(OpenLineageValidationError, match="uri: expected a URI, got 'string'"):
         F.DatasourceDatasetFacet(name="db", uri="string")
@@ -239,10 +264,15 @@ def test_facet_field_types_are_checked_not_converted() -> None:
 
 
 def test_nested_errors_name_the_json_path() -> None:
-    stats = {"_producer": PRODUCER, "_schemaURL": F.OutputStatisticsOutputDatasetFacet.facet_schema_url,
-             "rowCount": "abc"}
+    stats = {
+        "_producer": PRODUCER,
+        "_schemaURL": F.OutputStatisticsOutputDatasetFacet.facet_schema_url,
+        "rowCount": "abc",
+    }
     with pytest.raises(OpenLineageValidationError) as caught:
-        _event(outputs=[{"namespace": "n", "name": "o", "outputFacets": {"outputStatistics": stats}}])
+        _event(
+            outputs=[{"namespace": "n", "name": "o", "outputFacets": {"outputStatistics": stats}}]
+        )
     assert [str(p) for p in caught.value.problems] == [
         "outputs[0].outputFacets.outputStatistics.rowCount: expected an integer, got 'abc'"
     ]
@@ -257,11 +287,19 @@ def test_nested_errors_name_the_json_path() -> None:
     data["outputs"] = [{"namespace": "n", "name": "o", "outputFacets": {"outputStatistics": stats}}]
     with pytest.raises(ValidationError) as pydantic_error:
         RunEvent.model_validate(data)
-    assert pydantic_error.value.errors()[0]["loc"] == ("outputs", 0, "outputFacets", "outputStatistics", "rowCount")
+    assert pydantic_error.value.errors()[0]["loc"] == (
+        "outputs",
+        0,
+        "outputFacets",
+        "outputStatistics",
+        "rowCount",
+    )
 
 
 def test_records_are_checked_inside_facets() -> None:
-    with pytest.raises(OpenLineageValidationError, match=r"fields\[0\]\.name: required field is missing"):
+    with pytest.raises(
+        OpenLineageValidationError, match=r"fields\[0\]\.name: required field is missing"
+    ):
         F.SchemaDatasetFacet(fields=[{"type": "int"}])  # type: ignore[typeddict-item]
     facet = F.SchemaDatasetFacet(fields=[{"name": "id", "type": "long", "fields": [{"name": "x"}]}])
     assert facet.fields == [{"name": "id", "type": "long", "fields": [{"name": "x"}]}]
@@ -272,7 +310,9 @@ def test_numbers_keep_integers_and_refuse_strings() -> None:
     facet = F.DataQualityMetricsInputDatasetFacet(column_metrics=metrics)  # type: ignore[arg-type]
     assert json.loads(facet.to_json())["columnMetrics"] == metrics
     assert '"sum":10,' in facet.to_json()
-    with pytest.raises(OpenLineageValidationError, match=r"columnMetrics\.c\.sum: expected a number, got '10'"):
+    with pytest.raises(
+        OpenLineageValidationError, match=r"columnMetrics\.c\.sum: expected a number, got '10'"
+    ):
         F.DataQualityMetricsInputDatasetFacet(column_metrics={"c": {"sum": "10"}})  # type: ignore[typeddict-item]
 
 
@@ -306,22 +346,41 @@ def test_null_read_from_json_is_written_back() -> None:
 
 def test_events_built_in_code_validate_strictly() -> None:
     event = _event(
-        run=Run(run_id=uuid.uuid4(), facets=RunFacets(
-            nominal_time=F.NominalTimeRunFacet(nominal_start_time=datetime.now(timezone.utc)),
-            parent=F.ParentRunFacet(run={"runId": RUN_ID}, job={"namespace": "ns", "name": "dag"}))),
-        job=Job(namespace="ns", name="job", facets=JobFacets(
-            sql=F.SQLJobFacet(query="select 1"),
-            job_type=F.JobTypeJobFacet(processing_type="BATCH", integration="SPARK"))),
-        inputs=[InputDataset(namespace="s3://b", name="k", facets=DatasetFacets(
-            schema_=F.SchemaDatasetFacet(fields=[{"name": "id", "type": "long"}])))],
+        run=Run(
+            run_id=uuid.uuid4(),
+            facets=RunFacets(
+                nominal_time=F.NominalTimeRunFacet(nominal_start_time=datetime.now(timezone.utc)),
+                parent=F.ParentRunFacet(
+                    run={"runId": RUN_ID}, job={"namespace": "ns", "name": "dag"}
+                ),
+            ),
+        ),
+        job=Job(
+            namespace="ns",
+            name="job",
+            facets=JobFacets(
+                sql=F.SQLJobFacet(query="select 1"),
+                job_type=F.JobTypeJobFacet(processing_type="BATCH", integration="SPARK"),
+            ),
+        ),
+        inputs=[
+            InputDataset(
+                namespace="s3://b",
+                name="k",
+                facets=DatasetFacets(
+                    schema_=F.SchemaDatasetFacet(fields=[{"name": "id", "type": "long"}])
+                ),
+            )
+        ],
     )
     assert validate_event(event.to_json()) == []
     assert validate_event(event, formats=True) == []
 
 
 def test_a_value_that_cannot_be_written_raises() -> None:
-    facet = RunFacet.model_validate({"_producer": "https://x", "_schemaURL": "https://x/s#/$defs/X",
-                                     "blob": object()})
+    facet = RunFacet.model_validate(
+        {"_producer": "https://x", "_schemaURL": "https://x/s#/$defs/X", "blob": object()}
+    )
     with pytest.raises(PydanticSerializationError):
         facet.to_json()
 

@@ -20,7 +20,9 @@ from openlineage_sdk._types import READ_CONTEXT
 from openlineage_sdk._validate import _validator
 from tests.conftest import CONFORMANCE, SPEC
 
-EXAMPLES = sorted((SPEC / "tests").glob("*/*.json")) + sorted((CONFORMANCE / "facets").glob("*/*.json"))
+EXAMPLES = sorted((SPEC / "tests").glob("*/*.json")) + sorted(
+    (CONFORMANCE / "facets").glob("*/*.json")
+)
 CONTAINERS = (RunFacets, JobFacets, DatasetFacets, InputDatasetFacets, OutputDatasetFacets)
 
 
@@ -30,7 +32,11 @@ def _id(path: Path) -> str:
 
 def test_examples_cover_every_facet_schema_with_examples() -> None:
     assert len(EXAMPLES) > 60
-    assert {p.parent.name for p in EXAMPLES} >= {"ParentRunFacet", "SchemaDatasetFacet", "LineageFacet"}
+    assert {p.parent.name for p in EXAMPLES} >= {
+        "ParentRunFacet",
+        "SchemaDatasetFacet",
+        "LineageFacet",
+    }
 
 
 @pytest.mark.parametrize("path", EXAMPLES, ids=[_id(p) for p in EXAMPLES])
@@ -44,7 +50,7 @@ def test_example_validates_against_its_facet_schema(path: Path) -> None:
 @pytest.mark.parametrize("path", EXAMPLES, ids=[_id(p) for p in EXAMPLES])
 def test_example_reads_into_a_typed_facet_and_back(path: Path) -> None:
     document: dict[str, Any] = json.loads(path.read_text())
-    (key, raw), = document.items()
+    ((key, raw),) = document.items()
     typed = []
     for container in CONTAINERS:
         if key not in container.__openlineage_keys__:
