@@ -14,9 +14,12 @@ from openlineage_sdk.codegen._stage import (
     BASES_MODULE,
     CORE_URL,
     STAGING_HOST,
+    SLOTS_MODULE,
+    SLOTS_URL,
     TYPES_MODULE,
     TYPES_URL,
     StagedDocument,
+    slots_document,
     types_document,
 )
 
@@ -106,13 +109,17 @@ def run_generator(
 
     staged = _relocate(list(staged))
     display = display or {}
-    mappings = {TYPES_URL: TYPES_MODULE, _staged_url(CORE_URL): BASES_MODULE}
+    mappings = {TYPES_URL: TYPES_MODULE, SLOTS_URL: SLOTS_MODULE, _staged_url(CORE_URL): BASES_MODULE}
     mappings.update({_staged_url(url): module for url, module in (extra_mappings or {}).items()})
     mappings.update({doc.url: doc.module for doc in staged})
     files: list[GeneratedFile] = []
     with tempfile.TemporaryDirectory(prefix="openlineage-sdk-codegen-") as tmp:
         root = Path(tmp)
-        all_docs = [*staged, StagedDocument(TYPES_URL, types_document(), TYPES_MODULE, "types")]
+        all_docs = [
+            *staged,
+            StagedDocument(TYPES_URL, types_document(), TYPES_MODULE, "types"),
+            StagedDocument(SLOTS_URL, slots_document(), SLOTS_MODULE, "types"),
+        ]
         for doc in all_docs:
             target = root / doc.relative_path
             target.parent.mkdir(parents=True, exist_ok=True)

@@ -4,14 +4,14 @@
 from typing import Annotated, Literal
 
 from openlineage_sdk._base import FacetContainer, OpenLineageModel
-from openlineage_sdk._types import DateTimeString, UriString, UuidString
-from openlineage_sdk.models.base import (
-    DatasetFacet,
-    InputDatasetFacet,
-    JobFacet,
-    OutputDatasetFacet,
-    RunFacet,
+from openlineage_sdk._slots import (
+    AnyDatasetFacet,
+    AnyInputDatasetFacet,
+    AnyJobFacet,
+    AnyOutputDatasetFacet,
+    AnyRunFacet,
 )
+from openlineage_sdk._types import DateTimeString, UriString, UuidString
 from openlineage_sdk.models.facets.base_subset_dataset import (
     InputSubsetInputDatasetFacet,
     OutputSubsetOutputDatasetFacet,
@@ -96,7 +96,7 @@ class RunFacets(FacetContainer):
     model_config = ConfigDict(
         extra="allow",
     )
-    __pydantic_extra__: dict[str, RunFacet]
+    __pydantic_extra__: dict[str, AnyRunFacet]
     environment_variables: Annotated[
         EnvironmentVariablesRunFacet | None, Field(alias="environmentVariables")
     ] = None
@@ -126,7 +126,7 @@ class JobFacets(FacetContainer):
     model_config = ConfigDict(
         extra="allow",
     )
-    __pydantic_extra__: dict[str, JobFacet]
+    __pydantic_extra__: dict[str, AnyJobFacet]
     documentation: DocumentationJobFacet | None = None
     job_type: Annotated[JobTypeJobFacet | None, Field(alias="jobType")] = None
     lineage: LineageJobFacet | None = None
@@ -147,7 +147,7 @@ class DatasetFacets(FacetContainer):
     model_config = ConfigDict(
         extra="allow",
     )
-    __pydantic_extra__: dict[str, DatasetFacet]
+    __pydantic_extra__: dict[str, AnyDatasetFacet]
     catalog: CatalogDatasetFacet | None = None
     column_lineage: Annotated[ColumnLineageDatasetFacet | None, Field(alias="columnLineage")] = None
     data_quality_metrics: Annotated[
@@ -177,7 +177,7 @@ class InputDatasetFacets(FacetContainer):
     model_config = ConfigDict(
         extra="allow",
     )
-    __pydantic_extra__: dict[str, InputDatasetFacet]
+    __pydantic_extra__: dict[str, AnyInputDatasetFacet]
     data_quality_assertions: Annotated[
         DataQualityAssertionsDatasetFacet | None, Field(alias="dataQualityAssertions")
     ] = None
@@ -198,7 +198,7 @@ class OutputDatasetFacets(FacetContainer):
     model_config = ConfigDict(
         extra="allow",
     )
-    __pydantic_extra__: dict[str, OutputDatasetFacet]
+    __pydantic_extra__: dict[str, AnyOutputDatasetFacet]
     output_statistics: Annotated[
         OutputStatisticsOutputDatasetFacet | None, Field(alias="outputStatistics")
     ] = None
