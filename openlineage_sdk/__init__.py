@@ -24,7 +24,9 @@ from openlineage_sdk._version import __version__
 if TYPE_CHECKING:
     from openlineage_sdk._base import PRODUCER, FacetContainer, FacetModel, OpenLineageModel
     from openlineage_sdk._errors import OpenLineageValidationError, Problem
+    from openlineage_sdk._facet_registry import register_facets
     from openlineage_sdk._read import Event, read_event
+    from openlineage_sdk._types import FacetSchemaURL
     from openlineage_sdk._validate import validate_event
     from openlineage_sdk.models.base import (
         BaseFacet,
@@ -63,6 +65,7 @@ __all__ = [
     "Event",
     "FacetContainer",
     "FacetModel",
+    "FacetSchemaURL",
     "InputDataset",
     "InputDatasetFacet",
     "InputDatasetFacets",
@@ -83,6 +86,7 @@ __all__ = [
     "StaticDataset",
     "__version__",
     "read_event",
+    "register_facets",
     "validate_event",
 ]
 
@@ -95,6 +99,8 @@ _EXPORTS: dict[str, str] = {
     "OpenLineageValidationError": "openlineage_sdk._errors",
     "Problem": "openlineage_sdk._errors",
     "Event": "openlineage_sdk._read",
+    "FacetSchemaURL": "openlineage_sdk._types",
+    "register_facets": "openlineage_sdk._facet_registry",
     "read_event": "openlineage_sdk._read",
     "validate_event": "openlineage_sdk._validate",
     "BaseFacet": "openlineage_sdk.models.base",

@@ -14,12 +14,9 @@ from openlineage_sdk.codegen._stage import (
     BASES_MODULE,
     CORE_URL,
     STAGING_HOST,
-    SLOTS_MODULE,
-    SLOTS_URL,
     TYPES_MODULE,
     TYPES_URL,
     StagedDocument,
-    slots_document,
     types_document,
 )
 
@@ -54,14 +51,7 @@ COMMON_OPTIONS: Final[Mapping[str, Any]] = {
 MODEL_OPTIONS: Final[Mapping[str, Any]] = {
     "output_model_type": "pydantic_v2.BaseModel",
     "base_class": "openlineage_sdk._base.OpenLineageModel",
-    "base_class_map": {
-        "BaseFacet": "openlineage_sdk._base.FacetModel",
-        "RunFacets": "openlineage_sdk._base.FacetContainer",
-        "JobFacets": "openlineage_sdk._base.FacetContainer",
-        "DatasetFacets": "openlineage_sdk._base.FacetContainer",
-        "InputDatasetFacets": "openlineage_sdk._base.FacetContainer",
-        "OutputDatasetFacets": "openlineage_sdk._base.FacetContainer",
-    },
+    "base_class_map": {"BaseFacet": "openlineage_sdk._base.FacetModel"},
     "snake_case_field": True,
     "remove_special_field_name_prefix": True,  # _producer -> producer, _schemaURL -> schema_url
     "use_annotated": True,
@@ -109,17 +99,13 @@ def run_generator(
 
     staged = _relocate(list(staged))
     display = display or {}
-    mappings = {TYPES_URL: TYPES_MODULE, SLOTS_URL: SLOTS_MODULE, _staged_url(CORE_URL): BASES_MODULE}
+    mappings = {TYPES_URL: TYPES_MODULE, _staged_url(CORE_URL): BASES_MODULE}
     mappings.update({_staged_url(url): module for url, module in (extra_mappings or {}).items()})
     mappings.update({doc.url: doc.module for doc in staged})
     files: list[GeneratedFile] = []
     with tempfile.TemporaryDirectory(prefix="openlineage-sdk-codegen-") as tmp:
         root = Path(tmp)
-        all_docs = [
-            *staged,
-            StagedDocument(TYPES_URL, types_document(), TYPES_MODULE, "types"),
-            StagedDocument(SLOTS_URL, slots_document(), SLOTS_MODULE, "types"),
-        ]
+        all_docs = [*staged, StagedDocument(TYPES_URL, types_document(), TYPES_MODULE, "types")]
         for doc in all_docs:
             target = root / doc.relative_path
             target.parent.mkdir(parents=True, exist_ok=True)
@@ -129,6 +115,11 @@ def run_generator(
             options.update(MODEL_OPTIONS if doc.kind == "models" else RECORD_OPTIONS)
             sources = ", ".join(display.get(path, str(path)) for path in doc.sources)
             options["custom_file_header"] = header.format(sources=sources).rstrip("\n")
+            if not doc.document.get("$defs"):
+                # Nothing to generate (facets without records): an empty module keeps the layout.
+                text = options["custom_file_header"] + '\n\n"""No records: these facets hold only plain values."""\n'
+                files.append(GeneratedFile(_module_path(doc.module), text))
+                continue
             options["external_ref_mapping"] = {
                 url: module for url, module in mappings.items() if url != doc.url
             }
