@@ -60,9 +60,9 @@ def ours_builder() -> Callable[[], str]:
         )
         event = RunEvent(
             event_type="COMPLETE",
-            event_time=datetime.datetime.now(datetime.timezone.utc),
+            event_time=datetime.datetime.now(datetime.timezone.utc).isoformat(),
             run=Run(
-                run_id=uuid.uuid4(),
+                run_id=str(uuid.uuid4()),
                 facets=RunFacets(
                     parent=f.ParentRunFacet(
                         run={"runId": str(uuid.uuid4())},

@@ -7,8 +7,8 @@ figures are printed.
 Both clients post the same ~13 KB Spark COMPLETE event to a real HTTP/1.1
 server on loopback that runs in its own process (so it does not share the GIL
 with the client being measured). Our transport takes the event's JSON from
-``event.to_json()``; until the SDK's event models are used here, a stand-in
-returns the fixed document. The official transports take the event as a dict
+``event.to_json()`` on the caller's thread: the events are real ``RunEvent``
+models (read from the same documents), so serialization is part of ``emit()``. The official transports take the event as a dict
 and serialize it inside ``emit`` (``Serde.to_json``), as their API does:
 
 1. ``emit()`` latency while the backend takes 50 ms per request: p50 and p99.
@@ -35,6 +35,8 @@ from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
+
+from openlineage_sdk import read_event
 
 # --------------------------------------------------------------------------- the event
 
@@ -174,24 +176,6 @@ def spark_complete_event(run_id: str) -> dict[str, Any]:
             }
         ],
     }
-
-
-class _Run:
-    __slots__ = ("run_id",)
-
-    def __init__(self, run_id: str) -> None:
-        self.run_id = run_id
-
-
-class BenchEvent:
-    """Stands for a RunEvent until the models are used here: ``to_json`` returns the fixed document."""
-
-    def __init__(self, doc: dict[str, Any]) -> None:
-        self.run = _Run(doc["run"]["runId"])
-        self._json = json.dumps(doc, separators=(",", ":"))
-
-    def to_json(self) -> str:
-        return self._json
 
 
 # --------------------------------------------------------------------------- the backend
@@ -371,7 +355,7 @@ def main(argv: list[str] | None = None) -> int:
         print("\n1. emit() latency, backend answering in 50 ms")
         slow = Backend(delay=0.05)
         try:
-            events = [BenchEvent(d) for d in docs[: args.latency_events]]
+            events = [read_event(d) for d in docs[: args.latency_events]]
             lat = [
                 measure_latency(
                     "openlineage-sdk http (default)",
@@ -420,7 +404,7 @@ def main(argv: list[str] | None = None) -> int:
         fast = Backend(delay=0.0)
         try:
             n = args.throughput_events
-            events = [BenchEvent(d) for d in docs[:n]]
+            events = [read_event(d) for d in docs[:n]]
             thr = [
                 measure_throughput(
                     "openlineage-sdk http (default)",

@@ -31,13 +31,11 @@ def main() -> None:
     report = dataset_from_uri("s3a://analytics/reports/daily_orders")
     event = RunEvent(
         event_type="COMPLETE",
-        event_time=datetime.now(timezone.utc),
+        event_time=datetime.now(timezone.utc).isoformat(),
         run=Run(
-            run_id=uuid.uuid4(),
+            run_id=str(uuid.uuid4()),
             facets=RunFacets(
-                nominal_time=f.NominalTimeRunFacet(
-                    nominal_start_time=datetime(2024, 5, 1, tzinfo=timezone.utc)
-                )
+                nominal_time=f.NominalTimeRunFacet(nominal_start_time="2024-05-01T00:00:00Z")
             ),
         ),
         job=Job(namespace="examples", name="orders.daily_report"),
@@ -73,6 +71,7 @@ def main() -> None:
     print(text)
     print(f"valid: {not problems}")
     again = read_event(text)
+    assert isinstance(again, RunEvent)
     assert again.to_json() == text
     print(f"read back: {type(again).__name__} for job {again.job.namespace}/{again.job.name}")
 
