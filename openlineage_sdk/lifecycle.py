@@ -155,7 +155,7 @@ def current_run() -> LineageRun | None:
 # --------------------------------------------------------------------------- identities
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, init=False)
 class RunRef:
     """A run of a job, by identity: what a parent facet points at.
 
@@ -164,24 +164,36 @@ class RunRef:
 
         client.run("orders_etl.load", parent=RunRef("airflow", "orders_etl", dag_run_id))
 
-    Attributes:
+    Args:
         namespace: The job namespace.
         name: The job name.
-        run_id: The run id, as its canonical lower-case string (a ``uuid.UUID`` is accepted).
+        run_id: The run id, a ``uuid.UUID`` or its text.
         root: The root run of the chain this run belongs to, when it has a parent itself;
             ``None`` when this run is the root.
+
+    Attributes:
+        run_id: The run id as its canonical lower-case text.
+
+    Raises:
+        ValueError: An empty namespace or name, or a run id that is not a UUID.
     """
 
     namespace: str
     name: str
     run_id: str
-    root: RunRef | None = None
+    root: RunRef | None
 
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "run_id", _canonical_run_id(self.run_id))
-        for label, value in (("namespace", self.namespace), ("name", self.name)):
+    def __init__(
+        self, namespace: str, name: str, run_id: str | uuid.UUID, root: RunRef | None = None
+    ) -> None:
+        for label, value in (("namespace", namespace), ("name", name)):
             if not _nonempty(value):
                 raise ValueError(f"RunRef: the job {label} must be a non-empty string")
+        # Frozen: the fields are set once, here.
+        object.__setattr__(self, "namespace", namespace)
+        object.__setattr__(self, "name", name)
+        object.__setattr__(self, "run_id", _canonical_run_id(run_id))
+        object.__setattr__(self, "root", root)
 
     def parent_facet(self, producer: str = PRODUCER) -> ParentRunFacet:
         """The parent facet of a run whose parent is this run.
@@ -876,7 +888,7 @@ class LineageRun:
         event_time: datetime | None,
         extra_run_facets: Mapping[str, RunFacet] | None = None,
     ) -> RunEvent:
-        time_text = _event_time(event_time)
+        given_time = _aware(event_time, "event_time") if event_time is not None else None
         update = self._prepare(inputs, outputs, run_facets, job_facets)
         if extra_run_facets:
             update.run_facets.update(extra_run_facets)
@@ -886,7 +898,8 @@ class LineageRun:
             if reason is not None:
                 self._refuse(event_type, reason)
             self._apply(update, locked=True)
-            event = self._event(event_type, time_text)
+            # The time is read under the lock, so that event times follow the events' order.
+            event = self._event(event_type, given_time or _now())
             if event_type != "OTHER":
                 self._state = event_type
             # Emitted under the lock, so that a run's events reach the transport in order.
