@@ -19,7 +19,14 @@ def group(name: str) -> list[str]:
 def tests(session: nox.Session) -> None:
     """Run the whole test suite (Spark, Spark Connect and Kafka tests included)."""
     session.install(
-        "-e", ".[http,kafka,codegen,spark]", *group("test"), *group("spark"), *group("typecheck")
+        "-e",
+        ".[http,kafka,codegen,spark]",
+        # The example plugin package: its entry point registers custom facets, as users' do.
+        "-e",
+        "examples/myco-facets",
+        *group("test"),
+        *group("spark"),
+        *group("typecheck"),
     )
     session.run("python", "-m", "pytest", *session.posargs)
 

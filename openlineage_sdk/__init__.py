@@ -27,8 +27,10 @@ from openlineage_sdk._version import __version__
 if TYPE_CHECKING:
     from openlineage_sdk._base import PRODUCER, FacetContainer, FacetModel, OpenLineageModel
     from openlineage_sdk._errors import OpenLineageValidationError, Problem
+    from openlineage_sdk._facet_registry import register_facets
     from openlineage_sdk._ids import deterministic_run_id, uuid7
     from openlineage_sdk._read import Event, read_event
+    from openlineage_sdk._types import FacetSchemaURL
     from openlineage_sdk._validate import validate_event
     from openlineage_sdk.client import OpenLineage
     from openlineage_sdk.lifecycle import (
@@ -82,6 +84,7 @@ __all__ = [
     "EventType",
     "FacetContainer",
     "FacetModel",
+    "FacetSchemaURL",
     "InputDataset",
     "InputDatasetFacet",
     "InputDatasetFacets",
@@ -114,6 +117,7 @@ __all__ = [
     "job_event",
     "output_dataset",
     "read_event",
+    "register_facets",
     "uuid7",
     "validate_event",
 ]
@@ -127,6 +131,8 @@ _EXPORTS: dict[str, str] = {
     "OpenLineageValidationError": "openlineage_sdk._errors",
     "Problem": "openlineage_sdk._errors",
     "Event": "openlineage_sdk._read",
+    "FacetSchemaURL": "openlineage_sdk._types",
+    "register_facets": "openlineage_sdk._facet_registry",
     "read_event": "openlineage_sdk._read",
     "validate_event": "openlineage_sdk._validate",
     "deterministic_run_id": "openlineage_sdk._ids",

@@ -49,6 +49,42 @@ _ENTITY_OF_BASE: Final[dict[str, FacetEntity]] = {
     "OutputDatasetFacet": "outputDataset",
 }
 _BASES_MODULE: Final = "openlineage_sdk.models.base"
+_GENERATED_PACKAGE: Final = "openlineage_sdk.models."
+
+
+def _check_custom_facet(cls: type[FacetModel]) -> None:
+    """Apply the custom facet naming rules to a facet class as it is defined.
+
+    Raises:
+        TypeError: a rule is broken; the message names the expected key and class name.
+    """
+    from openlineage_sdk._facet_rules import (
+        check_class_name,
+        check_key,
+        check_schema_url,
+        expected_class_name,
+    )
+    from openlineage_sdk.models.facets import STANDARD_FACETS
+
+    key = cls.facet_key
+    entity = cls.facet_entity
+    assert key is not None
+    if entity is None:
+        raise TypeError(
+            f"{cls.__name__}: a facet extends RunFacet, JobFacet, DatasetFacet, "
+            "InputDatasetFacet or OutputDatasetFacet"
+        )
+    standard = {c.facet_key for c in STANDARD_FACETS if c.facet_key is not None}
+    problems = [*check_key(key, standard), *check_class_name(cls.__name__, key, entity)]
+    if cls.facet_schema_url is None:
+        problems.append(
+            f"no pinned schema URL: declare 'schema_url: FacetSchemaURL = \"<$id>#/$defs/"
+            f"{expected_class_name(key, entity)}\"'"
+        )
+    else:
+        problems.extend(check_schema_url(cls.facet_schema_url, cls.__name__))
+    if problems:
+        raise TypeError(f"custom facet {cls.__name__} (key {key!r}): " + "; ".join(problems))
 
 
 class OpenLineageModel(BaseModel):
@@ -139,20 +175,44 @@ class FacetModel(OpenLineageModel):
     facet_key: ClassVar[str | None] = None
     facet_entity: ClassVar[FacetEntity | None] = None
     facet_schema_url: ClassVar[str | None] = None
+    # The key a class declared itself (class keywords prefix= and name=), if any.
+    __openlineage_declared_key__: ClassVar[str | None] = None
+
+    def __init_subclass__(
+        cls, *, prefix: str | None = None, name: str | None = None, **kwargs: Any
+    ) -> None:
+        """Declare a custom facet's key: ``class MyCoCostsRunFacet(RunFacet, prefix="myCo", name="costs")``."""
+        super().__init_subclass__(**kwargs)
+        if prefix is None and name is None:
+            cls.__openlineage_declared_key__ = None
+        elif prefix is None or name is None:
+            raise TypeError(
+                f"{cls.__name__}: declare both prefix= and name= (the key is {{prefix}}_{{name}})"
+            )
+        else:
+            cls.__openlineage_declared_key__ = f"{prefix}_{name}"
 
     @classmethod
     def __pydantic_init_subclass__(cls, **kwargs: Any) -> None:
         super().__pydantic_init_subclass__(**kwargs)
+        inherited_key = cls.facet_key
         for klass in cls.__mro__:
             if klass.__module__ == _BASES_MODULE and klass.__name__ in _ENTITY_OF_BASE:
                 cls.facet_entity = _ENTITY_OF_BASE[klass.__name__]
                 break
         extra = cls.model_config.get("json_schema_extra")
-        key = extra.get("facetKey") if isinstance(extra, dict) else None
+        generated_key = extra.get("facetKey") if isinstance(extra, dict) else None
+        key = cls.__dict__.get("__openlineage_declared_key__") or generated_key
         cls.facet_key = key if isinstance(key, str) else None
         url_field = cls.model_fields.get("schema_url")
         default = url_field.default if url_field is not None else None
         cls.facet_schema_url = default if isinstance(default, str) else None
+        if not cls.__module__.startswith(_GENERATED_PACKAGE) and cls.facet_key is not None:
+            declared = (
+                "__openlineage_declared_key__" in cls.__dict__ and cls.__openlineage_declared_key__
+            )
+            if declared or cls.facet_key != inherited_key:
+                _check_custom_facet(cls)
 
     def model_post_init(self, context: Any, /) -> None:
         # The spec requires _producer and _schemaURL on every facet. Building fills them from the

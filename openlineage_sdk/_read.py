@@ -16,6 +16,7 @@ with ``to_dict()``/``to_json()`` gives the same JSON: every key, null, number an
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import json
 from collections.abc import Mapping
@@ -24,6 +25,7 @@ from typing import Any, Final, TypeAlias
 from pydantic import ValidationError
 
 from openlineage_sdk._errors import OpenLineageValidationError, Problem, problems_from_pydantic
+from openlineage_sdk._facet_registry import registry
 from openlineage_sdk._types import READ_CONTEXT
 from openlineage_sdk.models.base import (
     DatasetFacet,
@@ -67,6 +69,13 @@ def read_event(data: str | bytes | bytearray | Mapping[str, Any]) -> Event:
             cannot make an event; the problems name the missing or broken fields.
         TypeError: ``data`` is neither text, bytes nor a mapping.
     """
+    event = _read(data)
+    if len(registry):
+        _upgrade_custom_facets(event)
+    return event
+
+
+def _read(data: str | bytes | bytearray | Mapping[str, Any]) -> Event:
     if isinstance(data, (str, bytes, bytearray)):
         # Most events are RunEvents; try the single-pass path first and fall back to the
         # careful one only when that fails.
@@ -90,6 +99,37 @@ def read_event(data: str | bytes | bytearray | Mapping[str, Any]) -> Event:
     if isinstance(data, Mapping):
         return _read_mapping(data)
     raise TypeError(f"read_event() takes JSON text, bytes or a mapping, not {type(data).__name__}")
+
+
+def _containers(event: Event) -> list[tuple[str, Any]]:
+    """(entity, container) for every facet container of an event that is present."""
+    found: list[tuple[str, Any]] = []
+    if isinstance(event, RunEvent):
+        found.append(("run", event.run.facets))
+    if isinstance(event, (RunEvent, JobEvent)):
+        found.append(("job", event.job.facets))
+        for source in event.inputs or ():
+            found += [("dataset", source.facets), ("inputDataset", source.input_facets)]
+        for target in event.outputs or ():
+            found += [("dataset", target.facets), ("outputDataset", target.output_facets)]
+    if isinstance(event, DatasetEvent):
+        found.append(("dataset", event.dataset.facets))
+    return [(entity, container) for entity, container in found if container is not None]
+
+
+def _upgrade_custom_facets(event: Event) -> None:
+    """Read registered custom facets into their own classes (they arrive as generic facets)."""
+    for entity, container in _containers(event):
+        extra = container.__pydantic_extra__
+        if not extra:
+            continue
+        for key, facet in extra.items():
+            cls = registry.lookup(entity, key)
+            if cls is None or isinstance(facet, cls) or not hasattr(facet, "to_dict"):
+                continue
+            # On failure it stays a generic facet with its fields as given; validate_event says why.
+            with contextlib.suppress(ValidationError):
+                extra[key] = cls.model_validate(facet.to_dict(), context=READ_CONTEXT)
 
 
 def event_class(data: Mapping[str, Any]) -> type[Event]:

@@ -25,7 +25,7 @@ from collections.abc import Callable, Mapping
 from datetime import datetime, timedelta, timezone
 from typing import Annotated, Final, TypeAlias
 
-from pydantic import PlainValidator, ValidationInfo
+from pydantic import Field, PlainValidator, ValidationInfo
 from pydantic_core import PydanticCustomError
 
 __all__ = [
@@ -35,6 +35,7 @@ __all__ = [
     "URI_PATTERN",
     "UUID_PATTERN",
     "DateTimeString",
+    "FacetSchemaURL",
     "Number",
     "UriString",
     "UuidString",
@@ -155,3 +156,11 @@ Number: TypeAlias = Annotated[
 ]
 """A JSON number. An integer stays an ``int`` so that ``5`` is written back as ``5``, not ``5.0``;
 strings and booleans are refused rather than converted."""
+
+FacetSchemaURL: TypeAlias = Annotated[UriString, Field(alias="_schemaURL")]
+"""The type of a facet's ``_schemaURL`` field, for facets written by hand::
+
+    class MyCoCostsRunFacet(RunFacet, prefix="myCo", name="costs"):
+        schema_url: FacetSchemaURL = "https://example.com/spec/facets/1-0-0/MyCoCostsRunFacet.json#/$defs/MyCoCostsRunFacet"
+        amount: float
+"""

@@ -290,6 +290,9 @@ def validate_event(
     if not isinstance(event, Mapping):
         return [Problem("", f"expected a JSON object, got {type(event).__name__}", "type")]
 
+    from openlineage_sdk._facet_registry import registry
+
+    registry.load_entry_points()  # plugins' facet schemas join the bundled ones
     ref, problems = _core_ref(event)
     for error in _validator(ref, formats).iter_errors(event):
         problems.extend(_problem((), leaf) for leaf in _leaves(error))

@@ -23,6 +23,8 @@ __all__ = [
     "GeneratedFile",
     "SchemaError",
     "check",
+    "check_custom_rules",
+    "generate_package",
     "generate_standard",
     "write",
 ]
@@ -171,3 +173,135 @@ def _key_of(documents: Sequence[SchemaDocument], name: str) -> str:
             if facet.name == name:
                 return facet.key
     return name
+
+
+def _standard_keys() -> set[str]:
+    from openlineage_sdk.models.facets import STANDARD_FACETS
+
+    return {cls.facet_key for cls in STANDARD_FACETS if cls.facet_key is not None}
+
+
+def check_custom_rules(documents: Sequence[SchemaDocument]) -> list[str]:
+    """The custom facet naming rules, applied to schemas; one ``file: problem`` line each."""
+    from openlineage_sdk._facet_rules import check_class_name, check_key, check_schema_id
+
+    standard = _standard_keys()
+    problems: list[str] = []
+    for doc in documents:
+        problems.extend(f"{doc.path}: {p}" for p in check_schema_id(doc.id))
+        for facet in doc.facets:
+            found = [
+                *check_key(facet.key, standard),
+                *check_class_name(facet.name, facet.key, facet.entity),
+            ]
+            problems.extend(f"{doc.path}: {p}" for p in found)
+    return problems
+
+
+def generate_package(
+    schemas_dir: Path, package: str, *, header: str, display_root: Path | None = None
+) -> list[GeneratedFile]:
+    """Generate an importable package of custom facet classes from a folder of schemas.
+
+    The package holds one module per schema file, a ``records`` module, the schemas themselves
+    (``schemas/*.json``, for offline strict validation), ``py.typed``, and an ``__init__`` that
+    exports every class plus ``FACETS`` and ``SCHEMAS`` for the ``openlineage_sdk.facets`` entry
+    point group.
+
+    Raises:
+        SchemaError: a schema cannot be read or breaks a naming rule; the message lists every
+            problem with its file, the rule, and the right name.
+    """
+    if not package.replace(".", "").replace("_", "").isalnum() or not all(
+        part.isidentifier() for part in package.split(".")
+    ):
+        raise SchemaError(f"{package!r} is not a Python package name")
+    paths = sorted(schemas_dir.rglob("*.json"))
+    paths = [p for p in paths if _is_facet_schema(p)]
+    if not paths:
+        raise SchemaError(f"{schemas_dir}: no facet schemas (*.json with a '$id' and 'properties')")
+    documents = [load_document(path) for path in paths]
+    problems = check_custom_rules(documents)
+    modules = [doc.module for doc in documents]
+    clashes = sorted({m for m in modules if modules.count(m) > 1 or m in ("records", "schemas")})
+    problems.extend(
+        f"{schemas_dir}: two schema files map to module {m!r}; rename one" for m in clashes
+    )
+    if problems:
+        raise SchemaError("custom facet rules broken:\n  " + "\n  ".join(problems))
+    records_url = f"https://{STAGING_HOST}/{package}.records.json"
+    staged = stage_facets(
+        documents, package=package, facets_package=package, records_url=records_url
+    )
+    display = _display(paths, display_root or schemas_dir.parent)
+    files = run_generator(staged, header=header, display=display)
+    base = Path(*package.split("."))
+    for doc in documents:
+        files.append(
+            GeneratedFile(base / "schemas" / doc.path.name, doc.path.read_text(encoding="utf-8"))
+        )
+    files.append(GeneratedFile(base / "py.typed", ""))
+    files.append(_plugin_init(package, documents, staged, header))
+    return files
+
+
+def _is_facet_schema(path: Path) -> bool:
+    try:
+        document = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return True  # let load_document report it
+    return isinstance(document, dict) and ("$id" in document or "properties" in document)
+
+
+def _plugin_init(
+    package: str, documents: Sequence[SchemaDocument], staged: Sequence[StagedDocument], header: str
+) -> GeneratedFile:
+    records = next(doc for doc in staged if doc.kind == "records")
+    record_names = sorted(records.document["$defs"])
+    facet_names = sorted(f.name for doc in documents for f in doc.facets)
+    lines = [
+        _python_header(header, ", ".join(doc.path.name for doc in documents)),
+        f'"""Custom OpenLineage facets: {", ".join(facet_names)}.',
+        "",
+        "Register them with openlineage-sdk through the ``openlineage_sdk.facets`` entry point group",
+        f'(``[project.entry-points."openlineage_sdk.facets"] {package.split(".")[0]} = "{package}"``),',
+        'or call ``openlineage_sdk.register_facets(*FACETS, schemas=SCHEMAS)``."""',
+        "",
+        "import json",
+        "from importlib import resources",
+        "from typing import Any, Final",
+        "",
+        "from openlineage_sdk import FacetModel",
+    ]
+    for doc in sorted(documents, key=lambda d: d.module):
+        names = ", ".join(sorted(f.name for f in doc.facets))
+        lines.append(f"from {package}.{doc.module} import {names}")
+    if record_names:
+        lines.append(f"from {package}.records import {', '.join(record_names)}")
+    lines += [
+        "",
+        "#: The facet classes of this package.",
+        "FACETS: Final[tuple[type[FacetModel], ...]] = ("
+        + ", ".join(facet_names)
+        + ("," if len(facet_names) == 1 else "")
+        + ")",
+        "",
+        "",
+        "def _schemas() -> dict[str, dict[str, Any]]:",
+        '    folder = resources.files(__name__).joinpath("schemas")',
+        "    out: dict[str, dict[str, Any]] = {}",
+        "    for entry in sorted(folder.iterdir(), key=lambda e: e.name):",
+        '        if entry.name.endswith(".json"):',
+        '            schema = json.loads(entry.read_text(encoding="utf-8"))',
+        '            out[schema["$id"]] = schema',
+        "    return out",
+        "",
+        "",
+        "#: The schemas of these facets by $id, shipped in the package for offline validation.",
+        "SCHEMAS: Final[dict[str, dict[str, Any]]] = _schemas()",
+        "",
+        "__all__ = [",
+        *(f'    "{n}",' for n in sorted([*facet_names, *record_names, "FACETS", "SCHEMAS"])),
+        "]",
+    ]
+    return GeneratedFile(Path(*package.split("."), "__init__.py"), "\n".join(lines) + "\n")

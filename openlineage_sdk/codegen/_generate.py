@@ -51,14 +51,7 @@ COMMON_OPTIONS: Final[Mapping[str, Any]] = {
 MODEL_OPTIONS: Final[Mapping[str, Any]] = {
     "output_model_type": "pydantic_v2.BaseModel",
     "base_class": "openlineage_sdk._base.OpenLineageModel",
-    "base_class_map": {
-        "BaseFacet": "openlineage_sdk._base.FacetModel",
-        "RunFacets": "openlineage_sdk._base.FacetContainer",
-        "JobFacets": "openlineage_sdk._base.FacetContainer",
-        "DatasetFacets": "openlineage_sdk._base.FacetContainer",
-        "InputDatasetFacets": "openlineage_sdk._base.FacetContainer",
-        "OutputDatasetFacets": "openlineage_sdk._base.FacetContainer",
-    },
+    "base_class_map": {"BaseFacet": "openlineage_sdk._base.FacetModel"},
     "snake_case_field": True,
     "remove_special_field_name_prefix": True,  # _producer -> producer, _schemaURL -> schema_url
     "use_annotated": True,
@@ -122,6 +115,11 @@ def run_generator(
             options.update(MODEL_OPTIONS if doc.kind == "models" else RECORD_OPTIONS)
             sources = ", ".join(display.get(path, str(path)) for path in doc.sources)
             options["custom_file_header"] = header.format(sources=sources).rstrip("\n")
+            if not doc.document.get("$defs"):
+                # Nothing to generate (facets without records): an empty module keeps the layout.
+                text = options["custom_file_header"] + '\n\n"""No records: these facets hold only plain values."""\n'
+                files.append(GeneratedFile(_module_path(doc.module), text))
+                continue
             options["external_ref_mapping"] = {
                 url: module for url, module in mappings.items() if url != doc.url
             }

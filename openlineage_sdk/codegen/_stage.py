@@ -20,7 +20,8 @@ through its documented options. Every transformation is listed here:
 4. **Facet containers are typed.** ``Run.facets``, ``Job.facets``, ``Dataset.facets``,
    ``InputDataset.inputFacets`` and ``OutputDataset.outputFacets`` refer to container definitions
    with one property per standard facet key of that entity, and the entity's facet base for any
-   other key.
+   other key (typed by the container's base in :mod:`openlineage_sdk._slots`, so a custom facet
+   subclass held there is written whole).
 6. **Records are open.** A record whose schema says ``additionalProperties: false`` is generated
    like the others (its unknown keys are kept when read, as everywhere, and ``validate_event``
    reports them); a TypedDict takes its configuration from the model that holds it.
@@ -65,7 +66,8 @@ CORE_URL: Final = "https://openlineage.io/spec/2-0-2/OpenLineage.json"
 #: A reserved host (RFC 2606) for documents that exist only during code generation.
 STAGING_HOST: Final = "openlineage-sdk.invalid"
 TYPES_URL: Final = f"https://{STAGING_HOST}/types.json"
-TYPES_MODULE: Final = "openlineage_sdk._types"
+TYPES_MODULE: Final = "openlineage_sdk.types"
+SLOTS_MODULE: Final = "openlineage_sdk._slots"
 BASES_MODULE: Final = "openlineage_sdk.models.base"
 
 _FORMAT_TYPES: Final[Mapping[str, str]] = {
@@ -415,7 +417,7 @@ def stage_core(
 
     # --- containers
     containers: dict[str, Any] = {}
-    for entity, (container, base) in CONTAINERS.items():
+    for entity, (container, _base) in CONTAINERS.items():
         properties: dict[str, Any] = {}
         for doc in documents:
             for facet in doc.facets:
@@ -431,7 +433,8 @@ def stage_core(
             "description": f"The facets of a {_ENTITY_WORDS[entity]}, keyed by facet key. Standard "
             "facets are typed attributes; any other key holds a facet of the entity's base class.",
             "properties": dict(sorted(properties.items())),
-            "additionalProperties": {"$ref": f"{CORE_URL}#/$defs/{base}"},
+            # Typed by the container's base class (openlineage_sdk._slots), through base_class_map.
+            "additionalProperties": True,
         }
 
     # --- events and entities
@@ -498,6 +501,10 @@ def stage_core(
             module=f"{package}.core",
             kind="models",
             sources=[core_path, *(doc.path for doc in documents)],
+            base_classes={
+                container: f"{SLOTS_MODULE}.{base}Container"
+                for container, base in CONTAINERS.values()
+            },
         ),
     ]
 

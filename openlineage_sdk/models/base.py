@@ -4,7 +4,7 @@
 from typing import Annotated
 
 from openlineage_sdk._base import FacetModel
-from openlineage_sdk._types import UriString
+from openlineage_sdk.types import UriString
 from pydantic import ConfigDict, Field
 
 

@@ -3,14 +3,13 @@
 
 from typing import Annotated, Literal
 
-from openlineage_sdk._base import FacetContainer, OpenLineageModel
-from openlineage_sdk._types import DateTimeString, UriString, UuidString
-from openlineage_sdk.models.base import (
-    DatasetFacet,
-    InputDatasetFacet,
-    JobFacet,
-    OutputDatasetFacet,
-    RunFacet,
+from openlineage_sdk._base import OpenLineageModel
+from openlineage_sdk._slots import (
+    DatasetFacetContainer,
+    InputDatasetFacetContainer,
+    JobFacetContainer,
+    OutputDatasetFacetContainer,
+    RunFacetContainer,
 )
 from openlineage_sdk.models.facets.base_subset_dataset import (
     InputSubsetInputDatasetFacet,
@@ -65,6 +64,7 @@ from openlineage_sdk.models.facets.tags_dataset import TagsDatasetFacet
 from openlineage_sdk.models.facets.tags_job import TagsJobFacet
 from openlineage_sdk.models.facets.tags_run import TagsRunFacet
 from openlineage_sdk.models.facets.test_run import TestRunFacet
+from openlineage_sdk.types import DateTimeString, UriString, UuidString
 from pydantic import ConfigDict, Field
 
 
@@ -88,7 +88,7 @@ class BaseEvent(OpenLineageModel):
     """
 
 
-class RunFacets(FacetContainer):
+class RunFacets(RunFacetContainer):
     """
     The facets of a run, keyed by facet key. Standard facets are typed attributes; any other key holds a facet of the entity's base class.
     """
@@ -96,7 +96,6 @@ class RunFacets(FacetContainer):
     model_config = ConfigDict(
         extra="allow",
     )
-    __pydantic_extra__: dict[str, RunFacet]
     environment_variables: Annotated[
         EnvironmentVariablesRunFacet | None, Field(alias="environmentVariables")
     ] = None
@@ -118,7 +117,7 @@ class RunFacets(FacetContainer):
     test: TestRunFacet | None = None
 
 
-class JobFacets(FacetContainer):
+class JobFacets(JobFacetContainer):
     """
     The facets of a job, keyed by facet key. Standard facets are typed attributes; any other key holds a facet of the entity's base class.
     """
@@ -126,7 +125,6 @@ class JobFacets(FacetContainer):
     model_config = ConfigDict(
         extra="allow",
     )
-    __pydantic_extra__: dict[str, JobFacet]
     documentation: DocumentationJobFacet | None = None
     job_type: Annotated[JobTypeJobFacet | None, Field(alias="jobType")] = None
     lineage: LineageJobFacet | None = None
@@ -139,7 +137,7 @@ class JobFacets(FacetContainer):
     tags: TagsJobFacet | None = None
 
 
-class DatasetFacets(FacetContainer):
+class DatasetFacets(DatasetFacetContainer):
     """
     The facets of a dataset, keyed by facet key. Standard facets are typed attributes; any other key holds a facet of the entity's base class.
     """
@@ -147,7 +145,6 @@ class DatasetFacets(FacetContainer):
     model_config = ConfigDict(
         extra="allow",
     )
-    __pydantic_extra__: dict[str, DatasetFacet]
     catalog: CatalogDatasetFacet | None = None
     column_lineage: Annotated[ColumnLineageDatasetFacet | None, Field(alias="columnLineage")] = None
     data_quality_metrics: Annotated[
@@ -169,7 +166,7 @@ class DatasetFacets(FacetContainer):
     version: DatasetVersionDatasetFacet | None = None
 
 
-class InputDatasetFacets(FacetContainer):
+class InputDatasetFacets(InputDatasetFacetContainer):
     """
     The facets of a dataset as an input, keyed by facet key. Standard facets are typed attributes; any other key holds a facet of the entity's base class.
     """
@@ -177,7 +174,6 @@ class InputDatasetFacets(FacetContainer):
     model_config = ConfigDict(
         extra="allow",
     )
-    __pydantic_extra__: dict[str, InputDatasetFacet]
     data_quality_assertions: Annotated[
         DataQualityAssertionsDatasetFacet | None, Field(alias="dataQualityAssertions")
     ] = None
@@ -190,7 +186,7 @@ class InputDatasetFacets(FacetContainer):
     subset: InputSubsetInputDatasetFacet | None = None
 
 
-class OutputDatasetFacets(FacetContainer):
+class OutputDatasetFacets(OutputDatasetFacetContainer):
     """
     The facets of a dataset as an output, keyed by facet key. Standard facets are typed attributes; any other key holds a facet of the entity's base class.
     """
@@ -198,7 +194,6 @@ class OutputDatasetFacets(FacetContainer):
     model_config = ConfigDict(
         extra="allow",
     )
-    __pydantic_extra__: dict[str, OutputDatasetFacet]
     output_statistics: Annotated[
         OutputStatisticsOutputDatasetFacet | None, Field(alias="outputStatistics")
     ] = None

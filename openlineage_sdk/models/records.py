@@ -3,8 +3,8 @@
 
 from typing import Any, Literal, Union
 
-from openlineage_sdk._types import Number, UuidString
 from openlineage_sdk.models.base import JobFacet, RunFacet
+from openlineage_sdk.types import Number, UuidString
 from typing_extensions import NotRequired, TypeAliasType, TypedDict
 
 

@@ -3,9 +3,9 @@
 
 from typing import Annotated
 
-from openlineage_sdk._types import DateTimeString, UriString
 from openlineage_sdk.models.base import InputDatasetFacet
 from openlineage_sdk.models.records import DataQualityMetricsInputDatasetFacetColumnMetric
+from openlineage_sdk.types import DateTimeString, UriString
 from pydantic import ConfigDict, Field
 
 

@@ -3,8 +3,8 @@
 
 from typing import Annotated
 
-from openlineage_sdk._types import DateTimeString, UriString
 from openlineage_sdk.models.base import RunFacet
+from openlineage_sdk.types import DateTimeString, UriString
 from pydantic import ConfigDict, Field
 
 

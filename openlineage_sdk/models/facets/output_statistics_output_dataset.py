@@ -3,8 +3,8 @@
 
 from typing import Annotated
 
-from openlineage_sdk._types import UriString
 from openlineage_sdk.models.base import OutputDatasetFacet
+from openlineage_sdk.types import UriString
 from pydantic import ConfigDict, Field
 
 

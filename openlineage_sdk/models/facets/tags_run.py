@@ -3,9 +3,9 @@
 
 from typing import Annotated
 
-from openlineage_sdk._types import UriString
 from openlineage_sdk.models.base import RunFacet
 from openlineage_sdk.models.records import TagsRunFacetFields
+from openlineage_sdk.types import UriString
 from pydantic import ConfigDict, Field
 
 
