@@ -202,6 +202,27 @@ def test_facets_of_keys_the_sdk_does_not_know_go_in_a_mapping(
     )
 
 
+def test_a_custom_facet_class_is_placed_by_its_own_key(
+    client: OpenLineage, memory: MemoryTransport
+) -> None:
+    from openlineage_sdk import FacetSchemaURL
+
+    class AcmeCostsRunFacet(RunFacet, prefix="acme", name="costs"):
+        schema_url: FacetSchemaURL = (
+            "https://schemas.acme.example/facets/1-0-0/AcmeCostsRunFacet.json"
+            "#/$defs/AcmeCostsRunFacet"
+        )
+        amount: float
+
+    with client.run("orders", run_facets=[AcmeCostsRunFacet(amount=1.5)]) as run:
+        run.add_run_facets(AcmeCostsRunFacet(amount=2.5))
+    complete = run_events(memory)[-1]
+    assert complete.run.facets is not None
+    facet = complete.run.facets["acme_costs"]
+    assert isinstance(facet, AcmeCostsRunFacet)
+    assert facet.amount == 2.5
+
+
 def test_a_facet_container_is_accepted_too(client: OpenLineage, memory: MemoryTransport) -> None:
     from openlineage_sdk import JobFacets
 
