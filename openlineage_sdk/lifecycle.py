@@ -500,9 +500,13 @@ class LineageRun:
 
     Raises:
         ValueError: Conflicting or missing arguments (both ``run_id`` and
-            ``deterministic_id``, a nominal end without a start, a bad run id).
+            ``deterministic_id``, a nominal end without a start, a bad run id, a nominal
+            time without a time zone).
         TypeError: A dataset or facet of the wrong kind.
-        OpenLineageValidationError: A value a facet cannot hold (a naive nominal time).
+        OpenLineageValidationError: A value a facet cannot hold.
+
+    Attributes:
+        client: The client the events go through.
     """
 
     def __init__(
@@ -532,15 +536,15 @@ class LineageRun:
         self._invalid_transitions = invalid_transitions
 
         # The parent first: it gives the default namespace, which the deterministic id needs.
-        self.parent: RunRef | None = None
+        self._parent: RunRef | None = None
         parent_facet: ParentRunFacet | None = None
         resolved = current_run() if parent == "auto" else parent
         if isinstance(resolved, LineageRun):
-            self.parent = resolved.ref
+            self._parent = resolved.ref
         elif isinstance(resolved, RunRef):
-            self.parent = resolved
+            self._parent = resolved
         elif isinstance(resolved, ParentRunFacet):
-            self.parent = RunRef.from_parent_facet(resolved)
+            self._parent = RunRef.from_parent_facet(resolved)
             if resolved.root is not None:
                 parent_facet = resolved  # complete as given; keep what else it carries
         elif resolved is not None:
@@ -548,13 +552,15 @@ class LineageRun:
                 "parent must be a LineageRun, a RunRef, a ParentRunFacet, 'auto' or None, "
                 f"got {type(resolved).__name__}"
             )
-        if self.parent is not None and parent_facet is None:
-            parent_facet = self.parent.parent_facet(producer)
+        if self._parent is not None and parent_facet is None:
+            parent_facet = self._parent.parent_facet(producer)
 
-        self.job_namespace: str = namespace or (
-            self.parent.namespace if self.parent is not None else client.namespace
+        # The naming conventions: "If there's a parent job, we use the same namespace,
+        # otherwise it is provided by configuration."
+        self._job_namespace = namespace or (
+            self._parent.namespace if self._parent is not None else client.namespace
         )
-        self.job_name: str = job_name
+        self._job_name = job_name
 
         if nominal_end_time is not None and nominal_time is None:
             raise ValueError("nominal_end_time needs nominal_time")
@@ -563,8 +569,8 @@ class LineageRun:
                 raise ValueError("give either run_id or deterministic_id=True, not both")
             if nominal_time is None:
                 raise ValueError("deterministic_id=True needs nominal_time")
-            run_id = deterministic_run_id(self.job_namespace, job_name, nominal_time)
-        self.run_id: str = _canonical_run_id(run_id if run_id is not None else uuid7())
+            run_id = deterministic_run_id(self._job_namespace, job_name, nominal_time)
+        self._run_id = _canonical_run_id(run_id if run_id is not None else uuid7())
 
         self._run_facets: dict[str, RunFacet] = {}
         self._job_facets: dict[str, JobFacet] = {}
@@ -585,6 +591,26 @@ class LineageRun:
         self._apply(self._prepare(inputs, outputs, run_facets, job_facets))
 
     # ----------------------------------------------------------------- identity and state
+
+    @property
+    def run_id(self) -> str:
+        """The run id, as its canonical lower-case text."""
+        return self._run_id
+
+    @property
+    def job_namespace(self) -> str:
+        """The job namespace: as given, else the parent's, else the client's."""
+        return self._job_namespace
+
+    @property
+    def job_name(self) -> str:
+        """The job name."""
+        return self._job_name
+
+    @property
+    def parent(self) -> RunRef | None:
+        """The parent run (with its root), or ``None``."""
+        return self._parent
 
     @property
     def root(self) -> RunRef | None:
