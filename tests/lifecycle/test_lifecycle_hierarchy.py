@@ -22,6 +22,7 @@ from openlineage_sdk import (
     RunRef,
     current_run,
     read_event,
+    validate_event,
 )
 from openlineage_sdk.client import OpenLineage
 from openlineage_sdk.facets import (
@@ -253,10 +254,11 @@ def test_airflow_dag_run_is_the_parent_of_its_task_runs(memory: MemoryTransport)
         assert retry.run_id == run_id
 
 
-def test_airflow_task_in_a_worker_process_names_its_dag_run(tmp_path: Path) -> None:
+def test_airflow_task_in_a_worker_process_names_its_dag_run(
+    tmp_path: Path, memory: MemoryTransport
+) -> None:
     # The scheduler knows the DAG run; the worker only gets ids (as Airflow passes them).
-    scheduler_memory = MemoryTransport()
-    scheduler = OpenLineage(transport=scheduler_memory, namespace="airflow-prod")
+    scheduler = OpenLineage(transport=memory, namespace="airflow-prod")
     dag_run = scheduler.run("orders_etl", nominal_time=NOMINAL, deterministic_id=True)
     dag_run.start()
     out = tmp_path / "events.jsonl"
@@ -279,7 +281,9 @@ def test_airflow_task_in_a_worker_process_names_its_dag_run(tmp_path: Path) -> N
         env={**os.environ, "PYTHONPATH": str(ROOT)},
     )
     dag_run.complete()
-    task_events = [read_event(line) for line in out.read_text().splitlines()]
+    lines = out.read_text().splitlines()
+    assert all(validate_event(line, strict=True, formats=True) == [] for line in lines)
+    task_events = [read_event(line) for line in lines]
     assert [e.event_type for e in task_events if isinstance(e, RunEvent)] == ["START", "COMPLETE"]
     for event in task_events:
         assert isinstance(event, RunEvent)
