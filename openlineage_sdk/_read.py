@@ -19,11 +19,15 @@ from __future__ import annotations
 import contextlib
 import copy
 import json
+import threading
 from collections.abc import Mapping
 from typing import Any, Final, TypeAlias
 
 from pydantic import ValidationError
+from pydantic_core import SchemaValidator, core_schema
 
+from openlineage_sdk import _types
+from openlineage_sdk._base import FacetModel
 from openlineage_sdk._errors import OpenLineageValidationError, Problem, problems_from_pydantic
 from openlineage_sdk._facet_registry import registry
 from openlineage_sdk._types import READ_CONTEXT
@@ -75,13 +79,143 @@ def read_event(data: str | bytes | bytearray | Mapping[str, Any]) -> Event:
     return event
 
 
+def _reader(cls: type[Event]) -> _Reader:
+    """The validator that reads ``cls`` from JSON entirely in pydantic-core.
+
+    It is the model's own core schema with the checks that only building in code needs taken
+    out: string formats become plain strings (reading keeps them as given), numbers are kept as
+    the JSON number they are, and no ``model_post_init`` runs (it settles what "set" means for
+    objects built in code). A facet read without ``_producer`` or ``_schemaURL`` breaks its
+    schema, so those two fields are required here. Reading a typical event then calls no Python
+    code at all; the objects it returns are instances of the same model classes.
+    """
+    reader = _READERS.get(cls)
+    if reader is None:
+        with _BUILDING:
+            reader = _READERS.get(cls) or _build_reader(cls)
+            _READERS[cls] = reader
+    return reader
+
+
+def _build_reader(cls: type[Event]) -> _Reader:
+    cls.model_rebuild()
+    schema = _for_reading(cls.__pydantic_core_schema__)
+    models = _model_classes(schema)
+    # pydantic-core reuses the validator a complete model class already has ("prebuilt"), which
+    # would bring the building-time checks back; the classes are marked incomplete only while
+    # this validator is compiled.
+    marked = [m for m in models if m.__dict__.get("__pydantic_complete__")]
+    try:
+        for model in marked:
+            type.__setattr__(model, "__pydantic_complete__", False)
+        validator = SchemaValidator(schema)
+    finally:
+        for model in marked:
+            type.__setattr__(model, "__pydantic_complete__", True)
+    reader = _Reader(validator)
+    if not reader.forgives_formats():
+        # A pydantic-core that no longer compiles the schema as given: read with the models'
+        # own validators under the reading context instead (slower, same results).
+        return _ContextReader(cls)
+    return reader
+
+
+class _Reader:
+    """Validates JSON text or parsed data into events with a compiled reading schema."""
+
+    def __init__(self, validator: SchemaValidator) -> None:
+        self._validator = validator
+
+    def validate_json(self, data: str | bytes | bytearray) -> Any:
+        return self._validator.validate_json(data)
+
+    def validate_python(self, data: Any) -> Any:
+        return self._validator.validate_python(data)
+
+    def forgives_formats(self) -> bool:
+        probe = {
+            "eventTime": "noon",
+            "run": {"runId": "not-a-uuid"},
+            "job": {"namespace": "n", "name": "j"},
+            "producer": "p",
+            "schemaURL": "s",
+        }
+        try:
+            self.validate_python(probe)
+        except ValidationError:
+            return False
+        return True
+
+
+class _ContextReader(_Reader):
+    """Reads with the models' own validators under the reading context."""
+
+    def __init__(self, cls: type[Event]) -> None:
+        self._cls = cls
+
+    def validate_json(self, data: str | bytes | bytearray) -> Any:
+        return self._cls.model_validate_json(data, context=READ_CONTEXT)
+
+    def validate_python(self, data: Any) -> Any:
+        return self._cls.model_validate(data, context=READ_CONTEXT)
+
+
+def _model_classes(node: Any) -> set[type[Any]]:
+    found: set[type[Any]] = set()
+    stack = [node]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            if item.get("type") == "model" and isinstance(item.get("cls"), type):
+                found.add(item["cls"])
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return found
+
+
+_READERS: dict[type[Any], _Reader] = {}
+_BUILDING = threading.Lock()
+_FORMAT_CHECKS: Final = frozenset(
+    getattr(_types, name) for name in ("_check_date_time", "_check_uuid", "_check_uri")
+)
+
+
+def _for_reading(node: Any) -> Any:
+    if isinstance(node, list):
+        return [_for_reading(item) for item in node]
+    if not isinstance(node, dict):
+        return node
+    kind = node.get("type")
+    if kind == "function-plain":
+        function = node.get("function", {}).get("function")
+        if function in _FORMAT_CHECKS:
+            return core_schema.str_schema(strict=True)
+        if function is _types._check_number:
+            return core_schema.union_schema(
+                [core_schema.int_schema(strict=True), core_schema.float_schema(strict=True)]
+            )
+    out = {key: _for_reading(value) for key, value in node.items()}
+    if kind == "model":
+        out.pop("post_init", None)
+        cls = node.get("cls")
+        if isinstance(cls, type) and issubclass(cls, FacetModel):
+            fields = out["schema"].get("fields", {})
+            for name in ("producer", "schema_url"):
+                field = fields.get(name)
+                if field is not None and field["schema"].get("type") == "default":
+                    fields[name] = {**field, "schema": field["schema"]["schema"]}
+    return out
+
+
 def _read(data: str | bytes | bytearray | Mapping[str, Any]) -> Event:
     if isinstance(data, (str, bytes, bytearray)):
         # Most events are RunEvents; try the single-pass path first and fall back to the
         # careful one only when that fails.
         if ('"run"' in data) if isinstance(data, str) else (b'"run"' in data):
             try:
-                return RunEvent.model_validate_json(data, context=READ_CONTEXT)
+                event: Event = _reader(RunEvent).validate_json(data)
+                return event
             except ValidationError:
                 pass
         try:
@@ -151,7 +285,8 @@ def event_class(data: Mapping[str, Any]) -> type[Event]:
 def _read_mapping(data: Mapping[str, Any]) -> Event:
     cls = event_class(data)
     try:
-        return cls.model_validate(data, context=READ_CONTEXT)
+        event: Event = _reader(cls).validate_python(data)
+        return event
     except ValidationError as exc:
         return _read_leniently(cls, data, exc)
 
@@ -196,7 +331,7 @@ def _read_leniently(cls: type[Event], data: Mapping[str, Any], first: Validation
             core = [p for p in problems if not _is_facet_path(p.path)] or problems
             raise OpenLineageValidationError(f"cannot read {cls.__name__}", core) from None
         try:
-            event = cls.model_validate(working, context=READ_CONTEXT)
+            event: Event = _reader(cls).validate_python(working)
         except ValidationError as exc:
             error = exc
             continue

@@ -9,8 +9,6 @@ a facet with all of its own fields rather than only the base class's. ``Field(in
 The generated containers (``RunFacets``...) inherit these through codegen's ``base_class_map``.
 """
 
-from __future__ import annotations
-
 from pydantic import Field, SerializeAsAny
 
 from openlineage_sdk._base import FacetContainer

@@ -25,8 +25,8 @@ from collections.abc import Callable, Mapping
 from datetime import datetime, timedelta, timezone
 from typing import Annotated, Final, TypeAlias
 
-from pydantic import Field, PlainValidator, ValidationInfo
-from pydantic_core import PydanticCustomError
+from pydantic import Field, GetCoreSchemaHandler, ValidationInfo
+from pydantic_core import CoreSchema, PydanticCustomError, core_schema
 
 __all__ = [
     "DATE_TIME_PATTERN",
@@ -126,23 +126,43 @@ def _check_uri(value: object, info: ValidationInfo) -> str:
     raise _expected("a URI", value)
 
 
-def _string_schema(function: Callable[[object, ValidationInfo], str]) -> PlainValidator:
-    # A plain validator replaces pydantic's own str check, so a datetime or UUID can be accepted
-    # and written in the spec's string form; the JSON schema stays "string".
-    return PlainValidator(function, json_schema_input_type=str)
+class _Checked:
+    """Validate with a plain function; write the value as it is.
+
+    The function replaces pydantic's own str check, so that a datetime or UUID can be accepted
+    and written in the spec's string form. Unlike ``PlainValidator``, no serializer is attached:
+    the value (already a str or number) is written by pydantic-core directly, with no Python call
+    per field when an event is serialized.
+    """
+
+    def __init__(
+        self, function: Callable[[object, ValidationInfo], object], json_type: str
+    ) -> None:
+        self.function = function
+        self.json_type = json_type
+
+    def __get_pydantic_core_schema__(
+        self, source: object, handler: GetCoreSchemaHandler
+    ) -> CoreSchema:
+        input_schema = (
+            core_schema.str_schema() if self.json_type == "string" else core_schema.float_schema()
+        )
+        return core_schema.with_info_plain_validator_function(
+            self.function, json_schema_input_schema=input_schema
+        )
 
 
-DateTimeString: TypeAlias = Annotated[str, _string_schema(_check_date_time)]
+DateTimeString: TypeAlias = Annotated[str, _Checked(_check_date_time, "string")]
 """An RFC 3339 date-time with a time zone, held as the string that is written."""
 
-UuidString: TypeAlias = Annotated[str, _string_schema(_check_uuid)]
+UuidString: TypeAlias = Annotated[str, _Checked(_check_uuid, "string")]
 """A UUID, held as its string form."""
 
-UriString: TypeAlias = Annotated[str, _string_schema(_check_uri)]
+UriString: TypeAlias = Annotated[str, _Checked(_check_uri, "string")]
 """An absolute URI."""
 
 
-def _check_number(value: object) -> int | float:
+def _check_number(value: object, info: ValidationInfo) -> int | float:
     # bool is an int subclass; JSON true is not a number.
     if type(value) is int or type(value) is float:
         return value
@@ -151,9 +171,7 @@ def _check_number(value: object) -> int | float:
     raise _expected("a number", value)
 
 
-Number: TypeAlias = Annotated[
-    int | float, PlainValidator(_check_number, json_schema_input_type=float)
-]
+Number: TypeAlias = Annotated[int | float, _Checked(_check_number, "number")]
 """A JSON number. An integer stays an ``int`` so that ``5`` is written back as ``5``, not ``5.0``;
 strings and booleans are refused rather than converted."""
 

@@ -100,16 +100,6 @@ def _registry() -> Registry:
         for uri, doc in bundle.items()
     ]
     registry: Registry = Registry().with_resources(resources_)
-    # Facet schemas of the 1-0-x line refer to core versions that were never published on
-    # their own (1-0-2, 1-0-3, 1-0-4; 2-0-1 likewise). Their facet bases are those of the
-    # closest published version, which stands in for them.
-    for version in ("1-0-2", "1-0-3", "1-0-4", "2-0-1"):
-        uri = _CORE_ID.format(version=version)
-        if uri not in bundle:
-            stand_in = bundle[_CORE_ID.format(version=_closest_core(version))]
-            registry = registry.with_resource(
-                uri, Resource.from_contents(stand_in, default_specification=DRAFT202012)
-            )
     return registry.crawl()
 
 

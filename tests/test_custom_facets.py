@@ -10,12 +10,12 @@ import pytest
 
 from openlineage_sdk import (
     FacetSchemaURL,
+    Job,
     JobFacet,
     Run,
     RunEvent,
     RunFacet,
     RunFacets,
-    Job,
     read_event,
     validate_event,
 )
@@ -34,7 +34,11 @@ def test_a_hand_written_facet_follows_the_rules() -> None:
     assert AcmeCostsRunFacet.facet_entity == "run"
     assert AcmeCostsRunFacet.facet_schema_url == URL
     facets = RunFacets.of(AcmeCostsRunFacet(amount=2.5))
-    assert facets.to_dict()["acme_costs"] == {"_producer": facets["acme_costs"].producer, "_schemaURL": URL, "amount": 2.5}
+    assert facets.to_dict()["acme_costs"] == {
+        "_producer": facets["acme_costs"].producer,
+        "_schemaURL": URL,
+        "amount": 2.5,
+    }
 
 
 @pytest.mark.parametrize(
@@ -45,10 +49,17 @@ def test_a_hand_written_facet_follows_the_rules() -> None:
         ("schema", "costs", URL, "'schema' is a standard facet"),
         ("acme", "costs", URL.replace("1-0-0", "main"), "the $id is immutable"),
         ("acme", "costs", URL.replace("/1-0-0", ""), "the $id is versioned"),
-        ("acme", "costs", URL.replace("#/$defs/AcmeCostsRunFacet", "#/$defs/RunFacet"), "#/$defs/AcmeCostsRunFacet"),
+        (
+            "acme",
+            "costs",
+            URL.replace("#/$defs/AcmeCostsRunFacet", "#/$defs/RunFacet"),
+            "#/$defs/AcmeCostsRunFacet",
+        ),
     ],
 )
-def test_a_rule_broken_at_class_definition_is_a_type_error(prefix: str, name: str, url: str, expected: str) -> None:
+def test_a_rule_broken_at_class_definition_is_a_type_error(
+    prefix: str, name: str, url: str, expected: str
+) -> None:
     with pytest.raises(TypeError) as caught:
 
         class AcmeCostsRunFacet(RunFacet, prefix=prefix, name=name):
@@ -123,7 +134,9 @@ def test_a_broken_custom_facet_stays_generic_and_validation_names_its_rule() -> 
     assert type(read.run.facets["myCo_costs"]) is RunFacet
     assert read.to_dict() == event
     problems = validate_event(event)
-    assert [str(p) for p in problems] == ["run.facets.myCo_costs.currency: expected one of 'EUR', 'USD', 'GBP', got 'YEN'"]
+    assert [str(p) for p in problems] == [
+        "run.facets.myCo_costs.currency: expected one of 'EUR', 'USD', 'GBP', got 'YEN'"
+    ]
     # Without strict mode only the base facet is checked.
     assert validate_event(event, strict=False) == []
 

@@ -117,7 +117,10 @@ def run_generator(
             options["custom_file_header"] = header.format(sources=sources).rstrip("\n")
             if not doc.document.get("$defs"):
                 # Nothing to generate (facets without records): an empty module keeps the layout.
-                text = options["custom_file_header"] + '\n\n"""No records: these facets hold only plain values."""\n'
+                text = (
+                    options["custom_file_header"]
+                    + '\n\n"""No records: these facets hold only plain values."""\n'
+                )
                 files.append(GeneratedFile(_module_path(doc.module), text))
                 continue
             options["external_ref_mapping"] = {

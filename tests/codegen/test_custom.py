@@ -12,7 +12,12 @@ from pathlib import Path
 import pytest
 
 from openlineage_sdk import OpenLineageValidationError
-from openlineage_sdk._facet_rules import check_key, check_schema_id, expected_class_name, suggest_key
+from openlineage_sdk._facet_rules import (
+    check_key,
+    check_schema_id,
+    expected_class_name,
+    suggest_key,
+)
 from openlineage_sdk.cli import main
 from openlineage_sdk.codegen import SchemaError, generate_package, write
 from tests.conftest import ROOT, SPEC
@@ -121,7 +126,10 @@ def test_registry_schemas_generate_or_name_the_rule(path: Path, tmp_path: Path) 
             (cls,) = module.FACETS
             assert cls.__name__ == path.stem
             assert cls.facet_schema_url.endswith(f"#/$defs/{path.stem}")
-            assert module.SCHEMAS[cls.facet_schema_url.partition("#")[0]]["$id"] == cls.facet_schema_url.partition("#")[0]
+            assert (
+                module.SCHEMAS[cls.facet_schema_url.partition("#")[0]]["$id"]
+                == cls.facet_schema_url.partition("#")[0]
+            )
         finally:
             sys.path.remove(str(tmp_path))
             for name in [m for m in sys.modules if m.startswith("registry_facets")]:
@@ -136,12 +144,40 @@ def test_registry_schemas_generate_or_name_the_rule(path: Path, tmp_path: Path) 
 def test_cli_generates_a_package_and_checks_drift(tmp_path: Path) -> None:
     out = io.StringIO()
     schemas = PLUGIN / "schemas"
-    assert main(["codegen", "--schemas", str(schemas), "--package", "acme.facets", "--out", str(tmp_path)], out=out) == 0
+    assert (
+        main(
+            [
+                "codegen",
+                "--schemas",
+                str(schemas),
+                "--package",
+                "acme.facets",
+                "--out",
+                str(tmp_path),
+            ],
+            out=out,
+        )
+        == 0
+    )
     package = tmp_path / "acme" / "facets"
     assert sorted(p.name for p in package.iterdir()) == [
-        "__init__.py", "my_co_costs_run.py", "my_co_quality_dataset.py", "py.typed", "records.py", "schemas",
+        "__init__.py",
+        "my_co_costs_run.py",
+        "my_co_quality_dataset.py",
+        "py.typed",
+        "records.py",
+        "schemas",
     ]
-    args = ["codegen", "--schemas", str(schemas), "--package", "acme.facets", "--out", str(tmp_path), "--check"]
+    args = [
+        "codegen",
+        "--schemas",
+        str(schemas),
+        "--package",
+        "acme.facets",
+        "--out",
+        str(tmp_path),
+        "--check",
+    ]
     assert main(args, out=io.StringIO()) == 0
     (package / "records.py").write_text("# edited\n")
     drift = io.StringIO()
@@ -149,12 +185,19 @@ def test_cli_generates_a_package_and_checks_drift(tmp_path: Path) -> None:
     assert "acme/facets/records.py: differs" in drift.getvalue()
 
 
-def test_cli_refuses_schemas_that_break_rules(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_cli_refuses_schemas_that_break_rules(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     folder = tmp_path / "schemas"
     folder.mkdir()
     text = (PLUGIN / "schemas" / "MyCoCostsRunFacet.json").read_text()
-    (folder / "Bad.json").write_text(text.replace('"myCo_costs"', '"myco-costs"').replace("/1-0-0/", "/main/"))
-    status = main(["codegen", "--schemas", str(folder), "--package", "bad", "--out", str(tmp_path)], out=io.StringIO())
+    (folder / "Bad.json").write_text(
+        text.replace('"myCo_costs"', '"myco-costs"').replace("/1-0-0/", "/main/")
+    )
+    status = main(
+        ["codegen", "--schemas", str(folder), "--package", "bad", "--out", str(tmp_path)],
+        out=io.StringIO(),
+    )
     assert status == 1
     err = capsys.readouterr().err
     assert "facet key 'myco-costs' breaks the rule" in err
@@ -164,13 +207,20 @@ def test_cli_refuses_schemas_that_break_rules(tmp_path: Path, capsys: pytest.Cap
 
 def test_example_plugin_is_generated_from_its_schemas() -> None:
     args = ["codegen", "--schemas", "schemas", "--package", "myco_facets", "--out", ".", "--check"]
-    result = subprocess.run([sys.executable, "-m", "openlineage_sdk.cli", *args], cwd=PLUGIN,
-                            capture_output=True, text=True, check=False)
+    result = subprocess.run(
+        [sys.executable, "-m", "openlineage_sdk.cli", *args],
+        cwd=PLUGIN,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     assert result.returncode == 0, result.stdout + result.stderr
 
 
 def test_example_plugin_demo_runs() -> None:
-    result = subprocess.run([sys.executable, str(PLUGIN / "demo.py")], capture_output=True, text=True, check=False)
+    result = subprocess.run(
+        [sys.executable, str(PLUGIN / "demo.py")], capture_output=True, text=True, check=False
+    )
     assert result.returncode == 0, result.stdout + result.stderr
     assert '"myCo_costs":{' in result.stdout
     assert "read back: myCo_costs is a MyCoCostsRunFacet" in result.stdout
@@ -181,7 +231,11 @@ def test_generated_facets_check_their_fields() -> None:
 
     assert MyCoCostsRunFacet.facet_key == "myCo_costs"
     assert MyCoQualityDatasetFacet.facet_entity == "dataset"
-    with pytest.raises(OpenLineageValidationError, match="score: Input should be less than or equal to 100"):
+    with pytest.raises(
+        OpenLineageValidationError, match="score: Input should be less than or equal to 100"
+    ):
         MyCoQualityDatasetFacet(score=150, checked_at="2024-05-01T00:00:00Z")
-    with pytest.raises(OpenLineageValidationError, match="currency: expected 'EUR', 'USD' or 'GBP'"):
+    with pytest.raises(
+        OpenLineageValidationError, match="currency: expected 'EUR', 'USD' or 'GBP'"
+    ):
         MyCoCostsRunFacet(amount=1, currency="YEN")  # type: ignore[arg-type]
