@@ -10,6 +10,9 @@ validate strictly against the bundled spec schemas::
     event.to_json()                   # the same JSON back
     validate_event(text)              # [] when valid, else the problems with their paths
 
+    with OpenLineage().run("orders.daily_load") as run:   # START ... COMPLETE / FAIL / ABORT
+        run.add_outputs(naming.s3("lake", "orders/daily"))
+
 Names are imported on first use, so ``import openlineage_sdk.naming`` (standard library only)
 does not load pydantic, and ``import openlineage_sdk`` alone costs nothing.
 """
@@ -25,9 +28,24 @@ if TYPE_CHECKING:
     from openlineage_sdk._base import PRODUCER, FacetContainer, FacetModel, OpenLineageModel
     from openlineage_sdk._errors import OpenLineageValidationError, Problem
     from openlineage_sdk._facet_registry import register_facets
+    from openlineage_sdk._ids import deterministic_run_id, uuid7
     from openlineage_sdk._read import Event, read_event
     from openlineage_sdk._types import FacetSchemaURL
     from openlineage_sdk._validate import validate_event
+    from openlineage_sdk.client import OpenLineage
+    from openlineage_sdk.lifecycle import (
+        EventType,
+        LineageRun,
+        RunRef,
+        RunState,
+        RunTransitionError,
+        RunTransitionWarning,
+        current_run,
+        dataset_event,
+        input_dataset,
+        job_event,
+        output_dataset,
+    )
     from openlineage_sdk.models.base import (
         BaseFacet,
         DatasetFacet,
@@ -63,6 +81,7 @@ __all__ = [
     "DatasetFacet",
     "DatasetFacets",
     "Event",
+    "EventType",
     "FacetContainer",
     "FacetModel",
     "FacetSchemaURL",
@@ -73,6 +92,8 @@ __all__ = [
     "JobEvent",
     "JobFacet",
     "JobFacets",
+    "LineageRun",
+    "OpenLineage",
     "OpenLineageModel",
     "OpenLineageValidationError",
     "OutputDataset",
@@ -83,10 +104,21 @@ __all__ = [
     "RunEvent",
     "RunFacet",
     "RunFacets",
+    "RunRef",
+    "RunState",
+    "RunTransitionError",
+    "RunTransitionWarning",
     "StaticDataset",
     "__version__",
+    "current_run",
+    "dataset_event",
+    "deterministic_run_id",
+    "input_dataset",
+    "job_event",
+    "output_dataset",
     "read_event",
     "register_facets",
+    "uuid7",
     "validate_event",
 ]
 
@@ -103,6 +135,20 @@ _EXPORTS: dict[str, str] = {
     "register_facets": "openlineage_sdk._facet_registry",
     "read_event": "openlineage_sdk._read",
     "validate_event": "openlineage_sdk._validate",
+    "deterministic_run_id": "openlineage_sdk._ids",
+    "uuid7": "openlineage_sdk._ids",
+    "OpenLineage": "openlineage_sdk.client",
+    "EventType": "openlineage_sdk.lifecycle",
+    "LineageRun": "openlineage_sdk.lifecycle",
+    "RunRef": "openlineage_sdk.lifecycle",
+    "RunState": "openlineage_sdk.lifecycle",
+    "RunTransitionError": "openlineage_sdk.lifecycle",
+    "RunTransitionWarning": "openlineage_sdk.lifecycle",
+    "current_run": "openlineage_sdk.lifecycle",
+    "dataset_event": "openlineage_sdk.lifecycle",
+    "input_dataset": "openlineage_sdk.lifecycle",
+    "job_event": "openlineage_sdk.lifecycle",
+    "output_dataset": "openlineage_sdk.lifecycle",
     "BaseFacet": "openlineage_sdk.models.base",
     "DatasetFacet": "openlineage_sdk.models.base",
     "InputDatasetFacet": "openlineage_sdk.models.base",

@@ -2,7 +2,12 @@
 
     >>> from openlineage_sdk.client import OpenLineage
     >>> with OpenLineage.from_environment() as client:  # doctest: +SKIP
-    ...     client.emit(event)
+    ...     with client.run("orders.daily_load", inputs=[...]) as run:
+    ...         ...  # START on entry, COMPLETE (or FAIL, ABORT) on the way out
+    ...     client.emit(event)  # any event built by hand
+
+The run lifecycle itself lives in :mod:`openlineage_sdk.lifecycle`; the client only
+starts runs and builds the static JobEvent and DatasetEvent with its own defaults.
 
 The client never fails the user's job because of lineage: errors from its
 transport are logged, and raised only when asked for with ``raise_on_error``.
@@ -12,10 +17,12 @@ from __future__ import annotations
 
 import logging
 import os
-from collections.abc import Mapping
+import uuid
+from collections.abc import Iterable, Mapping
+from datetime import datetime
 from pathlib import Path
 from types import TracebackType
-from typing import Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from typing_extensions import Self
 
@@ -31,6 +38,22 @@ from openlineage_sdk.transports.base import (
 )
 from openlineage_sdk.transports.file import DEFAULT_FILE_NAME, FileTransport
 from openlineage_sdk.transports.noop import NoopTransport
+
+if TYPE_CHECKING:
+    # Imported on use: the lifecycle loads the models, which a client that only forwards
+    # events it was given never needs.
+    from openlineage_sdk.lifecycle import (
+        FacetsArg,
+        InputLike,
+        InvalidTransitions,
+        LineageRun,
+        OutputLike,
+        RunRef,
+    )
+    from openlineage_sdk.models.base import DatasetFacet, JobFacet, RunFacet
+    from openlineage_sdk.models.core import Dataset, DatasetEvent, JobEvent
+    from openlineage_sdk.models.facets.parent_run import ParentRunFacet
+    from openlineage_sdk.naming import DatasetName
 
 __all__ = ["DEFAULT_NAMESPACE", "DEFAULT_PRODUCER", "OpenLineage"]
 
@@ -58,6 +81,9 @@ class OpenLineage:
             (``OPENLINEAGE_DISABLED``).
         raise_on_error: let transport errors reach the caller instead of
             logging them (transports built from configuration raise too).
+        invalid_transitions: what a run's wrong transition (a second START,
+            COMPLETE after FAIL...) does: ``"raise"`` a ``RunTransitionError``, or
+            ``"warn"`` with a ``RunTransitionWarning`` and emit the event anyway.
     """
 
     def __init__(
@@ -69,8 +95,14 @@ class OpenLineage:
         config: OpenLineageConfig | None = None,
         disabled: bool | None = None,
         raise_on_error: bool = False,
+        invalid_transitions: InvalidTransitions = "raise",
     ) -> None:
+        if invalid_transitions not in ("raise", "warn"):
+            raise ValueError(
+                f"invalid_transitions must be 'raise' or 'warn', got {invalid_transitions!r}"
+            )
         self.raise_on_error = raise_on_error
+        self.invalid_transitions: InvalidTransitions = invalid_transitions
         if config is None and transport is None:
             config = self._load(None, None)
         self.config = config if config is not None else OpenLineageConfig()
@@ -103,7 +135,8 @@ class OpenLineage:
         Args:
             env: the environment to read; ``os.environ`` when ``None`` (never changed).
             config_file: a configuration file to use instead of searching.
-            **kwargs: ``producer``, ``namespace``, ``disabled``, ``raise_on_error``.
+            **kwargs: ``producer``, ``namespace``, ``disabled``, ``raise_on_error``,
+                ``invalid_transitions``.
 
         Returns:
             The client.
@@ -170,6 +203,127 @@ class OpenLineage:
             if self.raise_on_error:
                 raise
             log.exception("OpenLineage: the event could not be emitted")
+
+    def run(
+        self,
+        job_name: str,
+        *,
+        namespace: str | None = None,
+        inputs: Iterable[InputLike] = (),
+        outputs: Iterable[OutputLike] = (),
+        run_facets: FacetsArg[RunFacet] = (),
+        job_facets: FacetsArg[JobFacet] = (),
+        run_id: str | uuid.UUID | None = None,
+        deterministic_id: bool = False,
+        nominal_time: datetime | None = None,
+        nominal_end_time: datetime | None = None,
+        parent: LineageRun | RunRef | ParentRunFacet | Literal["auto"] | None = "auto",
+        invalid_transitions: InvalidTransitions | None = None,
+    ) -> LineageRun:
+        """A run of a job, whose events this client emits; nothing is emitted yet.
+
+        ``with client.run(...) as run:`` emits START on entry and COMPLETE on a clean
+        exit; an exception emits FAIL with an errorMessage facet and is re-raised;
+        KeyboardInterrupt or asyncio cancellation emits ABORT (``async with`` works
+        too). Or call ``run.start()``, ``run.complete()``... yourself.
+
+        Args:
+            job_name: The job's name (``openlineage_sdk.naming`` has the conventions).
+            namespace: The job namespace; else the parent's, else this client's.
+            inputs: Datasets read (``InputDataset`` or naming results).
+            outputs: Datasets written (``OutputDataset`` or naming results).
+            run_facets: Facets of the run (instances, or a mapping of key to facet).
+            job_facets: Facets of the job.
+            run_id: The run id; a new UUIDv7 when ``None``.
+            deterministic_id: Derive the run id from (namespace, job name,
+                ``nominal_time``), the same for every retry of one scheduled run.
+            nominal_time: The scheduled start; adds the nominalTime facet.
+            nominal_end_time: The end of the scheduled interval.
+            parent: ``"auto"``: the run whose ``with`` block this is in, if any;
+                ``None``: no parent; else a ``LineageRun``, ``RunRef`` or ``ParentRunFacet``.
+            invalid_transitions: This run's own ``"raise"`` or ``"warn"``; ``None``
+                follows the client.
+
+        Returns:
+            The :class:`~openlineage_sdk.lifecycle.LineageRun`.
+        """
+        from openlineage_sdk.lifecycle import LineageRun
+
+        return LineageRun(
+            self,
+            job_name,
+            namespace=namespace,
+            inputs=inputs,
+            outputs=outputs,
+            run_facets=run_facets,
+            job_facets=job_facets,
+            run_id=run_id,
+            deterministic_id=deterministic_id,
+            nominal_time=nominal_time,
+            nominal_end_time=nominal_end_time,
+            parent=parent,
+            invalid_transitions=invalid_transitions,
+        )
+
+    def declare_job(
+        self,
+        job_name: str,
+        *,
+        namespace: str | None = None,
+        inputs: Iterable[InputLike] = (),
+        outputs: Iterable[OutputLike] = (),
+        facets: FacetsArg[JobFacet] = (),
+        event_time: datetime | None = None,
+    ) -> JobEvent:
+        """Emit a JobEvent: a job's declared inputs, outputs and facets, without a run.
+
+        Args:
+            job_name: The job's name.
+            namespace: The job namespace; this client's when ``None``.
+            inputs: The datasets the job reads.
+            outputs: The datasets the job writes.
+            facets: Job facets (jobType, sql, ownership, ...).
+            event_time: When it was declared (with a time zone); now when ``None``.
+
+        Returns:
+            The event emitted.
+        """
+        from openlineage_sdk.lifecycle import job_event
+
+        event = job_event(
+            namespace or self.namespace,
+            job_name,
+            inputs=inputs,
+            outputs=outputs,
+            facets=facets,
+            event_time=event_time,
+            producer=self.producer,
+        )
+        self.emit(event)
+        return event
+
+    def declare_dataset(
+        self,
+        dataset: DatasetName | Dataset,
+        *,
+        facets: FacetsArg[DatasetFacet] = (),
+        event_time: datetime | None = None,
+    ) -> DatasetEvent:
+        """Emit a DatasetEvent: a dataset's schema, ownership and other facets, without a run.
+
+        Args:
+            dataset: A naming result (it gets its dataSource facet) or a dataset model.
+            facets: Dataset facets, merged by key over the dataset's own.
+            event_time: When it was observed (with a time zone); now when ``None``.
+
+        Returns:
+            The event emitted.
+        """
+        from openlineage_sdk.lifecycle import dataset_event
+
+        event = dataset_event(dataset, facets=facets, event_time=event_time, producer=self.producer)
+        self.emit(event)
+        return event
 
     def flush(self, timeout: float | None = None) -> FlushResult:
         """Wait up to ``timeout`` seconds for emitted events to be delivered.

@@ -167,14 +167,48 @@ disagree in these places; in each, this module follows ``naming.md``:
 The dataSource facet
 ====================
 
-:attr:`DatasetName.datasource_name` and :attr:`DatasetName.datasource_uri`
-are the facet's ``name`` and ``uri``; a ``DatasetName.datasource_facet()``
-returning the generated ``DatasourceDatasetFacet`` comes with the facet
-models.
+:meth:`DatasetName.datasource_facet` returns the generated
+``DatasourceDatasetFacet`` whose ``name`` and ``uri`` are
+:attr:`DatasetName.datasource_name` and :attr:`DatasetName.datasource_uri`::
+
+    >>> naming.postgres("db", "shop", "sales", "orders").datasource_facet().uri
+    'postgres://db:5432'
+
+It imports the facet models on first call; the rest of this module never
+does.
+
+Job naming
+==========
+
+Jobs are named by the "Job naming" table of ``spec/naming.md``; the job
+namespace is the scheduler's (the client's configured namespace, or the
+parent job's, as the seed document asks):
+
+=============  ==========================================  ============================================
+Job type       Builder                                     Name
+=============  ==========================================  ============================================
+Airflow task   ``airflow_job_name(dag_id, task_id)``        ``{dag_id}.{task_id}``
+Spark job      ``spark_job_name(app_name, command,          ``{appName}.{command}.{table}``
+               table=None)``
+SQL            ``sql_job_name(schema, table)``             ``{schema}.{table}``
+Debezium       ``debezium_job_name(topic_prefix, task_id)``  ``{topic.prefix}.{taskId}``
+=============  ==========================================  ============================================
+
+The Spark builder normalizes its parts the way the JVM openlineage-spark
+agent does, so that both name the same action the same way:
+``spark_job_name("My Awesome App", "InsertIntoHiveTable", "mydb.mytable")``
+is ``"my_awesome_app.insert_into_hive_table.mydb_mytable"``. The seed
+document's ``{spark.app.name}.{node.name}`` is the same name without a table.
 """
 
 from __future__ import annotations
 
+from openlineage_sdk.naming._jobs import (
+    airflow_job_name,
+    debezium_job_name,
+    spark_job_name,
+    sql_job_name,
+)
 from openlineage_sdk.naming._model import DatasetName, NamingError
 from openlineage_sdk.naming._parse import dataset_from_uri
 from openlineage_sdk.naming._stores import (
@@ -228,6 +262,7 @@ __all__ = [
     "DatasetName",
     "NamingError",
     "abfss",
+    "airflow_job_name",
     "athena",
     "azure_cosmos",
     "azure_data_explorer",
@@ -240,6 +275,7 @@ __all__ = [
     "dataset_from_uri",
     "db2",
     "dbfs",
+    "debezium_job_name",
     "fabric_warehouse",
     "filenet",
     "gcs",
@@ -265,6 +301,8 @@ __all__ = [
     "snowflake",
     "snowflake_account",
     "spanner",
+    "spark_job_name",
+    "sql_job_name",
     "sqlite",
     "teradata",
     "trino",

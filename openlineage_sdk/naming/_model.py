@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from openlineage_sdk.models.facets.datasource_dataset import DatasourceDatasetFacet
 
 __all__ = ["DatasetName", "NamingError"]
 
@@ -83,11 +87,30 @@ class DatasetName:
             return f"{self.namespace}/{self.name}"
         return f"{self.namespace}:{self.name}"
 
-    # HOOK(datasource_facet): once ``openlineage_sdk.facets`` exists, a
-    # ``datasource_facet()`` method returns
-    # ``DatasourceDatasetFacet(name=self.datasource_name, uri=self.datasource_uri)``.
-    # The two properties below are the whole of its logic, so the method will
-    # be a one-line constructor call.
+    def datasource_facet(self, producer: str | None = None) -> DatasourceDatasetFacet:
+        """The dataSource facet of this dataset, in one call.
+
+        The facet class is imported here, not at module level, so that
+        ``import openlineage_sdk.naming`` stays standard-library only; the
+        first call pays for loading the models.
+
+        Args:
+            producer: The facet's ``_producer`` URI; the SDK's own when ``None``.
+
+        Returns:
+            ``DatasourceDatasetFacet(name=self.datasource_name,
+            uri=self.datasource_uri)``, e.g. name and uri
+            ``"postgres://db.example.com:5432"``, or name ``"bigquery"`` and
+            uri ``"bigquery:"``.
+        """
+        from openlineage_sdk.models.facets.datasource_dataset import DatasourceDatasetFacet
+
+        if producer is None:
+            # The producer field is required with a default: None would be refused, not omitted.
+            return DatasourceDatasetFacet(name=self.datasource_name, uri=self.datasource_uri)
+        return DatasourceDatasetFacet(
+            name=self.datasource_name, uri=self.datasource_uri, producer=producer
+        )
 
     @property
     def datasource_name(self) -> str:

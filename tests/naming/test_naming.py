@@ -605,3 +605,33 @@ def test_module_docs_list_every_difference() -> None:
         "Snowflake",
     ):
         assert f"**{store}" in section, store
+
+
+# --------------------------------------------------------------------------- dataSource facet
+
+
+@pytest.mark.parametrize(
+    ("store", "build", "namespace", "name"),
+    [*NAMING_MD, *SEED],
+    ids=[f"naming.md {r[0]}" for r in NAMING_MD] + [f"seed {r[0]}" for r in SEED],
+)
+def test_every_row_gives_a_valid_datasource_facet(
+    store: str, build: Callable[[], DatasetName], namespace: str, name: str
+) -> None:
+    # One call gives the facet, and it is valid for every store of both documents: its uri is
+    # an absolute URI even where the namespace is a bare scheme (bigquery, file, pubsub).
+    from openlineage_sdk import DatasetEvent, DatasetFacets, StaticDataset, validate_event
+    from openlineage_sdk.facets import DatasourceDatasetFacet
+
+    dataset = build()
+    facet = dataset.datasource_facet()
+    assert isinstance(facet, DatasourceDatasetFacet)
+    assert (facet.name, facet.uri) == (dataset.datasource_name, dataset.datasource_uri)
+    assert facet.name == namespace
+    event = DatasetEvent(
+        event_time="2024-05-01T00:00:00Z",
+        dataset=StaticDataset(
+            namespace=dataset.namespace, name=dataset.name, facets=DatasetFacets.of(facet)
+        ),
+    )
+    assert validate_event(event.to_json(), strict=True, formats=True) == []
