@@ -14,7 +14,6 @@ validated; a plugin that fails to load is logged and skipped, never fatal.
 
 from __future__ import annotations
 
-import logging
 import threading
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any, Final
@@ -23,8 +22,6 @@ if TYPE_CHECKING:
     from openlineage_sdk._base import FacetModel
 
 __all__ = ["ENTRY_POINT_GROUP", "FacetRegistry", "register_facets", "registry"]
-
-log = logging.getLogger(__name__)
 
 ENTRY_POINT_GROUP: Final = "openlineage_sdk.facets"
 
@@ -97,7 +94,9 @@ class FacetRegistry:
                 schemas = getattr(plugin, "SCHEMAS", None)
                 self.register(*facets, schemas=schemas)
             except Exception:  # a broken plugin must not break anyone's pipeline
-                log.warning(
+                import logging  # only on this path: it keeps `import openlineage_sdk` light
+
+                logging.getLogger(__name__).warning(
                     "could not load facets from entry point %r", entry_point.value, exc_info=True
                 )
 
