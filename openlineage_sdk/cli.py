@@ -140,6 +140,24 @@ def _codegen(args: argparse.Namespace, out: TextIO) -> int:
     return 0
 
 
+def _report(args: argparse.Namespace, out: TextIO) -> int:
+    from openlineage_sdk._errors import OpenLineageValidationError
+    from openlineage_sdk.report import lineage_html, load_events, summary
+
+    try:
+        events = load_events(args.path)
+    except (OSError, OpenLineageValidationError) as exc:
+        print(f"openlineage-sdk report: {exc}", file=sys.stderr)
+        return 2
+    print(summary(events), file=out)
+    if args.html is not None:
+        args.html.write_text(
+            lineage_html(events, title=f"Lineage of {args.path.name}"), encoding="utf-8"
+        )
+        print(f"\nlineage graph: {args.html}", file=out)
+    return 0
+
+
 def main(argv: Sequence[str] | None = None, *, out: TextIO | None = None) -> int:
     """Run the command line; return the exit status."""
     parser = argparse.ArgumentParser(prog="openlineage-sdk", description="OpenLineage SDK tools")
@@ -180,7 +198,17 @@ def main(argv: Sequence[str] | None = None, *, out: TextIO | None = None) -> int
         "--out", type=Path, required=True, help="folder the package is written under"
     )
     codegen.add_argument("--check", action="store_true", help="report drift instead of writing")
+    report = commands.add_parser(
+        "report",
+        help="summarize a JSON Lines file of events; optionally draw the lineage graph",
+        description="Print jobs, runs, states, datasets, row counts and schemas from a JSON Lines "
+        "file of events; with --html, also write a self-contained HTML lineage graph.",
+    )
+    report.add_argument("path", type=Path, metavar="EVENTS.jsonl")
+    report.add_argument("--html", type=Path, default=None, help="write the lineage graph here")
     args = parser.parse_args(argv)
+    if args.command == "report":
+        return _report(args, out or sys.stdout)
     if args.command == "validate":
         return _validate(args, out or sys.stdout)
     if args.command == "codegen":
