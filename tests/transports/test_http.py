@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import gzip
-import json
 import logging
 import os
 import subprocess
@@ -15,10 +14,12 @@ from typing import Any
 
 import pytest
 
+from openlineage_sdk import RunEvent, read_event
 from openlineage_sdk.transports import DeliveryError, HttpConfig, HttpTransport
 from tests.transports._support import (
     LineageServer,
     assert_exactly_once_in_order,
+    run_event,
     run_events,
 )
 
@@ -152,9 +153,9 @@ def test_other_4xx_is_not_retried_and_is_reported(
     assert "HTTP 400" in caplog.text
     assert "rowCount must be an integer" in caplog.text
     (kept,) = (tmp_path / "spool").rglob("rejected.jsonl")
-    refused = [json.loads(line) for line in kept.read_text().splitlines()]
-    assert len(refused) == 1
-    assert refused[0]["seq"] in {e.seq for e in events}
+    (refused,) = [read_event(line) for line in kept.read_text().splitlines()]
+    assert refused in events
+    assert server.events == [e.to_dict() for e in events if e != refused]
 
 
 def test_raise_on_error_reports_refused_events_at_flush(
@@ -255,7 +256,7 @@ def test_next_transport_replays_the_spool_first(server: LineageServer, tmp_path:
     assert first.close(0.2).spooled == len(old)
     server.start()
     # Same runs continue in the new process: their old events must still come first.
-    new = [type(e)(e.run, e.job, "COMPLETE", 100 + i) for i, e in enumerate(old[:6])]
+    new = [run_event(e.run.run_id, e.job.name, "COMPLETE", 100 + i) for i, e in enumerate(old)]
     with make(server, tmp_path) as second:
         emit_all(second, new)
         assert second.flush(5).complete
@@ -289,11 +290,12 @@ def test_exit_handler_spools_and_a_new_process_delivers(
     server.start()
     with make(server, tmp_path) as transport:
         assert transport.flush(5).complete
-    received = server.events
+    received = [read_event(doc) for doc in server.events]
     assert len(received) == 12
-    by_run: dict[str, list[str]] = {}
+    by_run: dict[str, list[str | None]] = {}
     for e in received:
-        by_run.setdefault(e["run"]["runId"], []).append(e["eventType"])
+        assert isinstance(e, RunEvent)
+        by_run.setdefault(e.run.run_id, []).append(e.event_type)
     assert all(states == ["START", "RUNNING", "COMPLETE"] for states in by_run.values())
 
 
@@ -375,7 +377,8 @@ def test_spool_file_is_plain_json_lines(server: LineageServer, tmp_path: Path) -
     transport = make(server, tmp_path)
     emit_all(transport, events)
     transport.close(0.1)
-    lines = [json.loads(ln) for f in spool_files(tmp_path) for ln in f.read_text().splitlines()]
-    assert sorted(e["seq"] for e in lines) == sorted(e.seq for e in events)
+    lines = [ln for f in spool_files(tmp_path) for ln in f.read_text().splitlines()]
+    assert sorted(lines) == sorted(e.to_json() for e in events)  # each the event's own JSON
+    assert all(read_event(line) in events for line in lines)
     assert all(os.stat(f).st_mode & 0o077 == 0 for f in spool_files(tmp_path))
     assert gzip  # imported for the gzip test above
