@@ -97,6 +97,9 @@ class Behaviour:
     batch_supported: bool = True
     batch_status: int = 404  # what a backend without the batch endpoint answers
     always_status: int | None = None
+    # Per batch request answered 200, one at a time: the events (by index) that
+    # failed, retriable or not; answered as the batch endpoint's partial_success.
+    partial: list[dict[int, bool]] = field(default_factory=list)
 
 
 class LineageServer:
@@ -190,18 +193,31 @@ class LineageServer:
             time.sleep(delay)
         if h.path.endswith("/batch") and not batch_ok:
             status = batch_status
+        payload = body if status != 200 else b""
         if status == 200:
             if h.headers.get("Content-Encoding") == "gzip":
                 raw = gzip.decompress(raw)
             doc = json.loads(raw)
             events = doc if isinstance(doc, list) else [doc]
+            failed: dict[int, bool] = {}
+            if isinstance(doc, list):
+                with self.lock:
+                    failed = self.behaviour.partial.pop(0) if self.behaviour.partial else {}
+            if failed:
+                report = [
+                    {"index": i, "retriable": again, "reason": "not now" if again else "invalid"}
+                    for i, again in sorted(failed.items())
+                ]
+                payload = json.dumps(
+                    {"status": "partial_success", "failed_events": report}
+                ).encode()
+                events = [e for i, e in enumerate(events) if i not in failed]
             with self.received:
                 self.requests.append(Request(h.path, dict(h.headers), events, time.monotonic()))
                 self.received.notify_all()
         h.send_response(status)
         if status != 200 and retry_after is not None:
             h.send_header("Retry-After", retry_after)
-        payload = body if status != 200 else b""
         h.send_header("Content-Length", str(len(payload)))
         h.end_headers()
         h.wfile.write(payload)
