@@ -450,12 +450,16 @@ def main(argv: list[str] | None = None) -> int:
             results["thr:" + r["name"]] = r
         if have_official:
             best_official = max(thr[2:], key=lambda r: r["rate"])
-            for mine in thr[:2]:
+            for index, mine in enumerate(thr[:2]):
                 ratio = mine["rate"] / best_official["rate"]
-                print(
-                    f"   {mine['name']} / {best_official['name']}: {ratio:.1f}x"
-                    f"  (target >= 5x: {'met' if ratio >= 5 else 'NOT met'})"
+                # The target is for the transport as configured by default; one event per
+                # request is shown beside it for comparison only.
+                verdict = (
+                    f"target >= 5x: {'met' if ratio >= 5 else 'NOT met'}"
+                    if index == 0
+                    else "for comparison"
                 )
+                print(f"   {mine['name']} / {best_official['name']}: {ratio:.1f}x  ({verdict})")
     finally:
         shutil.rmtree(spool, ignore_errors=True)
     return 0
