@@ -1,0 +1,527 @@
+"""Write interception: one user write, one record of its lineage, in classic PySpark and Connect.
+
+How writes are seen
+-------------------
+The adapter wraps the public write methods of PySpark's ``DataFrameWriter`` and
+``DataFrameWriterV2`` (``save``, ``parquet``, ``saveAsTable``, ``insertInto``, ``jdbc``, ...,
+``create``, ``append``, ...), for the classic classes and the Connect classes alike. A wrapped
+call on a session the adapter is installed on becomes one write: one start before Spark runs it,
+one finish after, whatever Spark does inside (``saveAsTable`` alone runs three or four commands).
+Calls the wrappers make to each other (Connect's ``parquet`` calls ``save``) are one write, not
+two. Writers of other sessions pass straight through.
+
+The alternative, a JVM ``QueryExecutionListener`` as the source of writes, exists only in classic
+mode, sees each command rather than each user write (so it would need to merge ``saveAsTable``'s
+commands back into one), and cannot emit a start before the write. It is used, in classic mode
+only, for what only it can give: the write command's own metrics (see ``_classic``).
+
+Errors
+------
+Everything the adapter does runs inside ``try``: a failure is logged, noted in the record's
+``problems``, and the record goes out without the part that failed. The user's write runs exactly
+as it would without the adapter, and its result or exception reaches the user unchanged.
+"""
+
+from __future__ import annotations
+
+import contextvars
+import functools
+import inspect
+import logging
+import threading
+import time
+import weakref
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, Literal, Protocol
+
+from openlineage_sdk.spark import _classic, _connect
+from openlineage_sdk.spark._naming import dataset_name, job_name
+from openlineage_sdk.spark._records import (
+    DatasetIdentity,
+    DatasetLineage,
+    IoStats,
+)
+from openlineage_sdk.spark._schema import schema_fields
+from openlineage_sdk.spark._tables import (
+    TableInfo,
+    describe_table,
+    planned_table,
+    table_identity,
+)
+
+__all__ = ["LineageSink", "SparkLineage", "WriteLineage", "install", "installed", "uninstall"]
+
+log = logging.getLogger("openlineage_sdk.spark")
+
+Mode = Literal["classic", "connect"]
+
+_FILE_FORMATS = frozenset({"parquet", "orc", "csv", "json", "text", "avro", "xml", "binaryfile"})
+
+# The writer methods that run a write, per class; each is one write of the adapter.
+_WRITER_METHODS = ("save", "saveAsTable", "insertInto", "parquet", "csv", "json", "orc", "text", "jdbc", "xml")
+_WRITER_V2_METHODS = ("create", "replace", "createOrReplace", "append", "overwrite", "overwritePartitions")
+
+# The command part of the job name, per method: the Spark command that method runs on the
+# session catalog, named as the JVM agent names it. It depends on the call alone, so the same
+# write gets the same job name in classic mode and under Connect, before and after it runs.
+_V2_COMMANDS = {
+    "create": "create_table_as_select",
+    "replace": "replace_table_as_select",
+    "createOrReplace": "replace_table_as_select",
+    "append": "append_data",
+    "overwrite": "overwrite_by_expression",
+    "overwritePartitions": "overwrite_partitions_dynamic",
+}
+
+
+@dataclass
+class WriteLineage:
+    """Everything the adapter learned about one write.
+
+    ``started`` and ``finished`` are the wall-clock times around the write; ``error`` is the
+    exception the write raised, if it did. ``problems`` lists what the adapter could not learn,
+    each with its reason; the matching facets are absent, never filled with a guess.
+    """
+
+    mode: Mode
+    method: str
+    app_name: str
+    command: str
+    job_name: str
+    inputs: list[DatasetLineage] = field(default_factory=list)
+    output: DatasetLineage | None = None
+    problems: list[str] = field(default_factory=list)
+    started: float = 0.0
+    finished: float | None = None
+    error: BaseException | None = None
+
+
+class LineageSink(Protocol):
+    """Where the adapter reports writes: a run of the lifecycle client, or one run per write."""
+
+    def write_started(self, write: WriteLineage) -> None:
+        """The write is about to run; inputs, output and what is known before are filled in."""
+
+    def write_finished(self, write: WriteLineage) -> None:
+        """The write ran (``write.error`` tells whether it failed); statistics are filled in."""
+
+
+# ------------------------------------------------------------------------------- registry
+
+
+_registry: weakref.WeakKeyDictionary[Any, SparkLineage] = weakref.WeakKeyDictionary()
+_registry_lock = threading.Lock()
+_patched: dict[tuple[type, str], Callable[..., Any]] = {}
+_in_write: contextvars.ContextVar[bool] = contextvars.ContextVar("openlineage_in_write", default=False)
+
+
+def _is_connect(spark: Any) -> bool:
+    return type(spark).__module__.startswith("pyspark.sql.connect")
+
+
+def install(spark: Any, sink: LineageSink) -> SparkLineage:
+    """Report every write made through ``spark``'s DataFrame writers to ``sink``.
+
+    Installing twice on one session replaces the sink. Works for a classic ``SparkSession`` and
+    a Spark Connect one.
+    """
+    with _registry_lock:
+        existing = _registry.get(spark)
+        if existing is not None:
+            existing.sink = sink
+            return existing
+        adapter = SparkLineage(spark, sink)
+        _registry[spark] = adapter
+        _patch_writers(spark)
+        return adapter
+
+
+def uninstall(spark: Any) -> None:
+    """Stop reporting ``spark``'s writes. Writers of that session pass straight through again."""
+    with _registry_lock:
+        adapter = _registry.pop(spark, None)
+    if adapter is not None:
+        adapter.close()
+
+
+def installed(spark: Any) -> SparkLineage | None:
+    """The adapter installed on ``spark``, if any."""
+    return _registry.get(spark)
+
+
+def _writer_classes(spark: Any) -> list[tuple[type, tuple[str, ...]]]:
+    if _is_connect(spark):
+        from pyspark.sql.connect.readwriter import DataFrameWriter, DataFrameWriterV2
+    else:
+        from pyspark.sql.readwriter import DataFrameWriter, DataFrameWriterV2  # type: ignore[assignment]
+    return [(DataFrameWriter, _WRITER_METHODS), (DataFrameWriterV2, _WRITER_V2_METHODS)]
+
+
+def _patch_writers(spark: Any) -> None:
+    """Wrap the writer classes' write methods, once per class for the whole process."""
+    for cls, methods in _writer_classes(spark):
+        for method in methods:
+            original = cls.__dict__.get(method)
+            if original is None or (cls, method) in _patched:
+                continue
+            _patched[(cls, method)] = original
+            setattr(cls, method, _wrap(method, original))
+        if not _is_connect(spark) and cls.__name__ == "DataFrameWriterV2":
+            _patch_v2_init(cls)
+
+
+def _patch_v2_init(cls: type) -> None:
+    # The classic DataFrameWriterV2 hands the table name to the JVM and keeps no copy; note it.
+    if (cls, "__init__") in _patched:
+        return
+    original = cls.__dict__["__init__"]
+    _patched[(cls, "__init__")] = original
+
+    @functools.wraps(original)
+    def init(self: Any, df: Any, table: str) -> None:
+        original(self, df, table)
+        self._openlineage_table = table
+
+    cls.__init__ = init  # type: ignore[misc]
+
+
+def _wrap(method: str, original: Callable[..., Any]) -> Callable[..., Any]:
+    @functools.wraps(original)
+    def write(self: Any, *args: Any, **kwargs: Any) -> Any:
+        adapter = _registry.get(getattr(self, "_spark", None)) if not _in_write.get() else None
+        if adapter is None:
+            return original(self, *args, **kwargs)
+        return adapter.run_write(self, method, original, args, kwargs)
+
+    write.__openlineage_original__ = original  # type: ignore[attr-defined]
+    return write
+
+
+# ------------------------------------------------------------------------------- one write
+
+
+@dataclass
+class _Target:
+    kind: Literal["path", "table", "jdbc"]
+    location: str  # path, table name or JDBC URL
+    fmt: str | None
+    jdbc_table: str | None = None
+    table_path: str | None = None
+    existed: bool = False
+
+
+class SparkLineage:
+    """The adapter on one session: intercepts its writes and reports each one to the sink."""
+
+    def __init__(self, spark: Any, sink: LineageSink) -> None:
+        self.spark = spark
+        self.sink = sink
+        self.mode: Mode = "connect" if _is_connect(spark) else "classic"
+        self._listener: _classic.WriteMetricsListener | None = None
+        self._hive_metastore: str | None = None
+        self._default_fs: str | None = None
+        self.listener_timeout_ms = 10_000
+        try:
+            conf = spark.conf
+            if conf.get("spark.sql.catalogImplementation", "in-memory") == "hive":
+                self._hive_metastore = conf.get("spark.hadoop.hive.metastore.uris", None) or None
+            if self.mode == "connect":
+                self._default_fs = conf.get("spark.hadoop.fs.defaultFS", None)
+        except Exception as error:
+            log.warning("openlineage: reading the session configuration failed: %s", error)
+        if self.mode == "classic":
+            try:
+                _classic.start_callback_server(spark)
+                listener = _classic.WriteMetricsListener(spark._jvm)
+                spark._jsparkSession.listenerManager().register(listener)
+                self._listener = listener
+            except Exception as error:
+                log.warning(
+                    "openlineage: no write metrics listener, statistics left out: %s", error
+                )
+
+    def close(self) -> None:
+        """Unregister what the adapter registered on the session."""
+        if self._listener is not None:
+            try:
+                self.spark._jsparkSession.listenerManager().unregister(self._listener)
+            except Exception as error:
+                log.debug("openlineage: unregistering the listener failed: %s", error)
+            self._listener = None
+
+    # -- the write
+
+    def run_write(
+        self,
+        writer: Any,
+        method: str,
+        original: Callable[..., Any],
+        args: tuple[Any, ...],
+        kwargs: dict[str, Any],
+    ) -> Any:
+        """Run one user write with lineage around it; returns what the write returns."""
+        lineage, target = self._before(writer, method, original, args, kwargs)
+        self._notify("write_started", lineage)
+        observation = self._observation(writer, lineage)
+        token = self._listener.begin() if self._listener is not None else None
+        guard = _in_write.set(True)
+        try:
+            if observation is not None:
+                with observation:
+                    result = original(writer, *args, **kwargs)
+            else:
+                result = original(writer, *args, **kwargs)
+        except BaseException as error:
+            lineage.error = error
+            raise
+        finally:
+            _in_write.reset(guard)
+            lineage.finished = time.time()
+            self._after(lineage, target, observation, token)
+            self._notify("write_finished", lineage)
+        return result
+
+    def _notify(self, event: str, lineage: WriteLineage) -> None:
+        try:
+            getattr(self.sink, event)(lineage)
+        except Exception as error:
+            log.warning("openlineage: the sink failed on %s: %s", event, error, exc_info=True)
+
+    def _before(
+        self,
+        writer: Any,
+        method: str,
+        original: Callable[..., Any],
+        args: tuple[Any, ...],
+        kwargs: dict[str, Any],
+    ) -> tuple[WriteLineage, _Target | None]:
+        app_name = "spark"
+        try:
+            app_name = self.spark.conf.get("spark.app.name", "spark") or "spark"
+        except Exception as error:
+            log.debug("openlineage: no app name: %s", error)
+        lineage = WriteLineage(self.mode, method, app_name, method, app_name, started=time.time())
+        target: _Target | None = None
+        try:
+            target = self._target(writer, method, original, args, kwargs)
+            lineage.command = _command(method, target)
+        except Exception as error:
+            self._problem(lineage, "output target", error)
+        output: DatasetLineage | None = None
+        if target is not None:
+            try:
+                output = DatasetLineage(self._identity(target), "output")
+            except Exception as error:
+                self._problem(lineage, "output dataset", error)
+        lineage.output = output
+        table = output.identity.symlinks[0].name if output and output.identity.symlinks else None
+        lineage.job_name = job_name(
+            app_name, lineage.command, table or (output.identity.name if output else None)
+        )
+        df = self._dataframe(writer)
+        if output is not None:
+            try:
+                if method == "insertInto" and target is not None:
+                    output.schema = schema_fields(self.spark.table(target.location).schema)
+                else:
+                    output.schema = schema_fields(df.schema)
+            except Exception as error:
+                self._problem(lineage, "output schema", error, output)
+        try:
+            self._inputs(df, lineage, output, method, target)
+        except Exception as error:
+            self._problem(lineage, "inputs", error)
+        return lineage, target
+
+    def _problem(
+        self, lineage: WriteLineage, what: str, error: BaseException, dataset: DatasetLineage | None = None
+    ) -> None:
+        message = f"{what}: {type(error).__name__}: {error}"
+        log.warning("openlineage: %s", message, exc_info=log.isEnabledFor(logging.DEBUG))
+        (dataset.problems if dataset is not None else lineage.problems).append(message)
+
+    def _dataframe(self, writer: Any) -> Any:
+        if self.mode == "classic":
+            return writer._df
+        from pyspark.sql.connect.dataframe import DataFrame
+
+        return DataFrame(writer._df, session=writer._spark)
+
+    def _settings(self, writer: Any) -> tuple[str | None, str | None, dict[str, str]]:
+        if self.mode == "connect":
+            return _connect.connect_writer_settings(writer)
+        if hasattr(writer, "_jwrite"):
+            return _classic.jvm_writer_settings(writer._jwrite)
+        return None, None, {}
+
+    def _target(
+        self,
+        writer: Any,
+        method: str,
+        original: Callable[..., Any],
+        args: tuple[Any, ...],
+        kwargs: dict[str, Any],
+    ) -> _Target:
+        bound = inspect.signature(original).bind(writer, *args, **kwargs).arguments
+        extra = bound.get("options") or {}
+        source, _mode, options = self._settings(writer)
+        options = {**options, **{k: str(v) for k, v in extra.items() if v is not None}}
+        if method in _WRITER_V2_METHODS:
+            table = getattr(writer, "_table_name", None) or getattr(writer, "_openlineage_table", None)
+            if not table:
+                raise ValueError("the writer's table is not known")
+            return _Target("table", str(table), source)
+        if method == "jdbc":
+            return _Target("jdbc", str(bound["url"]), "jdbc", jdbc_table=str(bound["table"]))
+        if method in ("saveAsTable", "insertInto"):
+            name = str(bound.get("name") or bound.get("tableName"))
+            return _Target("table", name, bound.get("format") or source, table_path=options.get("path"))
+        fmt = method if method != "save" else (bound.get("format") or source)
+        if fmt is None:
+            fmt = self.spark.conf.get("spark.sql.sources.default", "parquet")
+        if str(fmt).lower() == "jdbc":
+            return _Target("jdbc", options["url"], "jdbc", jdbc_table=options.get("dbtable"))
+        path = bound.get("path") or options.get("path")
+        if not path:
+            raise ValueError(f"a {fmt} write without a path")
+        return _Target("path", str(path), str(fmt))
+
+    def _identity(self, target: _Target) -> DatasetIdentity:
+        if target.kind == "jdbc":
+            located = dataset_name(target.location, target.jdbc_table)
+            return DatasetIdentity(located.namespace, located.name)
+        if target.kind == "path":
+            return self._path_identity(target.location)
+        info = describe_table(self.spark, target.location)
+        target.existed = info is not None and info.location is not None
+        if info is None or info.location is None:
+            info = planned_table(self.spark, target.location, target.table_path)
+            if target.table_path is not None:
+                info = TableInfo(info.database, info.table, self._qualify(target.table_path))
+        return table_identity(info, self._hive_metastore)
+
+    def _qualify(self, path: str) -> str:
+        if self.mode == "classic":
+            jvm = self.spark._jvm
+            hadoop_path = jvm.org.apache.hadoop.fs.Path(path)
+            conf = self.spark._jsc.hadoopConfiguration()
+            return str(hadoop_path.getFileSystem(conf).makeQualified(hadoop_path).toString())
+        return path
+
+    def _path_identity(self, path: str) -> DatasetIdentity:
+        if self.mode == "classic":
+            located = dataset_name(self._qualify(path))
+            return DatasetIdentity(located.namespace, located.name)
+        return _connect.path_identity(path, self._default_fs)
+
+    def _inputs(
+        self,
+        df: Any,
+        lineage: WriteLineage,
+        output: DatasetLineage | None,
+        method: str,
+        target: _Target | None,
+    ) -> None:
+        if self.mode == "classic":
+            names = None
+            if method == "insertInto" and output is not None and output.schema is not None:
+                names = [f["name"] for f in output.schema]
+            extraction = _classic.plan_inputs_and_lineage(df, self._hive_metastore, names)
+            lineage.inputs = [DatasetLineage(identity, "input") for identity in extraction.inputs]
+            for problem in extraction.problems:
+                lineage.problems.append(problem)
+                log.warning("openlineage: %s", problem)
+            if output is not None:
+                output.column_lineage = extraction.column_lineage
+            return
+        reads = _connect.client_plan_reads(df)
+        lineage.problems.extend(reads.problems)
+        identities: list[DatasetIdentity] = []
+        for _fmt, path in reads.paths:
+            try:
+                identities.append(_connect.path_identity(path, self._default_fs))
+            except Exception as error:
+                self._problem(lineage, f"input {path}", error)
+        for name in reads.tables:
+            try:
+                info = describe_table(self.spark, name)
+                if info is None or info.location is None:
+                    raise ValueError(f"{name} is not a table with a location")
+                identities.append(table_identity(info, self._hive_metastore))
+            except Exception as error:
+                self._problem(lineage, f"input table {name}", error)
+        for url, table in reads.jdbc:
+            try:
+                located = dataset_name(url, table)
+                identities.append(DatasetIdentity(located.namespace, located.name))
+            except Exception as error:
+                self._problem(lineage, "input JDBC table", error)
+        seen: set[tuple[str, str]] = set()
+        for identity in identities:
+            if (identity.namespace, identity.name) not in seen:
+                seen.add((identity.namespace, identity.name))
+                lineage.inputs.append(DatasetLineage(identity, "input"))
+
+    def _observation(self, writer: Any, lineage: WriteLineage) -> _connect.RowCountObservation | None:
+        if self.mode != "connect":
+            return None
+        try:
+            return _connect.RowCountObservation(writer)
+        except Exception as error:
+            self._problem(lineage, "row count observation", error)
+            return None
+
+    def _after(
+        self,
+        lineage: WriteLineage,
+        target: _Target | None,
+        observation: _connect.RowCountObservation | None,
+        token: int | None,
+    ) -> None:
+        output = lineage.output
+        try:
+            if observation is not None and output is not None and lineage.error is None:
+                rows = observation.row_count()
+                output.stats = IoStats(row_count=rows) if rows is not None else None
+            if token is not None and self._listener is not None:
+                self._classic_stats(lineage, token)
+        except Exception as error:
+            self._problem(lineage, "statistics", error)
+
+    def _classic_stats(self, lineage: WriteLineage, token: int) -> None:
+        assert self._listener is not None
+        drained = _classic.wait_for_listeners(self.spark, self.listener_timeout_ms)
+        collected = self._listener.end(token)
+        if lineage.error is not None or lineage.output is None:
+            return
+        if not drained:
+            lineage.output.problems.append("statistics: the listener bus did not drain in time")
+            return
+        commands = [c for c in collected.commands if c.output is not None]
+        if len(commands) != 1:
+            lineage.output.problems.append(
+                f"statistics: {len(commands)} write commands reported metrics, expected one"
+            )
+            return
+        lineage.output.stats = commands[0].output
+        by_identity = {(d.identity.namespace, d.identity.name): d for d in lineage.inputs}
+        for paths, stats in commands[0].scans:
+            for path in paths:
+                located = dataset_name(path)
+                dataset = by_identity.get((located.namespace, located.name))
+                if dataset is not None and len(paths) == 1:
+                    dataset.stats = stats
+
+
+def _command(method: str, target: _Target) -> str:
+    if method in _V2_COMMANDS:
+        return _V2_COMMANDS[method]
+    if method == "saveAsTable":
+        return "execute_create_data_source_table_as_select_command"
+    if target.kind == "path" and (target.fmt or "").lower() in _FILE_FORMATS:
+        return "execute_insert_into_hadoop_fs_relation_command"
+    if method == "insertInto":
+        return "execute_insert_into_hadoop_fs_relation_command"
+    return "execute_save_into_data_source_command"
+
