@@ -62,13 +62,20 @@ def _relations(message: Any) -> Iterator[Any]:
     for descriptor, value in message.ListFields():
         if descriptor.message_type is None:
             continue
-        if descriptor.label == descriptor.LABEL_REPEATED:
+        if _is_repeated(descriptor):
             if descriptor.message_type.GetOptions().map_entry:
                 continue
             for item in value:
                 yield from _relations(item)
         else:
             yield from _relations(value)
+
+
+def _is_repeated(descriptor: Any) -> bool:
+    repeated = getattr(descriptor, "is_repeated", None)  # protobuf >= 5 drops ``label``
+    if repeated is not None:
+        return bool(repeated)
+    return bool(descriptor.label == descriptor.LABEL_REPEATED)
 
 
 def client_plan_reads(df: Any) -> ClientPlanReads:
@@ -121,7 +128,9 @@ class RowCountObservation:
     def __init__(self, writer: Any) -> None:
         from pyspark.sql.connect.dataframe import DataFrame
         from pyspark.sql.connect.observation import Observation
-        from pyspark.sql.functions import count, lit
+        # The Connect functions themselves: the generic ones pick classic or Connect by the
+        # process's mode, and a process may hold a classic session next to a Connect one.
+        from pyspark.sql.connect.functions import count, lit
 
         self._writer = writer
         self._original = writer._write._child
