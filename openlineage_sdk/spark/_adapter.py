@@ -59,8 +59,26 @@ Mode = Literal["classic", "connect"]
 _FILE_FORMATS = frozenset({"parquet", "orc", "csv", "json", "text", "avro", "xml", "binaryfile"})
 
 # The writer methods that run a write, per class; each is one write of the adapter.
-_WRITER_METHODS = ("save", "saveAsTable", "insertInto", "parquet", "csv", "json", "orc", "text", "jdbc", "xml")
-_WRITER_V2_METHODS = ("create", "replace", "createOrReplace", "append", "overwrite", "overwritePartitions")
+_WRITER_METHODS = (
+    "save",
+    "saveAsTable",
+    "insertInto",
+    "parquet",
+    "csv",
+    "json",
+    "orc",
+    "text",
+    "jdbc",
+    "xml",
+)
+_WRITER_V2_METHODS = (
+    "create",
+    "replace",
+    "createOrReplace",
+    "append",
+    "overwrite",
+    "overwritePartitions",
+)
 
 # The command part of the job name, per method: the Spark command that method runs on the
 # session catalog, named as the JVM agent names it. It depends on the call alone, so the same
@@ -113,7 +131,9 @@ class LineageSink(Protocol):
 _registry: weakref.WeakKeyDictionary[Any, SparkLineage] = weakref.WeakKeyDictionary()
 _registry_lock = threading.Lock()
 _patched: dict[tuple[type, str], Callable[..., Any]] = {}
-_in_write: contextvars.ContextVar[bool] = contextvars.ContextVar("openlineage_in_write", default=False)
+_in_write: contextvars.ContextVar[bool] = contextvars.ContextVar(
+    "openlineage_in_write", default=False
+)
 
 
 def _is_connect(spark: Any) -> bool:
@@ -335,7 +355,11 @@ class SparkLineage:
         return lineage, target
 
     def _problem(
-        self, lineage: WriteLineage, what: str, error: BaseException, dataset: DatasetLineage | None = None
+        self,
+        lineage: WriteLineage,
+        what: str,
+        error: BaseException,
+        dataset: DatasetLineage | None = None,
     ) -> None:
         message = f"{what}: {type(error).__name__}: {error}"
         log.warning("openlineage: %s", message, exc_info=log.isEnabledFor(logging.DEBUG))
@@ -368,7 +392,9 @@ class SparkLineage:
         source, _mode, options = self._settings(writer)
         options = {**options, **{k: str(v) for k, v in extra.items() if v is not None}}
         if method in _WRITER_V2_METHODS:
-            table = getattr(writer, "_table_name", None) or getattr(writer, "_openlineage_table", None)
+            table = getattr(writer, "_table_name", None) or getattr(
+                writer, "_openlineage_table", None
+            )
             if not table:
                 raise ValueError("the writer's table is not known")
             return _Target("table", str(table), source)
@@ -376,7 +402,9 @@ class SparkLineage:
             return _Target("jdbc", str(bound["url"]), "jdbc", jdbc_table=str(bound["table"]))
         if method in ("saveAsTable", "insertInto"):
             name = str(bound.get("name") or bound.get("tableName"))
-            return _Target("table", name, bound.get("format") or source, table_path=options.get("path"))
+            return _Target(
+                "table", name, bound.get("format") or source, table_path=options.get("path")
+            )
         fmt = method if method != "save" else (bound.get("format") or source)
         if fmt is None:
             fmt = self.spark.conf.get("spark.sql.sources.default", "parquet")
@@ -441,7 +469,7 @@ class SparkLineage:
         for _fmt, path in reads.paths:
             try:
                 identities.append(_connect.path_identity(path, self._default_fs))
-            except Exception as error:
+            except Exception as error:  # noqa: PERF203 - one bad input must not hide the rest
                 self._problem(lineage, f"input {path}", error)
         for name in reads.tables:
             try:
@@ -449,13 +477,13 @@ class SparkLineage:
                 if info is None or info.location is None:
                     raise ValueError(f"{name} is not a table with a location")
                 identities.append(table_identity(info, self._hive_metastore))
-            except Exception as error:
+            except Exception as error:  # noqa: PERF203 - one bad input must not hide the rest
                 self._problem(lineage, f"input table {name}", error)
         for url, table in reads.jdbc:
             try:
                 located = dataset_name(url, table)
                 identities.append(DatasetIdentity(located.namespace, located.name))
-            except Exception as error:
+            except Exception as error:  # noqa: PERF203 - one bad input must not hide the rest
                 self._problem(lineage, "input JDBC table", error)
         seen: set[tuple[str, str]] = set()
         for identity in identities:
@@ -463,7 +491,9 @@ class SparkLineage:
                 seen.add((identity.namespace, identity.name))
                 lineage.inputs.append(DatasetLineage(identity, "input"))
 
-    def _observation(self, writer: Any, lineage: WriteLineage) -> _connect.RowCountObservation | None:
+    def _observation(
+        self, writer: Any, lineage: WriteLineage
+    ) -> _connect.RowCountObservation | None:
         if self.mode != "connect":
             return None
         try:
@@ -524,4 +554,3 @@ def _command(method: str, target: _Target) -> str:
     if method == "insertInto":
         return "execute_insert_into_hadoop_fs_relation_command"
     return "execute_save_into_data_source_command"
-

@@ -129,7 +129,12 @@ def leaf_identities(jvm: Any, leaf: Any, hive_metastore: str | None) -> list[Dat
     if name in ("DataSourceV2Relation", "DataSourceV2ScanRelation"):
         relation = leaf if name == "DataSourceV2Relation" else leaf.relation()
         table = relation.table()
-        if table.getClass().getSimpleName() in ("ParquetTable", "OrcTable", "CSVTable", "JsonTable"):
+        if table.getClass().getSimpleName() in (
+            "ParquetTable",
+            "OrcTable",
+            "CSVTable",
+            "JsonTable",
+        ):
             return [_path_identity(str(p)) for p in _as_list(jvm, table.paths())]
         raise ValueError(f"v2 table {table.name()} has no known dataset")
     return []  # Range, LocalRelation, LogicalRDD, OneRowRelation: nothing stored is read
@@ -169,7 +174,7 @@ def plan_inputs_and_lineage(
     for index, leaf in enumerate(leaves):
         try:
             found.by_leaf[index] = leaf_identities(jvm, leaf, hive_metastore)
-        except Exception as error:  # one unreadable relation must not hide the others
+        except Exception as error:  # noqa: PERF203 - one unreadable relation must not hide the rest
             found.problems.append(f"input {leaf.getClass().getSimpleName()}: {error}")
     lineage: ColumnLineageRecord | None = None
     try:
@@ -264,10 +269,14 @@ def command_metrics(jvm: Any, qe: Any) -> CommandMetrics | None:
             output = stats if output is None else _add(output, stats)
         elif name == "FileSourceScanExec":
             values = _metric_values(jvm, node)
-            paths = [str(p.toString()) for p in _as_list(jvm, node.relation().location().rootPaths())]
+            paths = [
+                str(p.toString()) for p in _as_list(jvm, node.relation().location().rootPaths())
+            ]
             # A scan's own numOutputRows counts rows after filters pushed into the reader; the
             # files it opened and their size are exactly what it read.
-            scans.append((paths, IoStats(size=values.get("filesSize"), file_count=values.get("numFiles"))))
+            scans.append(
+                (paths, IoStats(size=values.get("filesSize"), file_count=values.get("numFiles")))
+            )
     if output is None:
         return None
     return CommandMetrics(str(qe.logical().getClass().getSimpleName()), output, scans)
@@ -277,7 +286,9 @@ def _add(a: IoStats, b: IoStats) -> IoStats:
     def plus(x: int | None, y: int | None) -> int | None:
         return None if x is None or y is None else x + y
 
-    return IoStats(plus(a.row_count, b.row_count), plus(a.size, b.size), plus(a.file_count, b.file_count))
+    return IoStats(
+        plus(a.row_count, b.row_count), plus(a.size, b.size), plus(a.file_count, b.file_count)
+    )
 
 
 class _Collector:
@@ -350,7 +361,7 @@ def start_callback_server(spark: Any) -> None:
     """Start py4j's callback server (once per process), so the JVM can call the listener."""
     from pyspark.java_gateway import ensure_callback_server_started
 
-    ensure_callback_server_started(spark.sparkContext._gateway)
+    ensure_callback_server_started(spark.sparkContext._gateway)  # type: ignore[no-untyped-call]
 
 
 def wait_for_listeners(spark: Any, timeout_ms: int) -> bool:

@@ -127,10 +127,11 @@ class RowCountObservation:
 
     def __init__(self, writer: Any) -> None:
         from pyspark.sql.connect.dataframe import DataFrame
-        from pyspark.sql.connect.observation import Observation
+
         # The Connect functions themselves: the generic ones pick classic or Connect by the
         # process's mode, and a process may hold a classic session next to a Connect one.
         from pyspark.sql.connect.functions import count, lit
+        from pyspark.sql.connect.observation import Observation
 
         self._writer = writer
         self._original = writer._write._child

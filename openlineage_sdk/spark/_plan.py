@@ -328,7 +328,9 @@ def _leaf_attributes(node: PlanNode) -> list[Attribute]:
     return [a for key in keys for e in node.expressions(key) if (a := _attribute(e)) is not None]
 
 
-def _visit(node: PlanNode, walk: _Walk, leaf_datasets: Mapping[int, Sequence[DatasetIdentity]]) -> None:
+def _visit(
+    node: PlanNode, walk: _Walk, leaf_datasets: Mapping[int, Sequence[DatasetIdentity]]
+) -> None:
     for child in node.children:
         _visit(child, walk, leaf_datasets)
     cls = node.cls
@@ -355,32 +357,9 @@ def _visit(node: PlanNode, walk: _Walk, leaf_datasets: Mapping[int, Sequence[Dat
     elif cls == "Sort":
         walk.indirect(node.expressions("order"), "SORT")
     elif cls in ("Union", "Intersect", "Except"):
-        outputs = [_outputs(child) for child in node.children]
-        if cls != "Union":
-            # Intersect and Except keep rows of the left side that match the right side.
-            for other in outputs[1:]:
-                for expr_id in other:
-                    walk.dataset |= {
-                        (s, c, combine(Transform("INDIRECT", "FILTER"), t))
-                        for s, c, t in walk.deps.get(expr_id, ())
-                    }
-        else:
-            for position, expr_id in enumerate(outputs[0]):
-                merged = set(walk.deps.get(expr_id, ()))
-                for other in outputs[1:]:
-                    if position < len(other):
-                        merged |= walk.deps.get(other[position], set())
-                walk.deps[expr_id] = merged
+        _visit_set_operation(node, walk)
     elif cls == "Expand":
-        projections = node.fields.get("projections")
-        outputs = _outputs(node)
-        rows = projections if isinstance(projections, list) else []
-        merged: dict[int, set[Dep]] = {i: set() for i in outputs}
-        for row in rows:
-            for position, expr in enumerate(_expressions(row)):
-                if position < len(outputs):
-                    merged[outputs[position]] |= walk.refs(expr)
-        walk.deps.update(merged)
+        _visit_expand(node, walk)
     elif cls == "Generate":
         generated = [
             i for e in node.expressions("generatorOutput") if (i := _named_id(e)) is not None
@@ -390,6 +369,39 @@ def _visit(node: PlanNode, walk: _Walk, leaf_datasets: Mapping[int, Sequence[Dat
             found |= walk.refs(expr, TRANSFORMATION)
         for expr_id in generated:
             walk.deps[expr_id] = set(found)
+
+
+def _visit_set_operation(node: PlanNode, walk: _Walk) -> None:
+    child_outputs = [_outputs(child) for child in node.children]
+    if node.cls != "Union":
+        # Intersect and Except keep the rows of the left side that the right side decides on.
+        for other in child_outputs[1:]:
+            for expr_id in other:
+                walk.dataset |= {
+                    (s, c, combine(Transform("INDIRECT", "FILTER"), t))
+                    for s, c, t in walk.deps.get(expr_id, ())
+                }
+        return
+    # A union's output attributes are its first child's; each reads every child's column there.
+    for position, expr_id in enumerate(child_outputs[0]):
+        combined = set(walk.deps.get(expr_id, ()))
+        for other in child_outputs[1:]:
+            if position < len(other):
+                combined |= walk.deps.get(other[position], set())
+        walk.deps[expr_id] = combined
+
+
+def _visit_expand(node: PlanNode, walk: _Walk) -> None:
+    # ROLLUP and CUBE: each output column is, row by row, one of the projections' columns.
+    outputs = _outputs(node)
+    projections = node.fields.get("projections")
+    rows = projections if isinstance(projections, list) else []
+    expanded: dict[int, set[Dep]] = {i: set() for i in outputs}
+    for row in rows:
+        for position, expr in enumerate(_expressions(row)):
+            if position < len(outputs):
+                expanded[outputs[position]] |= walk.refs(expr)
+    walk.deps.update(expanded)
 
 
 def column_lineage(

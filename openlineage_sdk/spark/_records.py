@@ -56,7 +56,7 @@ class InputField(TypedDict):
 class ColumnLineageField(TypedDict):
     """The inputs of one output field."""
 
-    inputFields: list[InputField]  # noqa: N815 - the spec's JSON key
+    inputFields: list[InputField]
 
 
 @dataclass(frozen=True)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -29,9 +28,9 @@ def sources(spark: Any, tmp_path_factory: pytest.TempPathFactory) -> dict[str, A
     spark.range(30).selectExpr(
         "id", "id % 5 AS customer_id", "CAST(id * 10 AS DOUBLE) AS amount", "id % 2 = 0 AS paid"
     ).write.parquet(str(orders))
-    spark.range(5).selectExpr("id AS customer_id", "concat('c', id) AS name", "'x@y' AS email").write.parquet(
-        str(customers)
-    )
+    spark.range(5).selectExpr(
+        "id AS customer_id", "concat('c', id) AS name", "'x@y' AS email"
+    ).write.parquet(str(customers))
     return {"orders": str(orders), "customers": str(customers), "root": root}
 
 
@@ -58,23 +57,34 @@ def _t(type_: str, subtype: str, masking: bool = False) -> dict[str, Any]:
 
 
 def _f(path: str, field: str, *transformations: dict[str, Any]) -> dict[str, Any]:
-    return {"namespace": "file", "name": path, "field": field, "transformations": list(transformations)}
+    return {
+        "namespace": "file",
+        "name": path,
+        "field": field,
+        "transformations": list(transformations),
+    }
 
 
 IDENTITY = _t("DIRECT", "IDENTITY")
 TRANSFORM = _t("DIRECT", "TRANSFORMATION")
 
 
-def test_select_identity_and_transformation(spark: Any, sources: dict[str, Any], lineage_of: Any) -> None:
-    from pyspark.sql import functions as F
+def test_select_identity_and_transformation(
+    spark: Any, sources: dict[str, Any], lineage_of: Any
+) -> None:
+    from pyspark.sql import functions as F  # noqa: N812 - the usual PySpark spelling
 
     orders = sources["orders"]
-    df = spark.read.parquet(orders).select(
-        "id",
-        (F.col("amount") * 2).alias("double_amount"),
-        F.sha2(F.col("id").cast("string"), 256).alias("hashed"),
-        F.when(F.col("paid"), F.col("amount")).otherwise(0).alias("paid_amount"),
-    ).where(F.col("customer_id") > 1)
+    df = (
+        spark.read.parquet(orders)
+        .select(
+            "id",
+            (F.col("amount") * 2).alias("double_amount"),
+            F.sha2(F.col("id").cast("string"), 256).alias("hashed"),
+            F.when(F.col("paid"), F.col("amount")).otherwise(0).alias("paid_amount"),
+        )
+        .where(F.col("customer_id") > 1)
+    )
 
     fields, dataset = lineage_of(df)
     assert fields == {
@@ -92,14 +102,18 @@ def test_select_identity_and_transformation(spark: Any, sources: dict[str, Any],
 
 
 def test_join_and_aggregate(spark: Any, sources: dict[str, Any], lineage_of: Any) -> None:
-    from pyspark.sql import functions as F
+    from pyspark.sql import functions as F  # noqa: N812 - the usual PySpark spelling
 
     orders, customers = sources["orders"], sources["customers"]
     df = (
         spark.read.parquet(orders)
         .join(spark.read.parquet(customers), "customer_id")
         .groupBy("name")
-        .agg(F.sum("amount").alias("total"), F.count("*").alias("n"), F.countDistinct("id").alias("ids"))
+        .agg(
+            F.sum("amount").alias("total"),
+            F.count("*").alias("n"),
+            F.countDistinct("id").alias("ids"),
+        )
     )
 
     fields, dataset = lineage_of(df)
@@ -117,7 +131,7 @@ def test_join_and_aggregate(spark: Any, sources: dict[str, Any], lineage_of: Any
 
 def test_window(spark: Any, sources: dict[str, Any], lineage_of: Any) -> None:
     from pyspark.sql import Window
-    from pyspark.sql import functions as F
+    from pyspark.sql import functions as F  # noqa: N812 - the usual PySpark spelling
 
     orders = sources["orders"]
     by_customer = Window.partitionBy("customer_id").orderBy("id")
@@ -154,7 +168,10 @@ def test_union(spark: Any, sources: dict[str, Any], lineage_of: Any) -> None:
     fields, dataset = lineage_of(df)
     assert fields == {
         "key": {
-            "inputFields": [_f(customers, "customer_id", IDENTITY), _f(orders, "customer_id", IDENTITY)]
+            "inputFields": [
+                _f(customers, "customer_id", IDENTITY),
+                _f(orders, "customer_id", IDENTITY),
+            ]
         }
     }
     assert dataset == []
@@ -163,7 +180,7 @@ def test_union(spark: Any, sources: dict[str, Any], lineage_of: Any) -> None:
 def test_multi_step_transformations_compose(
     spark: Any, sources: dict[str, Any], lineage_of: Any
 ) -> None:
-    from pyspark.sql import functions as F
+    from pyspark.sql import functions as F  # noqa: N812 - the usual PySpark spelling
 
     customers = sources["customers"]
     df = (
@@ -181,15 +198,17 @@ def test_multi_step_transformations_compose(
     assert dataset == [_f(customers, "name", _t("INDIRECT", "SORT"))]
 
 
-def test_insert_into_names_fields_by_the_tables_columns(spark: Any, sources: dict[str, Any], lineage_of: Any) -> None:
+def test_insert_into_names_fields_by_the_tables_columns(
+    spark: Any, sources: dict[str, Any], lineage_of: Any
+) -> None:
     spark.sql("DROP TABLE IF EXISTS lineage_target")
     spark.sql("CREATE TABLE lineage_target (order_key BIGINT, who STRING) USING parquet")
     recorder = Recorder()
     install(spark, recorder)
     orders = sources["orders"]
-    spark.read.parquet(orders).selectExpr("id", "CAST(customer_id AS STRING) AS c").write.insertInto(
-        "lineage_target"
-    )
+    spark.read.parquet(orders).selectExpr(
+        "id", "CAST(customer_id AS STRING) AS c"
+    ).write.insertInto("lineage_target")
     write = recorder.finished[-1]
     assert write.output is not None
     assert write.output.column_lineage is not None

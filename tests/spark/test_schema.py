@@ -104,7 +104,11 @@ def _jvm_field(name: str, data_type: Any) -> dict[str, Any]:
 
 def _without_descriptions(fields: list[Any]) -> list[Any]:
     return [
-        {k: (_without_descriptions(v) if k == "fields" else v) for k, v in f.items() if k != "description"}
+        {
+            k: (_without_descriptions(v) if k == "fields" else v)
+            for k, v in f.items()
+            if k != "description"
+        }
         for f in fields
     ]
 
@@ -117,7 +121,9 @@ def test_type_names_equal_the_jvm_type_names(spark: Any) -> None:
 def test_comment_of_a_table_column_becomes_the_description(mode_spark: Any) -> None:
     table = f"commented_{type(mode_spark).__module__.split('.')[2]}"
     mode_spark.sql(f"DROP TABLE IF EXISTS {table}")
-    mode_spark.sql(f"CREATE TABLE {table} (id BIGINT COMMENT 'primary key', v STRING) USING parquet")
+    mode_spark.sql(
+        f"CREATE TABLE {table} (id BIGINT COMMENT 'primary key', v STRING) USING parquet"
+    )
     fields = schema_fields(mode_spark.table(table).schema)
     assert fields == [
         {"name": "id", "type": "long", "description": "primary key"},

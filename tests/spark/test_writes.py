@@ -105,7 +105,9 @@ def test_inputs_of_a_join_are_both_files(
 ) -> None:
     left, right, out = data_dir / "left", data_dir / "right", data_dir / "out"
     mode_spark.range(20).selectExpr("id", "id % 3 AS k").write.parquet(str(left))
-    mode_spark.range(3).selectExpr("id AS k", "concat('name', id) AS name").write.parquet(str(right))
+    mode_spark.range(3).selectExpr("id AS k", "concat('name', id) AS name").write.parquet(
+        str(right)
+    )
     recorder.started.clear()
     recorder.finished.clear()
 
@@ -134,9 +136,7 @@ def test_a_failing_write_reports_its_error_and_raises_it_unchanged(
     assert write.output.stats is None
 
 
-def test_the_adapter_starts_no_spark_job(
-    mode_spark: Any, jobs: Any, data_dir: Path
-) -> None:
+def test_the_adapter_starts_no_spark_job(mode_spark: Any, jobs: Any, data_dir: Path) -> None:
     df = mode_spark.range(10_000).selectExpr("id", "id % 10 AS k")
 
     before = jobs.count()
