@@ -242,6 +242,7 @@ class SparkLineage:
         self._hive_metastore: str | None = None
         self._default_fs: str | None = None
         self.listener_timeout_ms = 10_000
+        self.fast_wait_s = 0.25
         try:
             conf = spark.conf
             if conf.get("spark.sql.catalogImplementation", "in-memory") == "hive":
@@ -431,10 +432,7 @@ class SparkLineage:
 
     def _qualify(self, path: str) -> str:
         if self.mode == "classic":
-            jvm = self.spark._jvm
-            hadoop_path = jvm.org.apache.hadoop.fs.Path(path)
-            conf = self.spark._jsc.hadoopConfiguration()
-            return str(hadoop_path.getFileSystem(conf).makeQualified(hadoop_path).toString())
+            return _classic.qualify_path(self.spark, path)
         return path
 
     def _path_identity(self, path: str) -> DatasetIdentity:
@@ -515,16 +513,28 @@ class SparkLineage:
                 rows = observation.row_count()
                 output.stats = IoStats(row_count=rows) if rows is not None else None
             if token is not None and self._listener is not None:
-                self._classic_stats(lineage, token)
+                self._classic_stats(lineage, token, target)
         except Exception as error:
             self._problem(lineage, "statistics", error)
 
-    def _classic_stats(self, lineage: WriteLineage, token: int) -> None:
+    def _classic_stats(self, lineage: WriteLineage, token: int, target: _Target | None) -> None:
         assert self._listener is not None
-        drained = _classic.wait_for_listeners(self.spark, self.listener_timeout_ms)
-        collected = self._listener.end(token)
-        if lineage.error is not None or lineage.output is None:
+        if lineage.error is not None or lineage.output is None or target is None:
+            self._listener.end(token)
             return
+        if target.kind == "jdbc":
+            # A JDBC write reports no write metrics: nothing to wait for.
+            self._listener.end(token)
+            lineage.output.problems.append("statistics: a JDBC write reports none")
+            return
+        # The command's end event was posted before the write returned; the listener usually
+        # has its metrics within milliseconds. If not, drain the listener bus, after which
+        # everything the write's commands reported has arrived, or never will.
+        collector = self._listener.collector(token)
+        drained = collector.wait(self.fast_wait_s) or _classic.wait_for_listeners(
+            self.spark, self.listener_timeout_ms
+        )
+        collected = self._listener.end(token)
         if not drained:
             lineage.output.problems.append("statistics: the listener bus did not drain in time")
             return

@@ -23,7 +23,6 @@ from __future__ import annotations
 import json
 import logging
 import threading
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -45,9 +44,46 @@ log = logging.getLogger("openlineage_sdk.spark")
 _MAX_PLAN_NODES = 400
 
 
+class _JvmClasses:
+    """JVM classes the adapter calls, looked up once.
+
+    Each step of a py4j package path (``jvm.scala.jdk...``) is a round trip to the JVM, so a
+    class is resolved once per gateway rather than on every use.
+    """
+
+    _cache: dict[int, _JvmClasses] = {}  # noqa: RUF012 - a process-wide cache by gateway
+
+    def __init__(self, jvm: Any) -> None:
+        self.converters = jvm.scala.jdk.javaapi.CollectionConverters
+        self.project = jvm.org.apache.spark.sql.catalyst.plans.logical.Project
+        self.hadoop_path = jvm.org.apache.hadoop.fs.Path
+
+    @classmethod
+    def of(cls, jvm: Any) -> _JvmClasses:
+        found = cls._cache.get(id(jvm))
+        if found is None:
+            found = cls._cache[id(jvm)] = cls(jvm)
+        return found
+
+
 def _as_list(jvm: Any, seq: Any) -> list[Any]:
-    """A Scala ``Seq`` as a Python list (py4j turns the Java list into a list proxy)."""
-    return list(jvm.scala.jdk.javaapi.CollectionConverters.asJava(seq))
+    """A Scala ``Seq`` as a Python list.
+
+    Indexing by ``size()`` rather than iterating the py4j list proxy: the proxy finds the end
+    of a list by provoking an exception in the JVM, which alone costs some 20 ms.
+    """
+    java_list = _JvmClasses.of(jvm).converters.asJava(seq)
+    return [java_list.get(i) for i in range(java_list.size())]
+
+
+def qualify_path(spark: Any, path: str) -> str:
+    """``path`` made absolute, with the scheme and authority of its file system (on the driver).
+
+    Hadoop resolves a path without a scheme against ``fs.defaultFS``: HDFS on most clusters.
+    """
+    hadoop_path = _JvmClasses.of(spark._jvm).hadoop_path(path)
+    conf = spark._jsc.hadoopConfiguration()
+    return str(hadoop_path.getFileSystem(conf).makeQualified(hadoop_path).toString())
 
 
 def _option(value: Any) -> Any:
@@ -178,7 +214,7 @@ def plan_inputs_and_lineage(
             found.problems.append(f"input {leaf.getClass().getSimpleName()}: {error}")
     lineage: ColumnLineageRecord | None = None
     try:
-        wrapped = jvm.org.apache.spark.sql.catalyst.plans.logical.Project(plan.output(), plan)
+        wrapped = _JvmClasses.of(jvm).project(plan.output(), plan)
         output, tree = root_output(json.loads(wrapped.toJSON()))
         json_leaves = leaf_nodes(tree)
         if len(json_leaves) != len(leaves):
@@ -202,39 +238,7 @@ class CommandMetrics:
     scans: list[tuple[list[str], IoStats]]
 
 
-def _metric_values(jvm: Any, node: Any) -> dict[str, int]:
-    metrics = jvm.scala.jdk.javaapi.CollectionConverters.asJava(node.metrics())
-    return {str(key): int(metrics.get(key).value()) for key in metrics.keySet()}
-
-
-def _unwrap(node: Any) -> Any:
-    while True:
-        name = node.getClass().getSimpleName()
-        if name == "AdaptiveSparkPlanExec":
-            node = node.executedPlan()
-        elif name == "CommandResultExec":
-            node = node.commandPhysicalPlan()
-        else:
-            return node
-
-
-def _walk(jvm: Any, root: Any) -> Iterator[Any]:
-    stack = [root]
-    visited = 0
-    while stack and visited < _MAX_PLAN_NODES:
-        node = stack.pop()
-        visited += 1
-        yield node
-        name = node.getClass().getSimpleName()
-        if name == "AdaptiveSparkPlanExec":
-            stack.append(node.executedPlan())
-        elif name.endswith("QueryStageExec"):
-            stack.append(node.plan())
-        elif name == "CommandResultExec":
-            stack.append(node.commandPhysicalPlan())
-        else:
-            stack.extend(_as_list(jvm, node.children()))
-
+_WRITE_METRICS = ("numOutputRows", "numOutputBytes", "numFiles")
 
 # Physical nodes that perform a write, and report what they wrote.
 _WRITE_NODES = frozenset(
@@ -252,43 +256,79 @@ _WRITE_NODES = frozenset(
 )
 
 
-def _stats(values: dict[str, int], rows: str, size: str, files: str) -> IoStats:
-    return IoStats(row_count=values.get(rows), size=values.get(size), file_count=values.get(files))
+def _class_name(node: Any) -> str:
+    return str(node.getClass().getSimpleName())
+
+
+def _metric_values(jvm: Any, node: Any, names: tuple[str, ...]) -> dict[str, int]:
+    metrics = _JvmClasses.of(jvm).converters.asJava(node.metrics())
+    values: dict[str, int] = {}
+    for name in names:
+        metric = metrics.get(name)
+        if metric is not None:
+            values[name] = int(metric.value())
+    return values
+
+
+def _unwrap(node: Any) -> tuple[Any, str]:
+    while True:
+        name = _class_name(node)
+        if name == "AdaptiveSparkPlanExec":
+            node = node.executedPlan()
+        elif name == "CommandResultExec":
+            node = node.commandPhysicalPlan()
+        else:
+            return node, name
+
+
+def _scans(jvm: Any, node: Any, budget: list[int]) -> list[tuple[list[str], IoStats]]:
+    """Every file scan under ``node``, with the files and bytes it read.
+
+    Only leaves are visited (``collectLeaves`` is one call), descending into adaptive plans and
+    query stages, which are leaves that wrap plans of their own.
+    """
+    found: list[tuple[list[str], IoStats]] = []
+    for leaf in _as_list(jvm, node.collectLeaves()):
+        budget[0] -= 1
+        if budget[0] < 0:
+            break
+        name = _class_name(leaf)
+        if name == "AdaptiveSparkPlanExec":
+            found.extend(_scans(jvm, leaf.executedPlan(), budget))
+        elif name.endswith("QueryStageExec"):
+            found.extend(_scans(jvm, leaf.plan(), budget))
+        elif name == "FileSourceScanExec":
+            values = _metric_values(jvm, leaf, ("numFiles", "filesSize"))
+            paths = [
+                str(p.toString()) for p in _as_list(jvm, leaf.relation().location().rootPaths())
+            ]
+            # The files a scan opened and their size are exactly what it read. (Its row count
+            # is after the filters pushed into the reader, so it is not reported as rows read.)
+            found.append(
+                (paths, IoStats(size=values.get("filesSize"), file_count=values.get("numFiles")))
+            )
+    return found
 
 
 def command_metrics(jvm: Any, qe: Any) -> CommandMetrics | None:
-    """The write metrics of an executed command, or ``None`` when it wrote nothing."""
-    root = _unwrap(qe.executedPlan())
-    output: IoStats | None = None
-    scans: list[tuple[list[str], IoStats]] = []
-    for node in _walk(jvm, root):
-        name = node.getClass().getSimpleName()
-        if name in _WRITE_NODES:
-            values = _metric_values(jvm, node)
-            stats = _stats(values, "numOutputRows", "numOutputBytes", "numFiles")
-            output = stats if output is None else _add(output, stats)
-        elif name == "FileSourceScanExec":
-            values = _metric_values(jvm, node)
-            paths = [
-                str(p.toString()) for p in _as_list(jvm, node.relation().location().rootPaths())
-            ]
-            # A scan's own numOutputRows counts rows after filters pushed into the reader; the
-            # files it opened and their size are exactly what it read.
-            scans.append(
-                (paths, IoStats(size=values.get("filesSize"), file_count=values.get("numFiles")))
-            )
-    if output is None:
+    """The write metrics of an executed command, or ``None`` when it wrote nothing.
+
+    A write command's physical node (``DataWritingCommandExec`` for file sources, the v2 write
+    nodes, any command reporting the same metrics) holds the rows, bytes and files written,
+    which Spark summed from every task.
+    """
+    root, name = _unwrap(qe.executedPlan())
+    if name not in _WRITE_NODES and name != "ExecutedCommandExec":
         return None
-    return CommandMetrics(str(qe.logical().getClass().getSimpleName()), output, scans)
-
-
-def _add(a: IoStats, b: IoStats) -> IoStats:
-    def plus(x: int | None, y: int | None) -> int | None:
-        return None if x is None or y is None else x + y
-
-    return IoStats(
-        plus(a.row_count, b.row_count), plus(a.size, b.size), plus(a.file_count, b.file_count)
+    values = _metric_values(jvm, root, _WRITE_METRICS)
+    if not values:
+        return None
+    output = IoStats(
+        row_count=values.get("numOutputRows"),
+        size=values.get("numOutputBytes"),
+        file_count=values.get("numFiles"),
     )
+    return CommandMetrics(name, output, _scans(jvm, root, [_MAX_PLAN_NODES]))
 
 
 class _Collector:
@@ -297,6 +337,11 @@ class _Collector:
     def __init__(self) -> None:
         self.commands: list[CommandMetrics] = []
         self.failures: list[str] = []
+        self.arrived = threading.Event()  # set when a command with write metrics arrived
+
+    def wait(self, timeout_s: float) -> bool:
+        """Wait until write metrics arrived; False on time-out."""
+        return self.arrived.wait(timeout_s)
 
 
 class WriteMetricsListener:
@@ -324,6 +369,11 @@ class WriteMetricsListener:
             self._active[self._next] = _Collector()
             return self._next
 
+    def collector(self, token: int) -> _Collector:
+        """What has arrived so far for a write."""
+        with self._lock:
+            return self._active.get(token) or _Collector()
+
     def end(self, token: int) -> _Collector:
         """Stop collecting for a write and return what arrived."""
         with self._lock:
@@ -344,7 +394,9 @@ class WriteMetricsListener:
             return
         with self._lock:
             if len(self._active) == 1:
-                next(iter(self._active.values())).commands.append(metrics)
+                collector = next(iter(self._active.values()))
+                collector.commands.append(metrics)
+                collector.arrived.set()
 
     def onFailure(self, func_name: str, qe: Any, exception: Any) -> None:  # noqa: N802
         if not self._active:
