@@ -216,3 +216,22 @@ def test_insert_into_names_fields_by_the_tables_columns(
         "order_key": {"inputFields": [_f(orders, "id", IDENTITY)]},
         "who": {"inputFields": [_f(orders, "customer_id", TRANSFORM)]},
     }
+
+
+def test_rollup_and_explode(spark: Any, sources: dict[str, Any], lineage_of: Any) -> None:
+    from pyspark.sql import functions as F  # noqa: N812 - the usual PySpark spelling
+
+    orders, customers = sources["orders"], sources["customers"]
+    fields, dataset = lineage_of(
+        spark.read.parquet(orders).rollup("customer_id").agg(F.max("amount").alias("top"))
+    )
+    assert fields == {
+        "customer_id": {"inputFields": [_f(orders, "customer_id", IDENTITY)]},
+        "top": {"inputFields": [_f(orders, "amount", _t("DIRECT", "AGGREGATION"))]},
+    }
+    assert dataset == [_f(orders, "customer_id", _t("INDIRECT", "GROUP_BY"))]
+
+    fields, _ = lineage_of(
+        spark.read.parquet(customers).select(F.explode(F.split("email", "@")).alias("part"))
+    )
+    assert fields == {"part": {"inputFields": [_f(customers, "email", TRANSFORM)]}}

@@ -203,3 +203,37 @@ def test_a_failing_extraction_leaves_that_part_out(
     assert any("injected" in p for p in write.output.problems)
     assert write.output.stats is not None
     assert write.output.stats.row_count == 3
+
+
+def test_writer_v2_create_is_one_write_of_the_table(
+    mode_spark: Any, recorder: Recorder, spark_root: Path
+) -> None:
+    table = f"v2_orders_{_mode(mode_spark)}"
+    mode_spark.sql(f"DROP TABLE IF EXISTS {table}")
+    mode_spark.range(7).selectExpr("id").writeTo(table).using("parquet").create()
+
+    write = recorder.only()
+    assert write.command == "create_table_as_select"
+    assert write.output is not None
+    assert (write.output.identity.namespace, write.output.identity.name) == (
+        "file",
+        str(spark_root / "warehouse" / table),
+    )
+    assert write.output.stats is not None
+    assert write.output.stats.row_count == 7
+
+
+def test_a_writer_used_twice_is_two_writes(
+    mode_spark: Any, recorder: Recorder, data_dir: Path
+) -> None:
+    writer = mode_spark.range(4).write.mode("overwrite").format("parquet")
+    writer.save(str(data_dir / "a"))
+    writer.save(str(data_dir / "b"))
+
+    assert [w.output.identity.name for w in recorder.finished if w.output] == [
+        str(data_dir / "a"),
+        str(data_dir / "b"),
+    ]
+    assert all(
+        w.output and w.output.stats and w.output.stats.row_count == 4 for w in recorder.finished
+    )
