@@ -516,6 +516,32 @@ class SparkLineage:
                 self._classic_stats(lineage, token, target)
         except Exception as error:
             self._problem(lineage, "statistics", error)
+        if output is not None and target is not None and target.kind == "table":
+            self._confirm_table(lineage, output, target)
+
+    def _confirm_table(
+        self, lineage: WriteLineage, output: DatasetLineage, target: _Target
+    ) -> None:
+        """Check a table the write created against the catalog; its record wins if they differ.
+
+        Before the write, a new table's location is where Spark's session catalog would put it;
+        after the write the catalog knows. They agree unless a catalog places tables its own way.
+        """
+        if target.existed or lineage.error is not None:
+            return
+        try:
+            info = describe_table(self.spark, target.location)
+            if info is None or info.location is None:
+                return
+            actual = table_identity(info, self._hive_metastore)
+            if actual != output.identity:
+                output.problems.append(
+                    f"output: the table lives at {actual.namespace} {actual.name}, "
+                    f"not where the start event placed it"
+                )
+                output.identity = actual
+        except Exception as error:
+            self._problem(lineage, "output table after the write", error, output)
 
     def _classic_stats(self, lineage: WriteLineage, token: int, target: _Target | None) -> None:
         assert self._listener is not None

@@ -78,6 +78,9 @@ def planned_table(spark: Any, name: str, path: str | None = None) -> TableInfo:
     parts = [p.strip("`") for p in re.findall(r"`(?:[^`]|``)*`|[^.]+", name)]
     table = parts[-1]
     database = parts[-2] if len(parts) >= 2 else spark.catalog.currentDatabase()
+    if str(spark.conf.get("spark.sql.caseSensitive", "false")).lower() != "true":
+        # The session catalog stores names in lower case unless told to respect case.
+        table, database = table.lower(), database.lower()
     if path is not None:
         return TableInfo(database, table, path)
     db_info = _rows(spark, f"DESCRIBE DATABASE EXTENDED {_quote(database)}")

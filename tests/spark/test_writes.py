@@ -96,6 +96,7 @@ def test_save_as_table_is_one_write_named_by_location_with_a_table_symlink(
     ]
     assert write.command == "execute_create_data_source_table_as_select_command"
     assert write.job_name.endswith(f".default_{table}")
+    assert write.output.problems == []
     assert write.output.stats is not None
     assert write.output.stats.row_count == 50
 
@@ -237,3 +238,21 @@ def test_a_writer_used_twice_is_two_writes(
     assert all(
         w.output and w.output.stats and w.output.stats.row_count == 4 for w in recorder.finished
     )
+
+
+def test_a_new_table_in_a_database_with_its_own_location(
+    mode_spark: Any, recorder: Recorder, data_dir: Path
+) -> None:
+    database = f"mart_{_mode(mode_spark)}"
+    mode_spark.sql(f"DROP DATABASE IF EXISTS {database} CASCADE")
+    mode_spark.sql(f"CREATE DATABASE {database} LOCATION '{data_dir / 'mart'}'")
+    mode_spark.range(2).write.saveAsTable(f"{database}.Daily")
+
+    write = recorder.only()
+    assert write.output is not None
+    identity = write.output.identity
+    assert (identity.namespace, identity.name) == ("file", str(data_dir / "mart" / "daily"))
+    assert [(s.namespace, s.name) for s in identity.symlinks] == [
+        (f"file:{data_dir / 'mart'}", f"{database}.daily")
+    ]
+    assert write.output.problems == []
