@@ -243,8 +243,11 @@ class SparkLineage:
         self._default_fs: str | None = None
         self.listener_timeout_ms = 10_000
         self.fast_wait_s = 0.25
+        self.app_name = "spark"
         try:
             conf = spark.conf
+            # The app name is fixed for a session's life: read it once, not on every write.
+            self.app_name = conf.get("spark.app.name", "spark") or "spark"
             if conf.get("spark.sql.catalogImplementation", "in-memory") == "hive":
                 self._hive_metastore = conf.get("spark.hadoop.hive.metastore.uris", None) or None
             if self.mode == "connect":
@@ -317,11 +320,7 @@ class SparkLineage:
         args: tuple[Any, ...],
         kwargs: dict[str, Any],
     ) -> tuple[WriteLineage, _Target | None]:
-        app_name = "spark"
-        try:
-            app_name = self.spark.conf.get("spark.app.name", "spark") or "spark"
-        except Exception as error:
-            log.debug("openlineage: no app name: %s", error)
+        app_name = self.app_name
         lineage = WriteLineage(self.mode, method, app_name, method, app_name, started=time.time())
         target: _Target | None = None
         try:

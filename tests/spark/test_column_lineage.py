@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Iterator
 from typing import Any
 
@@ -38,10 +39,9 @@ def sources(spark: Any, tmp_path_factory: pytest.TempPathFactory) -> dict[str, A
 def lineage_of(spark: Any, sources: dict[str, Any]) -> Iterator[Any]:
     recorder = Recorder()
     install(spark, recorder)
-    counter = iter(range(1000))
 
     def run(df: Any) -> tuple[dict[str, Any], list[Any]]:
-        df.write.parquet(str(sources["root"] / f"out{next(counter)}_{id(df)}"))
+        df.write.parquet(str(sources["root"] / f"out_{uuid.uuid4().hex}"))
         write = recorder.finished[-1]
         assert write.output is not None
         assert write.output.column_lineage is not None, write.output.problems + write.problems
