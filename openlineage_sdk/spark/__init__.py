@@ -11,6 +11,23 @@ is used: ``import openlineage_sdk.spark`` is cheap and works without PySpark ins
 Each write is reported to the sink as a :class:`WriteLineage`: its inputs and output with their
 identities, schemas, column lineage and statistics, taken from the write itself without a second
 pass over the data.
+
+What each mode knows:
+
+==================  ===============================================  ===========================
+                    classic PySpark                                  Spark Connect
+==================  ===============================================  ===========================
+output identity     writer settings; paths qualified by Hadoop;      writer settings; catalog
+                    catalog tables by location + ``TABLE`` symlink   tables the same way
+output schema       DataFrame schema (JVM agent type names)          the same
+output statistics   rows, bytes, files: the write command's metrics  rows (an observation the
+                    (``QueryExecutionListener``)                     server computes in the
+                                                                     write's job); no bytes/files
+inputs              leaves of the analyzed plan (files, tables,      ``read`` relations of the
+                    JDBC)                                            client plan
+input statistics    files and bytes each file scan read              none
+column lineage      analyzed plan (direct and indirect)              none
+==================  ===============================================  ===========================
 """
 
 from __future__ import annotations

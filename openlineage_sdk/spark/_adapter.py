@@ -285,7 +285,14 @@ class SparkLineage:
         kwargs: dict[str, Any],
     ) -> Any:
         """Run one user write with lineage around it; returns what the write returns."""
-        lineage, target = self._before(writer, method, original, args, kwargs)
+        try:
+            lineage, target = self._before(writer, method, original, args, kwargs)
+        except Exception as error:  # whatever broke, the write still runs, with what is known
+            lineage = WriteLineage(
+                self.mode, method, self.app_name, method, self.app_name, started=time.time()
+            )
+            target = None
+            self._problem(lineage, "lineage", error)
         self._notify("write_started", lineage)
         observation = self._observation(writer, lineage)
         token = self._listener.begin() if self._listener is not None else None
@@ -302,7 +309,10 @@ class SparkLineage:
         finally:
             _in_write.reset(guard)
             lineage.finished = time.time()
-            self._after(lineage, target, observation, token)
+            try:
+                self._after(lineage, target, observation, token)
+            except Exception as error:
+                self._problem(lineage, "after the write", error)
             self._notify("write_finished", lineage)
         return result
 

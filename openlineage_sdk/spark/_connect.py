@@ -140,17 +140,30 @@ class RowCountObservation:
             self._observation, count(lit(1)).alias("rows")
         )
         self._observed_plan = observed._plan
+        self._swapped = False
 
     def __enter__(self) -> RowCountObservation:
-        self._writer._write._child = self._observed_plan
+        # Swapping the plan is the last step before the user's write: it must not fail it.
+        try:
+            self._writer._write._child = self._observed_plan
+            self._swapped = True
+        except Exception as error:
+            self._swapped = False
+            log.warning("openlineage: no row count observation: %s", error)
         return self
 
     def __exit__(self, *exc_info: object) -> None:
         # The writer goes back to the user's plan, so a second call on it is unchanged.
-        self._writer._write._child = self._original
+        if self._swapped:
+            try:
+                self._writer._write._child = self._original
+            except Exception as error:
+                log.warning("openlineage: restoring the writer's plan failed: %s", error)
 
     def row_count(self) -> int | None:
         """The observed count, or ``None`` when the server sent none."""
+        if not self._swapped:
+            return None
         result = self._observation._result
         if not result:
             return None

@@ -256,3 +256,27 @@ def test_a_new_table_in_a_database_with_its_own_location(
         (f"file:{data_dir / 'mart'}", f"{database}.daily")
     ]
     assert write.output.problems == []
+
+
+@pytest.mark.parametrize("broken", ["_dataframe", "_target", "_inputs", "_after"])
+def test_any_failing_step_of_the_adapter_leaves_the_write_intact(
+    mode_spark: Any,
+    recorder: Recorder,
+    data_dir: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    broken: str,
+) -> None:
+    from openlineage_sdk.spark._adapter import SparkLineage
+
+    def fail(*args: Any, **kwargs: Any) -> Any:
+        raise RuntimeError(f"injected into {broken}")
+
+    monkeypatch.setattr(SparkLineage, broken, fail)
+    out = data_dir / "out"
+    mode_spark.range(6).write.parquet(str(out))
+
+    assert mode_spark.read.parquet(str(out)).count() == 6
+    write = recorder.only()
+    assert write.error is None
+    problems = write.problems + (write.output.problems if write.output else [])
+    assert any(f"injected into {broken}" in p for p in problems), problems
