@@ -1,0 +1,26 @@
+"""Run every benchmark in one process, side by side with the official client: ``nox -s bench``."""
+
+from __future__ import annotations
+
+import importlib
+import sys
+
+BENCHMARKS = ("benchmarks.models", "benchmarks.transport", "benchmarks.spark")
+
+
+def main(argv: list[str]) -> int:
+    selected = [b for b in BENCHMARKS if not argv or b.rsplit(".", 1)[1] in argv]
+    for name in selected:
+        try:
+            module = importlib.import_module(name)
+        except ModuleNotFoundError as exc:
+            if exc.name == name:
+                continue  # a benchmark that does not exist yet
+            raise
+        print(f"\n=== {name.rsplit('.', 1)[1]} " + "=" * 60)
+        module.main([])
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,198 @@
+"""Model benchmark: openlineage-sdk beside the official client and jsonschema, in one run.
+
+Run with ``python -m benchmarks.models`` (``nox -s bench`` runs every benchmark). Measured on the
+typical Spark write COMPLETE event of :mod:`benchmarks._event`:
+
+1. build and serialize the event: openlineage-sdk vs ``openlineage-python`` 1.54.0.
+   Target: at least 10x the official client's rate.
+2. read the JSON into a typed, validated event (``read_event``) vs validating the same JSON
+   against the official schema with jsonschema (core schema, then each facet against the schema
+   its ``_schemaURL`` names; validators built once). Target: at least 50x.
+3. cold import in a fresh interpreter: ``import openlineage_sdk`` and, the realistic first step,
+   ``from openlineage_sdk import RunEvent, read_event`` vs ``import openlineage.client``.
+   Target: at most half the time.
+
+Rounds alternate between the contenders so that both see the same machine; each figure is the
+best round. This is a benchmark, not a test: it prints figures and ratios and exits 0.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from benchmarks._event import official_builder, ours_builder
+
+
+def _rate(fn: Callable[[], object], seconds: float) -> float:
+    """Calls per second of ``fn`` over about ``seconds``."""
+    fn()
+    calls = 0
+    start = time.perf_counter()
+    deadline = start + seconds
+    while True:
+        fn()
+        calls += 1
+        now = time.perf_counter()
+        if now >= deadline:
+            return calls / (now - start)
+
+
+def _race(
+    ours: Callable[[], object], theirs: Callable[[], object], rounds: int, seconds: float
+) -> tuple[float, float]:
+    best_ours = best_theirs = 0.0
+    for _ in range(rounds):
+        best_ours = max(best_ours, _rate(ours, seconds))
+        best_theirs = max(best_theirs, _rate(theirs, seconds))
+    return best_ours, best_theirs
+
+
+def _jsonschema_validator() -> Callable[[dict[str, Any]], None]:
+    """Validate as a user of the official schema would: jsonschema, validators built once."""
+    from jsonschema import Draft202012Validator
+    from referencing import Registry, Resource
+    from referencing.jsonschema import DRAFT202012
+
+    from openlineage_sdk._validate import _bundle
+
+    registry: Registry = Registry().with_resources(
+        (uri, Resource.from_contents(doc, default_specification=DRAFT202012))
+        for uri, doc in _bundle().items()
+    )
+    core = Draft202012Validator(
+        {"$ref": "https://openlineage.io/spec/2-0-2/OpenLineage.json#/$defs/RunEvent"},
+        registry=registry,
+    )
+    facet_validators: dict[str, Draft202012Validator] = {}
+
+    def each(facets: dict[str, Any] | None) -> None:
+        for facet in (facets or {}).values():
+            url = facet["_schemaURL"]
+            validator = facet_validators.get(url)
+            if validator is None:
+                validator = facet_validators[url] = Draft202012Validator(
+                    {"$ref": url}, registry=registry
+                )
+            validator.validate(facet)
+
+    def validate(event: dict[str, Any]) -> None:
+        core.validate(event)
+        each(event["run"].get("facets"))
+        each(event["job"].get("facets"))
+        for dataset in [*event.get("inputs", []), *event.get("outputs", [])]:
+            each(dataset.get("facets"))
+            each(dataset.get("inputFacets"))
+            each(dataset.get("outputFacets"))
+
+    return validate
+
+
+def _import_time(statement: str, repeat: int) -> float:
+    """Best wall time of ``python -c statement`` minus an empty interpreter's, in seconds."""
+
+    def run(code: str) -> float:
+        start = time.perf_counter()
+        subprocess.run([sys.executable, "-c", code], check=True)
+        return time.perf_counter() - start
+
+    times = []
+    for _ in range(repeat):
+        empty = run("pass")
+        times.append(run(statement) - empty)
+    return max(min(times), 1e-6)
+
+
+def _row(name: str, ours: str, theirs: str, ratio: float, target: str, met: bool) -> str:
+    return f"{name:<46} {ours:>14} {theirs:>14} {ratio:>8.1f}x  {target:<14} {'met' if met else 'NOT MET'}"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--seconds", type=float, default=1.0, help="length of one timed round")
+    parser.add_argument(
+        "--imports", type=int, default=15, help="fresh interpreters per import figure"
+    )
+    args = parser.parse_args(argv)
+
+    from openlineage_sdk import read_event, validate_event
+
+    build_ours = ours_builder()
+    text = build_ours()
+    assert validate_event(text, formats=True) == [], "the benchmark event must be valid"
+    event = json.loads(text)
+    print(f"typical Spark COMPLETE event: {len(text):,} bytes of JSON")
+    print(f"{'':<46} {'openlineage-sdk':>14} {'baseline':>14} {'ratio':>9}  {'target':<14}")
+
+    try:
+        build_official = official_builder()
+    except ImportError:
+        build_official = None
+        print(
+            "openlineage-python is not installed: install the 'bench' group for the side-by-side figures"
+        )
+    if build_official is not None:
+        ours_rate, official_rate = _race(build_ours, build_official, args.rounds, args.seconds)
+        ratio = ours_rate / official_rate
+        print(
+            _row(
+                "build + serialize (events/s), vs official",
+                f"{ours_rate:,.0f}/s",
+                f"{official_rate:,.0f}/s",
+                ratio,
+                ">= 10x",
+                ratio >= 10,
+            )
+        )
+
+    validate = _jsonschema_validator()
+    read_rate, schema_rate = _race(
+        lambda: read_event(text), lambda: validate(event), args.rounds, args.seconds
+    )
+    ratio = read_rate / schema_rate
+    print(
+        _row(
+            "read into typed event (events/s), vs jsonschema",
+            f"{read_rate:,.0f}/s",
+            f"{schema_rate:,.0f}/s",
+            ratio,
+            ">= 50x",
+            ratio >= 50,
+        )
+    )
+
+    if build_official is not None:
+        # pip compiles a wheel's modules to bytecode when it installs them; an editable install
+        # (and PYTHONDONTWRITEBYTECODE) may not have, so compile ours as an installed package is.
+        import compileall
+
+        import openlineage_sdk
+
+        compileall.compile_dir(Path(openlineage_sdk.__file__).parent, quiet=1)
+        official_import = _import_time("import openlineage.client", args.imports)
+        for statement in (
+            "import openlineage_sdk",
+            "from openlineage_sdk import RunEvent, read_event",
+        ):
+            ours_import = _import_time(statement, args.imports)
+            share = ours_import / official_import
+            print(
+                f"{'cold ' + statement:<46} {ours_import * 1000:>12.0f}ms {official_import * 1000:>12.0f}ms "
+                f"{share:>8.2f}x  {'<= 0.5x':<14} {'met' if share <= 0.5 else 'NOT MET'}"
+            )
+    print(
+        f"(best of {args.rounds} alternating rounds; imports: best of {args.imports} fresh interpreters, "
+        "an empty interpreter's start subtracted)"
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

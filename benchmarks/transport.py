@@ -1,0 +1,465 @@
+"""Transport benchmark: openlineage-sdk's HTTP transport beside the official client's, in one run.
+
+Run with ``python -m benchmarks.transport`` (``nox -s bench`` calls it). It
+needs ``httpx`` and ``openlineage-python==1.54.0``; without the latter only our
+figures are printed.
+
+Both clients post the same ~13 KB Spark COMPLETE event to a real HTTP/1.1
+server on loopback that runs in its own process (so it does not share the GIL
+with the client being measured). Our transport takes the event's JSON from
+``event.to_json()`` on the caller's thread: the events are real ``RunEvent``
+models (read from the same documents), so serialization is part of ``emit()``. The official transports take the event as a dict
+and serialize it inside ``emit`` (``Serde.to_json``), as their API does:
+
+1. ``emit()`` latency while the backend takes 50 ms per request: p50 and p99.
+   Target: our p99 under 1 ms and at least 50x faster than the official
+   synchronous ``HttpTransport``.
+2. Events delivered per second, from the first emit until the backend has
+   acknowledged the last event. Target: at least 5x the official client's best
+   transport.
+
+This is a benchmark, not a test: it prints figures and ratios, and exits 0.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import multiprocessing
+import shutil
+import statistics
+import tempfile
+import time
+import uuid
+from collections.abc import Callable
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+from openlineage_sdk import read_event
+
+# --------------------------------------------------------------------------- the event
+
+
+def spark_complete_event(run_id: str) -> dict[str, Any]:
+    """A typical Spark write COMPLETE event (~13 KB as compact JSON)."""
+    producer = "https://github.com/OpenLineage/OpenLineage/tree/1.20.0/integration/spark"
+    base = "https://openlineage.io/spec/facets/1-0-1/"
+
+    def schema(prefix: str) -> dict[str, Any]:
+        return {
+            "_producer": producer,
+            "_schemaURL": base + "SchemaDatasetFacet.json#/$defs/SchemaDatasetFacet",
+            "fields": [
+                {"name": f"{prefix}_col_{i}", "type": "string" if i % 3 else "decimal(38,10)"}
+                for i in range(20)
+            ],
+        }
+
+    def data_source(uri: str) -> dict[str, Any]:
+        return {
+            "_producer": producer,
+            "_schemaURL": base + "DatasourceDatasetFacet.json#/$defs/DatasourceDatasetFacet",
+            "name": uri,
+            "uri": uri,
+        }
+
+    inputs = [
+        {
+            "namespace": "s3a://warehouse",
+            "name": f"/raw/{name}",
+            "facets": {"schema": schema(name), "dataSource": data_source("s3a://warehouse")},
+        }
+        for name in ("orders", "customers")
+    ]
+    lineage = {
+        f"out_col_{i}": {
+            "inputFields": [
+                {
+                    "namespace": "s3a://warehouse",
+                    "name": f"/raw/{src}",
+                    "field": f"{src}_col_{i}",
+                    "transformations": [
+                        {
+                            "type": "DIRECT",
+                            "subtype": "IDENTITY",
+                            "description": "",
+                            "masking": False,
+                        }
+                    ],
+                }
+                for src in ("orders", "customers")
+            ]
+        }
+        for i in range(20)
+    }
+    return {
+        "eventType": "COMPLETE",
+        "eventTime": "2024-05-01T12:00:00.000Z",
+        "producer": producer,
+        "schemaURL": "https://openlineage.io/spec/2-0-2/OpenLineage.json#/$defs/RunEvent",
+        "run": {
+            "runId": run_id,
+            "facets": {
+                "parent": {
+                    "_producer": producer,
+                    "_schemaURL": base + "ParentRunFacet.json#/$defs/ParentRunFacet",
+                    "run": {"runId": str(uuid.uuid4())},
+                    "job": {"namespace": "spark", "name": "orders_etl"},
+                },
+                "nominalTime": {
+                    "_producer": producer,
+                    "_schemaURL": base + "NominalTimeRunFacet.json#/$defs/NominalTimeRunFacet",
+                    "nominalStartTime": "2024-05-01T12:00:00.000Z",
+                },
+                "processing_engine": {
+                    "_producer": producer,
+                    "_schemaURL": base
+                    + "ProcessingEngineRunFacet.json#/$defs/ProcessingEngineRunFacet",
+                    "version": "3.5.1",
+                    "name": "spark",
+                    "openlineageAdapterVersion": "1.20.0",
+                },
+            },
+        },
+        "job": {
+            "namespace": "spark",
+            "name": "orders_etl.execute_insert_into_hadoop_fs_relation_command.warehouse_daily",
+            "facets": {
+                "sql": {
+                    "_producer": producer,
+                    "_schemaURL": base + "SQLJobFacet.json#/$defs/SQLJobFacet",
+                    "query": "INSERT INTO daily SELECT o.*, c.* FROM orders o JOIN customers c ON o.cid = c.id",
+                },
+                "jobType": {
+                    "_producer": producer,
+                    "_schemaURL": base + "JobTypeJobFacet.json#/$defs/JobTypeJobFacet",
+                    "processingType": "BATCH",
+                    "integration": "SPARK",
+                    "jobType": "SQL_JOB",
+                },
+                "sourceCodeLocation": {
+                    "_producer": producer,
+                    "_schemaURL": base
+                    + "SourceCodeLocationJobFacet.json#/$defs/SourceCodeLocationJobFacet",
+                    "type": "git",
+                    "url": "https://github.com/acme/etl",
+                    "path": "jobs/orders.py",
+                },
+            },
+        },
+        "inputs": inputs,
+        "outputs": [
+            {
+                "namespace": "s3a://warehouse",
+                "name": "/curated/daily",
+                "facets": {
+                    "schema": schema("out"),
+                    "dataSource": data_source("s3a://warehouse"),
+                    "columnLineage": {
+                        "_producer": producer,
+                        "_schemaURL": base
+                        + "ColumnLineageDatasetFacet.json#/$defs/ColumnLineageDatasetFacet",
+                        "fields": lineage,
+                    },
+                },
+                "outputFacets": {
+                    "outputStatistics": {
+                        "_producer": producer,
+                        "_schemaURL": base
+                        + "OutputStatisticsOutputDatasetFacet.json#/$defs/OutputStatisticsOutputDatasetFacet",
+                        "rowCount": 1_250_000,
+                        "size": 73_400_320,
+                        "fileCount": 12,
+                    },
+                },
+            }
+        ],
+    }
+
+
+# --------------------------------------------------------------------------- the backend
+
+
+def _serve(port_out: Any, delay: float, count: Any, ready: Any) -> None:
+    marker = b'"eventType"'
+
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def do_POST(self) -> None:
+            body = self.rfile.read(int(self.headers.get("Content-Length", "0")))
+            if delay:
+                time.sleep(delay)
+            n = body.count(marker)
+            with count.get_lock():
+                count.value += n
+            self.send_response(200)
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    class Server(ThreadingHTTPServer):
+        daemon_threads = True
+        request_queue_size = 256
+
+        def handle_error(self, request: Any, client_address: Any) -> None:
+            pass
+
+    server = Server(("127.0.0.1", 0), Handler)
+    port_out.value = server.server_address[1]
+    ready.set()
+    server.serve_forever()
+
+
+class Backend:
+    """An OpenLineage backend in a child process; counts the events it received."""
+
+    def __init__(self, delay: float = 0.0) -> None:
+        ctx = multiprocessing.get_context("spawn")
+        self._port = ctx.Value("i", 0)
+        self.count = ctx.Value("q", 0)
+        ready = ctx.Event()
+        self._proc = ctx.Process(
+            target=_serve, args=(self._port, delay, self.count, ready), daemon=True
+        )
+        self._proc.start()
+        if not ready.wait(30):
+            raise RuntimeError("the benchmark backend did not start")
+        self.url = f"http://127.0.0.1:{self._port.value}"
+
+    def received(self) -> int:
+        with self.count.get_lock():
+            return int(self.count.value)
+
+    def reset(self) -> None:
+        with self.count.get_lock():
+            self.count.value = 0
+
+    def wait_for(self, n: int, timeout: float) -> bool:
+        deadline = time.monotonic() + timeout
+        while self.received() < n:
+            if time.monotonic() > deadline:
+                return False
+            time.sleep(0.001)
+        return True
+
+    def stop(self) -> None:
+        self._proc.terminate()
+        self._proc.join(5)
+
+
+# --------------------------------------------------------------------------- clients
+
+
+def ours(url: str, spool: Path, **settings: Any) -> Any:
+    from openlineage_sdk.transports.http import HttpTransport
+
+    return HttpTransport(url=url, spool_dir=spool, **settings)
+
+
+def official_sync(url: str) -> Any:
+    from openlineage.client.transport.http import HttpConfig, HttpTransport
+
+    return HttpTransport(HttpConfig.from_dict({"url": url}))
+
+
+def official_async(url: str) -> Any:
+    from openlineage.client.transport.async_http import AsyncHttpConfig, AsyncHttpTransport
+
+    return AsyncHttpTransport(AsyncHttpConfig.from_dict({"url": url}))
+
+
+def _pct(values: list[float], q: float) -> float:
+    values = sorted(values)
+    return values[min(len(values) - 1, int(q * len(values)))]
+
+
+def measure_latency(
+    name: str, transport: Any, payloads: list[Any], close: Callable[[Any], Any]
+) -> dict[str, Any]:
+    times = []
+    for payload in payloads:
+        t0 = time.perf_counter()
+        transport.emit(payload)
+        times.append(time.perf_counter() - t0)
+    close(transport)
+    return {
+        "name": name,
+        "n": len(times),
+        "p50": statistics.median(times),
+        "p99": _pct(times, 0.99),
+        "max": max(times),
+    }
+
+
+def measure_throughput(
+    name: str,
+    make: Callable[[], Any],
+    payloads: list[Any],
+    backend: Backend,
+    finish: Callable[[Any], Any],
+    timeout: float = 120.0,
+) -> dict[str, Any]:
+    backend.reset()
+    transport = make()
+    t0 = time.perf_counter()
+    for payload in payloads:
+        transport.emit(payload)
+    finish(transport)
+    ok = backend.wait_for(len(payloads), timeout)
+    elapsed = time.perf_counter() - t0
+    got = backend.received()
+    return {
+        "name": name,
+        "n": len(payloads),
+        "received": got,
+        "complete": ok,
+        "seconds": elapsed,
+        "rate": got / elapsed if elapsed else 0.0,
+    }
+
+
+def _fmt_ms(s: float) -> str:
+    return f"{s * 1000:8.3f} ms"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--latency-events", type=int, default=2000)
+    parser.add_argument("--sync-latency-events", type=int, default=40)
+    parser.add_argument("--throughput-events", type=int, default=5000)
+    parser.add_argument("--sync-throughput-events", type=int, default=1000)
+    args = parser.parse_args(argv)
+
+    try:
+        import openlineage.client  # noqa: F401
+
+        have_official = True
+    except ImportError:
+        have_official = False
+        print("openlineage-python is not installed: only this SDK's figures are printed")
+
+    docs = [
+        spark_complete_event(str(uuid.uuid4()))
+        for _ in range(max(args.latency_events, args.throughput_events))
+    ]
+    size = len(json.dumps(docs[0], separators=(",", ":")))
+    print(f"event: Spark COMPLETE, {size / 1024:.1f} KB of compact JSON")
+    spool = Path(tempfile.mkdtemp(prefix="ol-bench-spool-"))
+    results: dict[str, dict[str, Any]] = {}
+    try:
+        # ---------------------------------------------------------------- 1. latency
+        print("\n1. emit() latency, backend answering in 50 ms")
+        slow = Backend(delay=0.05)
+        try:
+            events = [read_event(d) for d in docs[: args.latency_events]]
+            lat = [
+                measure_latency(
+                    "openlineage-sdk http (default)",
+                    ours(slow.url, spool / "lat"),
+                    events,
+                    lambda t: t.close(0.5),
+                )
+            ]
+            if have_official:
+                lat.append(
+                    measure_latency(
+                        "official HttpTransport (sync)",
+                        official_sync(slow.url),
+                        docs[: args.sync_latency_events],
+                        lambda t: t.close(),
+                    )
+                )
+                lat.append(
+                    measure_latency(
+                        "official AsyncHttpTransport",
+                        official_async(slow.url),
+                        docs[: args.latency_events],
+                        lambda t: t.close(1.0),
+                    )
+                )
+        finally:
+            slow.stop()
+        for r in lat:
+            print(
+                f"   {r['name']:<34} n={r['n']:<5} p50 {_fmt_ms(r['p50'])}  p99 {_fmt_ms(r['p99'])}  max {_fmt_ms(r['max'])}"
+            )
+            results["lat:" + r["name"]] = r
+        mine = lat[0]
+        print(
+            f"   target p99 < 1 ms: {'met' if mine['p99'] < 0.001 else 'NOT met'} ({mine['p99'] * 1000:.3f} ms)"
+        )
+        if have_official:
+            ratio = lat[1]["p99"] / mine["p99"]
+            print(
+                f"   p99 ratio, official sync / ours: {ratio:,.0f}x  (target >= 50x: {'met' if ratio >= 50 else 'NOT met'})"
+            )
+            print(f"   p99 ratio, official async / ours: {lat[2]['p99'] / mine['p99']:,.1f}x")
+
+        # ---------------------------------------------------------------- 2. throughput
+        print("\n2. events delivered per second to a loopback backend")
+        fast = Backend(delay=0.0)
+        try:
+            n = args.throughput_events
+            events = [read_event(d) for d in docs[:n]]
+            thr = [
+                measure_throughput(
+                    "openlineage-sdk http (default)",
+                    lambda: ours(fast.url, spool / "t1"),
+                    events,
+                    fast,
+                    lambda t: t.close(120),
+                ),
+                measure_throughput(
+                    "openlineage-sdk http batch_size=1",
+                    lambda: ours(fast.url, spool / "t2", batch_size=1),
+                    events,
+                    fast,
+                    lambda t: t.close(120),
+                ),
+            ]
+            if have_official:
+                thr.append(
+                    measure_throughput(
+                        "official HttpTransport (sync)",
+                        lambda: official_sync(fast.url),
+                        docs[: args.sync_throughput_events],
+                        fast,
+                        lambda t: t.close(),
+                    )
+                )
+                thr.append(
+                    measure_throughput(
+                        "official AsyncHttpTransport",
+                        lambda: official_async(fast.url),
+                        docs[:n],
+                        fast,
+                        lambda t: t.close(-1),
+                    )
+                )
+        finally:
+            fast.stop()
+        for r in thr:
+            flag = "" if r["complete"] else f"  (only {r['received']} of {r['n']} arrived)"
+            print(
+                f"   {r['name']:<36} {r['rate']:>9,.0f} events/s  ({r['n']} in {r['seconds']:.2f} s){flag}"
+            )
+            results["thr:" + r["name"]] = r
+        if have_official:
+            best_official = max(thr[2:], key=lambda r: r["rate"])
+            for mine in thr[:2]:
+                ratio = mine["rate"] / best_official["rate"]
+                print(
+                    f"   {mine['name']} / {best_official['name']}: {ratio:.1f}x"
+                    f"  (target >= 5x: {'met' if ratio >= 5 else 'NOT met'})"
+                )
+    finally:
+        shutil.rmtree(spool, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

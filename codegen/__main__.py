@@ -1,0 +1,49 @@
+"""Regenerate ``openlineage_sdk/models`` from ``spec/``, or check that it is up to date.
+
+Usage::
+
+    python -m codegen          # write the generated modules
+    python -m codegen --check  # exit 1 and name the files that drifted from spec/
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from openlineage_sdk.codegen import SchemaError, check, generate_standard, write
+
+ROOT = Path(__file__).resolve().parent.parent
+SPEC = ROOT / "spec"
+HEADER = (Path(__file__).parent / "header.txt").read_text(encoding="utf-8")
+OWNED = [Path("openlineage_sdk", "models")]
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m codegen", description=__doc__.splitlines()[0])
+    parser.add_argument("--check", action="store_true", help="report drift instead of writing")
+    args = parser.parse_args(argv)
+    try:
+        files = generate_standard(SPEC, header=HEADER, display_root=ROOT)
+    except SchemaError as exc:
+        print(f"codegen: {exc}", file=sys.stderr)
+        return 2
+    if args.check:
+        problems = check(files, ROOT, owned=OWNED)
+        for line in problems:
+            print(line, file=sys.stderr)
+        if problems:
+            print(
+                f"codegen: {len(problems)} file(s) drifted; run `nox -s codegen`", file=sys.stderr
+            )
+            return 1
+        print(f"codegen: {len(files)} generated files are up to date")
+        return 0
+    changed = write(files, ROOT)
+    print(f"codegen: wrote {len(changed)} of {len(files)} files")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

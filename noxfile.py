@@ -1,0 +1,67 @@
+"""Development sessions. ``nox -l`` lists them; each installs what it needs from pyproject.toml."""
+
+from __future__ import annotations
+
+import nox
+
+nox.options.default_venv_backend = "uv|virtualenv"
+nox.options.sessions = ["lint", "typecheck", "tests"]
+
+PYPROJECT = nox.project.load_toml("pyproject.toml")
+
+
+def group(name: str) -> list[str]:
+    """The requirements of a ``[dependency-groups]`` entry of pyproject.toml."""
+    return list(nox.project.dependency_groups(PYPROJECT, name))
+
+
+@nox.session
+def tests(session: nox.Session) -> None:
+    """Run the whole test suite (Spark, Spark Connect and Kafka tests included)."""
+    session.install(
+        "-e",
+        ".[http,kafka,codegen,spark]",
+        # The example plugin package: its entry point registers custom facets, as users' do.
+        "-e",
+        "examples/myco-facets",
+        *group("test"),
+        *group("spark"),
+        *group("typecheck"),
+    )
+    session.run("python", "-m", "pytest", *session.posargs)
+
+
+@nox.session
+def codegen(session: nox.Session) -> None:
+    """Regenerate openlineage_sdk/models from spec/ (``-- --check`` reports drift instead)."""
+    session.install("-e", ".[codegen]")
+    session.run("python", "-m", "codegen", *session.posargs)
+
+
+@nox.session
+def typecheck(session: nox.Session) -> None:
+    """mypy --strict over the package, generated code included, and the code generator."""
+    session.install("-e", ".[http,kafka,codegen]", *group("typecheck"))
+    session.run("mypy", *session.posargs)
+
+
+@nox.session
+def lint(session: nox.Session) -> None:
+    """ruff: lint and formatting (generated code is checked by codegen --check instead)."""
+    session.install(*group("lint"))
+    session.run("ruff", "check", ".", *session.posargs)
+    session.run("ruff", "format", "--check", ".")
+
+
+@nox.session(default=False)
+def bench(session: nox.Session) -> None:
+    """Benchmarks beside the official openlineage-python client (slow; figures, not pass/fail)."""
+    session.install("-e", ".[http,kafka,spark]", *group("bench"))
+    session.run("python", "-m", "benchmarks", *session.posargs)
+
+
+@nox.session(default=False)
+def demo(session: nox.Session) -> None:
+    """Run the demo pipeline; events go to a local JSON Lines file, no server needed."""
+    session.install("-e", ".")
+    session.run("python", "examples/quickstart.py", *session.posargs)

@@ -1,0 +1,408 @@
+"""Reading any real event into typed models, losslessly.
+
+The fast path validates JSON text straight into the models in pydantic-core. Real events break
+the schema in small ways, so reading forgives what the spec lets a reader forgive:
+
+* string formats (a run id that is not a UUID, a time without a zone) are kept as given;
+* a facet whose content breaks its schema (``rowCount: "abc"``, a missing required field, a
+  missing ``_producer``) is kept, under its key, as a generic facet of its entity's base class
+  with exactly the fields it carried, and ``validate_event`` reports what is wrong;
+* unknown fields and unknown facet keys are kept everywhere.
+
+Only an event whose core structure cannot make an event (a RunEvent without a run id, an event
+without a job) is refused, with an error that names the missing field. Writing a read event back
+with ``to_dict()``/``to_json()`` gives the same JSON: every key, null, number and string.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import copy
+import json
+import threading
+from collections.abc import Mapping
+from typing import Any, Final, TypeAlias
+
+from pydantic import ValidationError
+from pydantic_core import SchemaValidator, core_schema
+
+from openlineage_sdk import _types
+from openlineage_sdk._base import FacetModel
+from openlineage_sdk._errors import OpenLineageValidationError, Problem, problems_from_pydantic
+from openlineage_sdk._facet_registry import registry
+from openlineage_sdk._types import READ_CONTEXT
+from openlineage_sdk.models.base import (
+    DatasetFacet,
+    InputDatasetFacet,
+    JobFacet,
+    OutputDatasetFacet,
+    RunFacet,
+)
+from openlineage_sdk.models.core import DatasetEvent, JobEvent, RunEvent
+
+__all__ = ["Event", "read_event"]
+
+Event: TypeAlias = RunEvent | JobEvent | DatasetEvent
+"""Any OpenLineage event."""
+
+_GENERIC: Final[Mapping[str, type[Any]]] = {
+    "run": RunFacet,
+    "job": JobFacet,
+    "facets": DatasetFacet,
+    "inputFacets": InputDatasetFacet,
+    "outputFacets": OutputDatasetFacet,
+}
+_KINDS: Final[Mapping[str, type[Event]]] = {
+    "RunEvent": RunEvent,
+    "JobEvent": JobEvent,
+    "DatasetEvent": DatasetEvent,
+}
+# A broken facet is set aside at most once per container key, so a few rounds always suffice;
+# the bound only guards against a validator that keeps failing on the same input.
+_MAX_ROUNDS: Final = 8
+
+
+def read_event(data: str | bytes | bytearray | Mapping[str, Any]) -> Event:
+    """Read an OpenLineage event (JSON text, bytes, or a parsed mapping) into a typed event.
+
+    The class (``RunEvent``, ``JobEvent`` or ``DatasetEvent``) is chosen by the event's shape
+    and its ``schemaURL``, for every core spec version from 1-0-0 to 2-0-2.
+
+    Raises:
+        OpenLineageValidationError: the input is not JSON, not an object, or its core structure
+            cannot make an event; the problems name the missing or broken fields.
+        TypeError: ``data`` is neither text, bytes nor a mapping.
+    """
+    event = _read(data)
+    if len(registry):
+        _upgrade_custom_facets(event)
+    return event
+
+
+def _reader(cls: type[Event]) -> _Reader:
+    """The validator that reads ``cls`` from JSON entirely in pydantic-core.
+
+    It is the model's own core schema with the checks that only building in code needs taken
+    out: string formats become plain strings (reading keeps them as given), numbers are kept as
+    the JSON number they are, and no ``model_post_init`` runs (it settles what "set" means for
+    objects built in code). A facet read without ``_producer`` or ``_schemaURL`` breaks its
+    schema, so those two fields are required here. Reading a typical event then calls no Python
+    code at all; the objects it returns are instances of the same model classes.
+    """
+    reader = _READERS.get(cls)
+    if reader is None:
+        with _BUILDING:
+            reader = _READERS.get(cls) or _build_reader(cls)
+            _READERS[cls] = reader
+    return reader
+
+
+def _build_reader(cls: type[Event]) -> _Reader:
+    cls.model_rebuild()
+    schema = _for_reading(cls.__pydantic_core_schema__)
+    models = _model_classes(schema)
+    # pydantic-core reuses the validator a complete model class already has ("prebuilt"), which
+    # would bring the building-time checks back; the classes are marked incomplete only while
+    # this validator is compiled.
+    marked = [m for m in models if m.__dict__.get("__pydantic_complete__")]
+    try:
+        for model in marked:
+            type.__setattr__(model, "__pydantic_complete__", False)
+        validator = SchemaValidator(schema)
+    finally:
+        for model in marked:
+            type.__setattr__(model, "__pydantic_complete__", True)
+    reader = _Reader(validator)
+    if not reader.forgives_formats():
+        # A pydantic-core that no longer compiles the schema as given: read with the models'
+        # own validators under the reading context instead (slower, same results).
+        return _ContextReader(cls)
+    return reader
+
+
+class _Reader:
+    """Validates JSON text or parsed data into events with a compiled reading schema."""
+
+    def __init__(self, validator: SchemaValidator) -> None:
+        self._validator = validator
+
+    def validate_json(self, data: str | bytes | bytearray) -> Any:
+        return self._validator.validate_json(data)
+
+    def validate_python(self, data: Any) -> Any:
+        return self._validator.validate_python(data)
+
+    def forgives_formats(self) -> bool:
+        probe = {
+            "eventTime": "noon",
+            "run": {"runId": "not-a-uuid"},
+            "job": {"namespace": "n", "name": "j"},
+            "producer": "p",
+            "schemaURL": "s",
+        }
+        try:
+            self.validate_python(probe)
+        except ValidationError:
+            return False
+        return True
+
+
+class _ContextReader(_Reader):
+    """Reads with the models' own validators under the reading context."""
+
+    def __init__(self, cls: type[Event]) -> None:
+        self._cls = cls
+
+    def validate_json(self, data: str | bytes | bytearray) -> Any:
+        return self._cls.model_validate_json(data, context=READ_CONTEXT)
+
+    def validate_python(self, data: Any) -> Any:
+        return self._cls.model_validate(data, context=READ_CONTEXT)
+
+
+def _model_classes(node: Any) -> set[type[Any]]:
+    found: set[type[Any]] = set()
+    stack = [node]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            if item.get("type") == "model" and isinstance(item.get("cls"), type):
+                found.add(item["cls"])
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return found
+
+
+_READERS: dict[type[Any], _Reader] = {}
+_BUILDING = threading.Lock()
+_FORMAT_CHECKS: Final = frozenset(
+    getattr(_types, name) for name in ("_check_date_time", "_check_uuid", "_check_uri")
+)
+
+
+def _for_reading(node: Any) -> Any:
+    if isinstance(node, list):
+        return [_for_reading(item) for item in node]
+    if not isinstance(node, dict):
+        return node
+    kind = node.get("type")
+    if kind == "function-plain":
+        function = node.get("function", {}).get("function")
+        if function in _FORMAT_CHECKS:
+            return core_schema.str_schema(strict=True)
+        if function is _types._check_number:
+            return core_schema.union_schema(
+                [core_schema.int_schema(strict=True), core_schema.float_schema(strict=True)]
+            )
+    out = {key: _for_reading(value) for key, value in node.items()}
+    if kind == "model":
+        out.pop("post_init", None)
+        cls = node.get("cls")
+        if isinstance(cls, type) and issubclass(cls, FacetModel):
+            fields = out["schema"].get("fields", {})
+            for name in ("producer", "schema_url"):
+                field = fields.get(name)
+                if field is not None and field["schema"].get("type") == "default":
+                    fields[name] = {**field, "schema": field["schema"]["schema"]}
+    return out
+
+
+def _read(data: str | bytes | bytearray | Mapping[str, Any]) -> Event:
+    if isinstance(data, (str, bytes, bytearray)):
+        # Most events are RunEvents; try the single-pass path first and fall back to the
+        # careful one only when that fails.
+        if ('"run"' in data) if isinstance(data, str) else (b'"run"' in data):
+            try:
+                event: Event = _reader(RunEvent).validate_json(data)
+                return event
+            except ValidationError:
+                pass
+        try:
+            parsed = json.loads(data)
+        except ValueError as exc:
+            raise OpenLineageValidationError(
+                "not an OpenLineage event", [Problem("", f"not valid JSON ({exc})", "json")]
+            ) from None
+        if not isinstance(parsed, dict):
+            raise OpenLineageValidationError(
+                "not an OpenLineage event",
+                [Problem("", f"expected a JSON object, got {type(parsed).__name__}", "type")],
+            )
+        return _read_mapping(parsed)
+    if isinstance(data, Mapping):
+        return _read_mapping(data)
+    raise TypeError(f"read_event() takes JSON text, bytes or a mapping, not {type(data).__name__}")
+
+
+def _containers(event: Event) -> list[tuple[str, Any]]:
+    """(entity, container) for every facet container of an event that is present."""
+    found: list[tuple[str, Any]] = []
+    if isinstance(event, RunEvent):
+        found.append(("run", event.run.facets))
+    if isinstance(event, (RunEvent, JobEvent)):
+        found.append(("job", event.job.facets))
+        for source in event.inputs or ():
+            found += [("dataset", source.facets), ("inputDataset", source.input_facets)]
+        for target in event.outputs or ():
+            found += [("dataset", target.facets), ("outputDataset", target.output_facets)]
+    if isinstance(event, DatasetEvent):
+        found.append(("dataset", event.dataset.facets))
+    return [(entity, container) for entity, container in found if container is not None]
+
+
+def _upgrade_custom_facets(event: Event) -> None:
+    """Read registered custom facets into their own classes (they arrive as generic facets)."""
+    for entity, container in _containers(event):
+        extra = container.__pydantic_extra__
+        if not extra:
+            continue
+        for key, facet in extra.items():
+            cls = registry.lookup(entity, key)
+            if cls is None or isinstance(facet, cls) or not hasattr(facet, "to_dict"):
+                continue
+            # On failure it stays a generic facet with its fields as given; validate_event says why.
+            with contextlib.suppress(ValidationError):
+                extra[key] = cls.model_validate(facet.to_dict(), context=READ_CONTEXT)
+
+
+def event_class(data: Mapping[str, Any]) -> type[Event]:
+    """The event class for a parsed event: by its shape first, then by its ``schemaURL``."""
+    if "run" in data:
+        return RunEvent
+    if "job" in data:
+        return JobEvent
+    if "dataset" in data:
+        return DatasetEvent
+    url = data.get("schemaURL")
+    if isinstance(url, str):
+        kind = _KINDS.get(url.rpartition("/")[2])
+        if kind is not None:
+            return kind
+    return RunEvent
+
+
+def _read_mapping(data: Mapping[str, Any]) -> Event:
+    cls = event_class(data)
+    try:
+        event: Event = _reader(cls).validate_python(data)
+        return event
+    except ValidationError as exc:
+        return _read_leniently(cls, data, exc)
+
+
+def _facet_location(loc: tuple[int | str, ...]) -> tuple[tuple[int | str, ...], str] | None:
+    """Split an error location into (facet container path, facet key), if inside a facet."""
+    for index, part in enumerate(loc):
+        if part in ("facets", "inputFacets", "outputFacets") and index + 1 < len(loc):
+            owner = loc[:index]
+            # Only the containers of the event's own run, job and datasets; facets nested in
+            # a facet (the parent facet's run facets) are part of that facet.
+            if owner in (("run",), ("job",), ("dataset",)) or (
+                len(owner) == 2 and owner[0] in ("inputs", "outputs") and isinstance(owner[1], int)
+            ):
+                key = loc[index + 1]
+                if isinstance(key, str):
+                    return loc[: index + 1], key
+            return None
+    return None
+
+
+def _read_leniently(cls: type[Event], data: Mapping[str, Any], first: ValidationError) -> Event:
+    working: dict[str, Any] = copy.deepcopy(dict(data))
+    set_aside: dict[tuple[tuple[int | str, ...], str], Any] = {}
+    error: ValidationError | None = first
+    for _ in range(_MAX_ROUNDS):
+        assert error is not None
+        core_errors = []
+        moved = False
+        for detail in error.errors(include_url=False):
+            located = _facet_location(tuple(detail["loc"]))
+            if located is None:
+                core_errors.append(detail)
+                continue
+            container_path, key = located
+            container = _resolve(working, container_path)
+            if isinstance(container, dict) and key in container:
+                set_aside[(container_path, key)] = container.pop(key)
+                moved = True
+        if core_errors or not moved:
+            problems = problems_from_pydantic(error)
+            core = [p for p in problems if not _is_facet_path(p.path)] or problems
+            raise OpenLineageValidationError(f"cannot read {cls.__name__}", core) from None
+        try:
+            event: Event = _reader(cls).validate_python(working)
+        except ValidationError as exc:
+            error = exc
+            continue
+        for (container_path, key), raw in set_aside.items():
+            _keep_generic(event, container_path, key, raw)
+        return event
+    raise OpenLineageValidationError(  # pragma: no cover - see _MAX_ROUNDS
+        f"cannot read {cls.__name__}", problems_from_pydantic(error) if error else []
+    )
+
+
+def _is_facet_path(path: str) -> bool:
+    return any(
+        f".{name}." in f".{path}" or f".{name}[" in f".{path}"
+        for name in _GENERIC
+        if name not in ("run", "job")
+    )
+
+
+def _resolve(node: Any, path: tuple[int | str, ...]) -> Any:
+    for part in path:
+        if isinstance(part, int):
+            node = node[part] if isinstance(node, list) and part < len(node) else None
+        else:
+            node = node.get(part) if isinstance(node, dict) else None
+        if node is None:
+            return None
+    return node
+
+
+def _keep_generic(event: Event, container_path: tuple[int | str, ...], key: str, raw: Any) -> None:
+    owner: Any = event
+    for part in container_path[:-1]:
+        owner = owner[part] if isinstance(part, int) else getattr(owner, _attribute(owner, part))
+    container_name = str(container_path[-1])
+    container = getattr(owner, _attribute(owner, container_name))
+    generic_kind = (
+        container_name
+        if container_name != "facets"
+        else (
+            "run"
+            if container_path[:-1] == ("run",)
+            else "job"
+            if container_path[:-1] == ("job",)
+            else "facets"
+        )
+    )
+    generic = _GENERIC[generic_kind]
+    if container.__pydantic_extra__ is None:
+        container.__pydantic_extra__ = {}
+    # A facet that is not even an object (null, a string) is kept as the value it was.
+    container.__pydantic_extra__[key] = (
+        _construct_generic(generic, raw) if isinstance(raw, dict) else raw
+    )
+
+
+def _construct_generic(cls: type[Any], raw: dict[str, Any]) -> Any:
+    # Every field is kept exactly as given, as an extra field of a generic facet, so writing it
+    # back reproduces the input and no value is checked again (it already failed). The declared
+    # attributes (producer, schema_url) show the given values where there are any.
+    facet = cls.model_construct()
+    for name, field in cls.model_fields.items():
+        if field.alias in raw:
+            facet.__dict__[name] = raw[field.alias]
+    facet.__pydantic_fields_set__ = set()
+    facet.__pydantic_extra__ = dict(raw)
+    return facet
+
+
+def _attribute(model: Any, json_name: str) -> str:
+    for name, field in type(model).model_fields.items():
+        if (field.alias or name) == json_name:
+            return str(name)
+    return json_name

@@ -1,0 +1,184 @@
+"""String formats of the OpenLineage schemas, as annotated types the generated models use.
+
+The spec types ``eventTime``, ``runId``, ``producer``, ``_schemaURL`` and a few facet fields as
+strings with a JSON Schema ``format`` (``date-time``, ``uuid``, ``uri``). The models keep them as
+``str`` so that an event read from JSON is written back byte for byte (``2020-12-28T19:52:00.001+10:00``
+stays exactly that), but they are *checked* when an event is built in code:
+
+* ``DateTimeString`` accepts an RFC 3339 string with a time zone, or an aware ``datetime``, which is
+  written in the spec's string form (``2024-05-01T12:00:00.123456Z``). A naive ``datetime`` is
+  refused: an event time without a zone cannot be placed on a timeline.
+* ``UuidString`` accepts a UUID string or a ``uuid.UUID``.
+* ``UriString`` accepts an absolute URI (RFC 3986: a scheme, then anything without spaces).
+
+Reading is more forgiving than building: JSON Schema treats ``format`` as an annotation, and real
+producers send run ids that are not UUIDs and times without a zone. ``read_event`` validates with
+the :data:`READ_CONTEXT` marker, under which these checks are skipped; the values are still kept
+as given, and ``validate_event`` reports them when asked.
+"""
+
+from __future__ import annotations
+
+import re
+import uuid
+from collections.abc import Callable, Mapping
+from datetime import datetime, timedelta, timezone
+from typing import Annotated, Final, TypeAlias
+
+from pydantic import Field, GetCoreSchemaHandler, ValidationInfo
+from pydantic_core import CoreSchema, PydanticCustomError, core_schema
+
+__all__ = [
+    "DATE_TIME_PATTERN",
+    "READ_CONTEXT",
+    "READ_CONTEXT_KEY",
+    "URI_PATTERN",
+    "UUID_PATTERN",
+    "DateTimeString",
+    "FacetSchemaURL",
+    "Number",
+    "UriString",
+    "UuidString",
+    "format_datetime",
+    "is_reading",
+]
+
+#: Validation context that marks lenient reading (see the module docstring).
+READ_CONTEXT_KEY: Final = "openlineage_sdk.read"
+READ_CONTEXT: Final[Mapping[str, bool]] = {READ_CONTEXT_KEY: True}
+
+# RFC 3339 section 5.6, with the "T" separator; fractional seconds of any length.
+DATE_TIME_PATTERN: Final = re.compile(
+    r"(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(\.\d+)?([Zz]|[+-]\d{2}:\d{2})\Z"
+)
+UUID_PATTERN: Final = re.compile(
+    r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\Z"
+)
+# RFC 3986 absolute URI: scheme ":" hier-part; no whitespace, no control characters.
+URI_PATTERN: Final = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*:[^\s\x00-\x1f\x7f\"<>\\^`{|}]*\Z")
+
+
+def is_reading(info: ValidationInfo) -> bool:
+    """Tell whether a validator runs under :data:`READ_CONTEXT` (lenient reading)."""
+    context = info.context
+    return context is not None and bool(context.get(READ_CONTEXT_KEY))
+
+
+def format_datetime(value: datetime) -> str:
+    """Write an aware ``datetime`` in the spec's RFC 3339 form (UTC as ``Z``).
+
+    Raises:
+        ValueError: ``value`` has no time zone.
+    """
+    offset = value.utcoffset()
+    if offset is None:
+        raise ValueError("a datetime without a time zone cannot be written as an event time")
+    text = value.isoformat()
+    if offset == timedelta(0) and value.tzinfo is timezone.utc:
+        return text[: -len("+00:00")] + "Z"
+    return text
+
+
+def _expected(kind: str, value: object) -> PydanticCustomError:
+    # The message template is formatted by pydantic-core with str(); the repr is made here.
+    return PydanticCustomError(
+        "openlineage_format", "expected {kind}, got {value}", {"kind": kind, "value": repr(value)}
+    )
+
+
+def _check_date_time(value: object, info: ValidationInfo) -> str:
+    if isinstance(value, str):
+        if is_reading(info):
+            return value
+        match = DATE_TIME_PATTERN.match(value)
+        if match is not None:
+            year, month, day, hour, minute, second = (int(g) for g in match.groups()[:6])
+            try:
+                # Leap seconds (":60") are valid RFC 3339; datetime cannot hold them.
+                datetime(year, month, day, hour, minute, min(second, 59))
+            except ValueError:
+                pass
+            else:
+                return value
+        raise _expected("an RFC 3339 date-time with a time zone", value)
+    if isinstance(value, datetime):
+        if value.utcoffset() is None:
+            raise _expected("an RFC 3339 date-time with a time zone", value)
+        return format_datetime(value)
+    raise _expected("an RFC 3339 date-time with a time zone", value)
+
+
+def _check_uuid(value: object, info: ValidationInfo) -> str:
+    if isinstance(value, str):
+        if is_reading(info) or UUID_PATTERN.match(value) is not None:
+            return value
+        raise _expected("a UUID", value)
+    if isinstance(value, uuid.UUID):
+        return str(value)
+    raise _expected("a UUID", value)
+
+
+def _check_uri(value: object, info: ValidationInfo) -> str:
+    if isinstance(value, str):
+        if is_reading(info) or URI_PATTERN.match(value) is not None:
+            return value
+        raise _expected("a URI", value)
+    raise _expected("a URI", value)
+
+
+class _Checked:
+    """Validate with a plain function; write the value as it is.
+
+    The function replaces pydantic's own str check, so that a datetime or UUID can be accepted
+    and written in the spec's string form. Unlike ``PlainValidator``, no serializer is attached:
+    the value (already a str or number) is written by pydantic-core directly, with no Python call
+    per field when an event is serialized.
+    """
+
+    def __init__(
+        self, function: Callable[[object, ValidationInfo], object], json_type: str
+    ) -> None:
+        self.function = function
+        self.json_type = json_type
+
+    def __get_pydantic_core_schema__(
+        self, source: object, handler: GetCoreSchemaHandler
+    ) -> CoreSchema:
+        input_schema = (
+            core_schema.str_schema() if self.json_type == "string" else core_schema.float_schema()
+        )
+        return core_schema.with_info_plain_validator_function(
+            self.function, json_schema_input_schema=input_schema
+        )
+
+
+DateTimeString: TypeAlias = Annotated[str, _Checked(_check_date_time, "string")]
+"""An RFC 3339 date-time with a time zone, held as the string that is written."""
+
+UuidString: TypeAlias = Annotated[str, _Checked(_check_uuid, "string")]
+"""A UUID, held as its string form."""
+
+UriString: TypeAlias = Annotated[str, _Checked(_check_uri, "string")]
+"""An absolute URI."""
+
+
+def _check_number(value: object, info: ValidationInfo) -> int | float:
+    # bool is an int subclass; JSON true is not a number.
+    if type(value) is int or type(value) is float:
+        return value
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return value
+    raise _expected("a number", value)
+
+
+Number: TypeAlias = Annotated[int | float, _Checked(_check_number, "number")]
+"""A JSON number. An integer stays an ``int`` so that ``5`` is written back as ``5``, not ``5.0``;
+strings and booleans are refused rather than converted."""
+
+FacetSchemaURL: TypeAlias = Annotated[UriString, Field(alias="_schemaURL")]
+"""The type of a facet's ``_schemaURL`` field, for facets written by hand::
+
+    class MyCoCostsRunFacet(RunFacet, prefix="myCo", name="costs"):
+        schema_url: FacetSchemaURL = "https://example.com/spec/facets/1-0-0/MyCoCostsRunFacet.json#/$defs/MyCoCostsRunFacet"
+        amount: float
+"""

@@ -1,0 +1,375 @@
+"""The client: where events go, the producer URI, and the default job namespace.
+
+    >>> from openlineage_sdk.client import OpenLineage
+    >>> with OpenLineage.from_environment() as client:  # doctest: +SKIP
+    ...     with client.run("orders.daily_load", inputs=[...]) as run:
+    ...         ...  # START on entry, COMPLETE (or FAIL, ABORT) on the way out
+    ...     client.emit(event)  # any event built by hand
+
+The run lifecycle itself lives in :mod:`openlineage_sdk.lifecycle`; the client only
+starts runs and builds the static JobEvent and DatasetEvent with its own defaults.
+
+The client never fails the user's job because of lineage: errors from its
+transport are logged, and raised only when asked for with ``raise_on_error``.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import uuid
+from collections.abc import Iterable, Mapping
+from datetime import datetime
+from pathlib import Path
+from types import TracebackType
+from typing import TYPE_CHECKING, Any, Literal
+
+from typing_extensions import Self
+
+from openlineage_sdk._version import __version__
+from openlineage_sdk.config import ConfigError, OpenLineageConfig, load_config
+from openlineage_sdk.transports._registry import TransportConfigError, create_transport
+from openlineage_sdk.transports.base import (
+    Emittable,
+    FlushResult,
+    Transport,
+    TransportConfig,
+    TransportError,
+)
+from openlineage_sdk.transports.file import DEFAULT_FILE_NAME, FileTransport
+from openlineage_sdk.transports.noop import NoopTransport
+
+if TYPE_CHECKING:
+    # Imported on use: the lifecycle loads the models, which a client that only forwards
+    # events it was given never needs.
+    from openlineage_sdk.lifecycle import (
+        FacetsArg,
+        InputLike,
+        InvalidTransitions,
+        LineageRun,
+        OutputLike,
+        RunRef,
+    )
+    from openlineage_sdk.models.base import DatasetFacet, JobFacet, RunFacet
+    from openlineage_sdk.models.core import Dataset, DatasetEvent, JobEvent
+    from openlineage_sdk.models.facets.parent_run import ParentRunFacet
+    from openlineage_sdk.naming import DatasetName
+
+__all__ = ["DEFAULT_NAMESPACE", "DEFAULT_PRODUCER", "OpenLineage"]
+
+log = logging.getLogger(__name__)
+
+#: The ``producer`` written in events when none is given.
+DEFAULT_PRODUCER = f"https://github.com/openlineage-sdk/openlineage-sdk/tree/v{__version__}"
+#: The job namespace used when none is given nor configured.
+DEFAULT_NAMESPACE = "default"
+
+
+class OpenLineage:
+    """Holds the transport, the producer URI and the default job namespace.
+
+    Args:
+        transport: where events go. When ``None``, the transport comes from
+            ``config``, else from the environment (as
+            :meth:`from_environment`), else a JSON Lines file
+            ``openlineage_events.jsonl`` in the working directory.
+        producer: the URI that identifies the producing code in events.
+        namespace: the default job namespace; else ``OPENLINEAGE_NAMESPACE``,
+            else ``"default"``.
+        config: a configuration from :func:`~openlineage_sdk.config.load_config`.
+        disabled: emit nothing; ``None`` follows the configuration
+            (``OPENLINEAGE_DISABLED``).
+        raise_on_error: let transport errors reach the caller instead of
+            logging them (transports built from configuration raise too).
+        invalid_transitions: what a run's wrong transition (a second START,
+            COMPLETE after FAIL...) does: ``"raise"`` a ``RunTransitionError``, or
+            ``"warn"`` with a ``RunTransitionWarning`` and emit the event anyway.
+    """
+
+    def __init__(
+        self,
+        transport: Transport | None = None,
+        *,
+        producer: str = DEFAULT_PRODUCER,
+        namespace: str | None = None,
+        config: OpenLineageConfig | None = None,
+        disabled: bool | None = None,
+        raise_on_error: bool = False,
+        invalid_transitions: InvalidTransitions = "raise",
+    ) -> None:
+        if invalid_transitions not in ("raise", "warn"):
+            raise ValueError(
+                f"invalid_transitions must be 'raise' or 'warn', got {invalid_transitions!r}"
+            )
+        self.raise_on_error = raise_on_error
+        self.invalid_transitions: InvalidTransitions = invalid_transitions
+        if config is None and transport is None:
+            config = self._load(None, None)
+        self.config = config if config is not None else OpenLineageConfig()
+        self.disabled = self.config.disabled if disabled is None else disabled
+        self.producer = producer
+        self.namespace = namespace or self.config.namespace or DEFAULT_NAMESPACE
+        if self.disabled:
+            log.info("OpenLineage is disabled; no events will be emitted")
+            self.transport: Transport = NoopTransport()
+        elif transport is not None:
+            self.transport = transport
+        else:
+            self.transport = self._build(self.config.transport)
+
+    @classmethod
+    def from_environment(
+        cls,
+        env: Mapping[str, str] | None = None,
+        *,
+        config_file: str | os.PathLike[str] | None = None,
+        **kwargs: Any,
+    ) -> Self:
+        """Make a client configured the way the official client would be.
+
+        Reads ``openlineage.yml`` (``OPENLINEAGE_CONFIG``, the working
+        directory, ``~/.openlineage``) and the ``OPENLINEAGE_*`` variables.
+        A configuration that cannot be used is logged and the client falls
+        back to the local JSON Lines file, unless ``raise_on_error`` is set.
+
+        Args:
+            env: the environment to read; ``os.environ`` when ``None`` (never changed).
+            config_file: a configuration file to use instead of searching.
+            **kwargs: ``producer``, ``namespace``, ``disabled``, ``raise_on_error``,
+                ``invalid_transitions``.
+
+        Returns:
+            The client.
+        """
+        config = cls._load(env, config_file, raise_on_error=bool(kwargs.get("raise_on_error")))
+        return cls(config=config, **kwargs)
+
+    @staticmethod
+    def _load(
+        env: Mapping[str, str] | None,
+        config_file: str | os.PathLike[str] | None,
+        *,
+        raise_on_error: bool = False,
+    ) -> OpenLineageConfig:
+        try:
+            return load_config(env, config_file=config_file)
+        except ConfigError as exc:
+            if raise_on_error:
+                raise
+            log.error(
+                "OpenLineage: the configuration cannot be used (%s); events go to the local "
+                "file %s instead",
+                exc,
+                DEFAULT_FILE_NAME,
+            )
+            return OpenLineageConfig()
+
+    def _build(self, section: TransportConfig | None) -> Transport:
+        if section is None:
+            path = Path(DEFAULT_FILE_NAME).absolute()
+            log.info(
+                "OpenLineage: no transport is configured (no openlineage.yml, OPENLINEAGE_URL "
+                "or OPENLINEAGE__TRANSPORT__*); events are written to %s",
+                path,
+            )
+            return FileTransport(path, raise_on_error=self.raise_on_error)
+        if self.raise_on_error and "raise_on_error" in type(section).model_fields:
+            section = section.model_copy(update={"raise_on_error": True})
+        try:
+            return create_transport(section)
+        except (TransportConfigError, TransportError, OSError) as exc:
+            if self.raise_on_error:
+                raise
+            log.error(
+                "OpenLineage: the %r transport cannot be made (%s); events go to the local "
+                "file %s instead",
+                section.type,
+                exc,
+                DEFAULT_FILE_NAME,
+            )
+            return FileTransport(Path(DEFAULT_FILE_NAME).absolute())
+
+    def emit(self, event: Emittable) -> None:
+        """Send an event through the transport; returns at once for network transports.
+
+        Args:
+            event: a ``RunEvent``, ``JobEvent`` or ``DatasetEvent``.
+        """
+        if self.disabled:
+            return
+        try:
+            self.transport.emit(event)
+        except Exception:
+            if self.raise_on_error:
+                raise
+            log.exception("OpenLineage: the event could not be emitted")
+
+    def run(
+        self,
+        job_name: str,
+        *,
+        namespace: str | None = None,
+        inputs: Iterable[InputLike] = (),
+        outputs: Iterable[OutputLike] = (),
+        run_facets: FacetsArg[RunFacet] = (),
+        job_facets: FacetsArg[JobFacet] = (),
+        run_id: str | uuid.UUID | None = None,
+        deterministic_id: bool = False,
+        nominal_time: datetime | None = None,
+        nominal_end_time: datetime | None = None,
+        parent: LineageRun | RunRef | ParentRunFacet | Literal["auto"] | None = "auto",
+        invalid_transitions: InvalidTransitions | None = None,
+    ) -> LineageRun:
+        """A run of a job, whose events this client emits; nothing is emitted yet.
+
+        ``with client.run(...) as run:`` emits START on entry and COMPLETE on a clean
+        exit; an exception emits FAIL with an errorMessage facet and is re-raised;
+        KeyboardInterrupt or asyncio cancellation emits ABORT (``async with`` works
+        too). Or call ``run.start()``, ``run.complete()``... yourself.
+
+        Args:
+            job_name: The job's name (``openlineage_sdk.naming`` has the conventions).
+            namespace: The job namespace; else the parent's, else this client's.
+            inputs: Datasets read (``InputDataset`` or naming results).
+            outputs: Datasets written (``OutputDataset`` or naming results).
+            run_facets: Facets of the run (instances, or a mapping of key to facet).
+            job_facets: Facets of the job.
+            run_id: The run id; a new UUIDv7 when ``None``.
+            deterministic_id: Derive the run id from (namespace, job name,
+                ``nominal_time``), the same for every retry of one scheduled run.
+            nominal_time: The scheduled start; adds the nominalTime facet.
+            nominal_end_time: The end of the scheduled interval.
+            parent: ``"auto"``: the run whose ``with`` block this is in, if any;
+                ``None``: no parent; else a ``LineageRun``, ``RunRef`` or ``ParentRunFacet``.
+            invalid_transitions: This run's own ``"raise"`` or ``"warn"``; ``None``
+                follows the client.
+
+        Returns:
+            The :class:`~openlineage_sdk.lifecycle.LineageRun`.
+        """
+        from openlineage_sdk.lifecycle import LineageRun
+
+        return LineageRun(
+            self,
+            job_name,
+            namespace=namespace,
+            inputs=inputs,
+            outputs=outputs,
+            run_facets=run_facets,
+            job_facets=job_facets,
+            run_id=run_id,
+            deterministic_id=deterministic_id,
+            nominal_time=nominal_time,
+            nominal_end_time=nominal_end_time,
+            parent=parent,
+            invalid_transitions=invalid_transitions,
+        )
+
+    def declare_job(
+        self,
+        job_name: str,
+        *,
+        namespace: str | None = None,
+        inputs: Iterable[InputLike] = (),
+        outputs: Iterable[OutputLike] = (),
+        facets: FacetsArg[JobFacet] = (),
+        event_time: datetime | None = None,
+    ) -> JobEvent:
+        """Emit a JobEvent: a job's declared inputs, outputs and facets, without a run.
+
+        Args:
+            job_name: The job's name.
+            namespace: The job namespace; this client's when ``None``.
+            inputs: The datasets the job reads.
+            outputs: The datasets the job writes.
+            facets: Job facets (jobType, sql, ownership, ...).
+            event_time: When it was declared (with a time zone); now when ``None``.
+
+        Returns:
+            The event emitted.
+        """
+        from openlineage_sdk.lifecycle import job_event
+
+        event = job_event(
+            namespace or self.namespace,
+            job_name,
+            inputs=inputs,
+            outputs=outputs,
+            facets=facets,
+            event_time=event_time,
+            producer=self.producer,
+        )
+        self.emit(event)
+        return event
+
+    def declare_dataset(
+        self,
+        dataset: DatasetName | Dataset,
+        *,
+        facets: FacetsArg[DatasetFacet] = (),
+        event_time: datetime | None = None,
+    ) -> DatasetEvent:
+        """Emit a DatasetEvent: a dataset's schema, ownership and other facets, without a run.
+
+        Args:
+            dataset: A naming result (it gets its dataSource facet) or a dataset model.
+            facets: Dataset facets, merged by key over the dataset's own.
+            event_time: When it was observed (with a time zone); now when ``None``.
+
+        Returns:
+            The event emitted.
+        """
+        from openlineage_sdk.lifecycle import dataset_event
+
+        event = dataset_event(dataset, facets=facets, event_time=event_time, producer=self.producer)
+        self.emit(event)
+        return event
+
+    def flush(self, timeout: float | None = None) -> FlushResult:
+        """Wait up to ``timeout`` seconds for emitted events to be delivered.
+
+        Args:
+            timeout: seconds; ``None`` uses the transport's default.
+
+        Returns:
+            What was delivered, what is still pending in memory and what waits in the spool.
+        """
+        return self._finish("flush", timeout)
+
+    def close(self, timeout: float | None = None) -> FlushResult:
+        """Deliver what can be delivered within ``timeout``, keep the rest safe, release resources.
+
+        Args:
+            timeout: seconds; ``None`` uses the transport's default.
+
+        Returns:
+            The final summary.
+        """
+        return self._finish("close", timeout)
+
+    def _finish(self, method: str, timeout: float | None) -> FlushResult:
+        try:
+            result: FlushResult = getattr(self.transport, method)(timeout)
+        except Exception:
+            if self.raise_on_error:
+                raise
+            log.exception("OpenLineage: %s of the transport failed", method)
+            return FlushResult()
+        return result
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        return (
+            f"OpenLineage(transport={type(self.transport).__name__}, producer={self.producer!r}, "
+            f"namespace={self.namespace!r}, disabled={self.disabled})"
+        )

@@ -1,0 +1,353 @@
+"""Configuration: the official client's ``openlineage.yml`` layout and environment variables.
+
+A deployment configured for the official Python client works unchanged:
+
+* ``OPENLINEAGE_CONFIG`` names the configuration file; otherwise
+  ``./openlineage.yml``, then ``~/.openlineage/openlineage.yml``, are used when
+  they exist.
+* ``OPENLINEAGE__`` variables set nested keys, ``__`` separating the levels:
+  ``OPENLINEAGE__TRANSPORT__TYPE=http``, ``OPENLINEAGE__TRANSPORT__URL=...``,
+  ``OPENLINEAGE__TRANSPORT__AUTH='{"type": "api_key", "apiKey": "..."}'``. Keys
+  are lower-cased; a value is read as JSON when it is JSON, else as a string. A
+  shorter variable wins over longer ones below it
+  (``OPENLINEAGE__TRANSPORT='{...}'`` replaces every ``OPENLINEAGE__TRANSPORT__*``).
+* ``OPENLINEAGE_URL``, ``OPENLINEAGE_API_KEY`` and ``OPENLINEAGE_ENDPOINT``
+  describe an HTTP transport when no transport type is configured otherwise;
+  with a ``composite`` transport they add a member named ``default_http``.
+* ``OPENLINEAGE_DISABLED=true`` turns emission off.
+
+Precedence, highest first: settings passed in code, the configuration file,
+``OPENLINEAGE__`` variables, ``OPENLINEAGE_URL`` and friends.
+
+Loading is a pure function of its inputs: :func:`load_config` reads the
+environment mapping and files it is given and changes nothing, ``os.environ``
+included. Secrets (API keys, passwords, SASL settings) never appear in a repr,
+a log line or an error message.
+
+YAML files need PyYAML, which this package does not depend on. Without it, a
+configuration file that is JSON (JSON is valid YAML, so ``openlineage.yml`` may
+hold JSON) is still read, and a YAML one raises :class:`ConfigError` saying to
+``pip install pyyaml`` or to use JSON or environment variables.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, SerializeAsAny
+
+from openlineage_sdk.transports._registry import TransportConfigError, parse_transport_config
+from openlineage_sdk.transports.base import TransportConfig, redact_mapping
+
+__all__ = [
+    "CONFIG_FILE_NAME",
+    "ENV_PREFIX",
+    "ConfigError",
+    "OpenLineageConfig",
+    "default_config_paths",
+    "load_config",
+]
+
+log = logging.getLogger(__name__)
+
+#: The file looked for in the working directory and in ``~/.openlineage``.
+CONFIG_FILE_NAME = "openlineage.yml"
+#: Prefix of the nested-key environment variables.
+ENV_PREFIX = "OPENLINEAGE__"
+_DEFAULT_HTTP_MEMBER = "default_http"
+
+
+class ConfigError(ValueError):
+    """The configuration cannot be used; the message says where and why, never a secret value."""
+
+
+class OpenLineageConfig(BaseModel):
+    """The whole configuration, as loaded by :func:`load_config`.
+
+    Attributes:
+        transport: where events go; ``None`` when nothing is configured (the
+            client then writes to a local JSON Lines file).
+        disabled: ``OPENLINEAGE_DISABLED=true``: emit nothing.
+        namespace: the default job namespace (``OPENLINEAGE_NAMESPACE``), if set.
+        facets, filters, tags, dataset: sections of the official layout, kept as
+            given for the parts of the SDK that use them.
+        config_file: the file the settings were read from, if any.
+        sources: where settings came from, for diagnostics (no values).
+    """
+
+    model_config = ConfigDict(frozen=True, extra="ignore")
+
+    transport: SerializeAsAny[TransportConfig] | None = None
+    disabled: bool = False
+    namespace: str | None = None
+    facets: dict[str, Any] = Field(default_factory=dict)
+    filters: list[Any] = Field(default_factory=list)
+    tags: dict[str, Any] = Field(default_factory=dict)
+    dataset: dict[str, Any] = Field(default_factory=dict)
+    config_file: Path | None = None
+    sources: tuple[str, ...] = ()
+
+    def __repr_args__(self) -> Any:
+        for name, value in super().__repr_args__():
+            if name in ("facets", "tags", "dataset"):
+                value = redact_mapping(value)
+            yield name, value
+
+
+def default_config_paths(env: Mapping[str, str], cwd: Path | None = None) -> list[Path]:
+    """The files looked for, in order, as the official client does.
+
+    Args:
+        env: the environment (``OPENLINEAGE_CONFIG`` and ``HOME`` are read).
+        cwd: the working directory; the process's when ``None``.
+
+    Returns:
+        ``$OPENLINEAGE_CONFIG`` (when set), ``./openlineage.yml``,
+        ``~/.openlineage/openlineage.yml``.
+    """
+    paths: list[Path] = []
+    if env.get("OPENLINEAGE_CONFIG"):
+        paths.append(Path(env["OPENLINEAGE_CONFIG"]).expanduser())
+    paths.append((cwd or Path.cwd()) / CONFIG_FILE_NAME)
+    home = env.get("HOME") or os.path.expanduser("~")
+    paths.append(Path(home) / ".openlineage" / CONFIG_FILE_NAME)
+    return paths
+
+
+def _yaml_error(path: Path, exc: Exception) -> ConfigError:
+    # PyYAML's message quotes the offending line, which may hold a secret:
+    # keep only the problem and its position.
+    problem = getattr(exc, "problem", None) or type(exc).__name__
+    mark = getattr(exc, "problem_mark", None)
+    where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""
+    return ConfigError(f"{path} is not valid YAML: {problem}{where}")
+
+
+def _read_file(path: Path) -> dict[str, Any]:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ConfigError(f"cannot read the configuration file {path}: {exc.strerror}") from None
+    if not text.strip():
+        log.warning("OpenLineage: the configuration file %s is empty", path)
+        return {}
+    data: Any
+    if path.suffix.lower() == ".json":
+        try:
+            data = json.loads(text)
+        except ValueError as exc:
+            raise ConfigError(f"{path} is not valid JSON: {exc.args[0].split(':')[0]}") from None
+    else:
+        try:
+            import yaml
+        except ImportError:
+            try:
+                data = json.loads(text)
+            except ValueError:
+                raise ConfigError(
+                    f"{path} is YAML, and reading YAML needs PyYAML, which is not installed. "
+                    "Install it (pip install pyyaml), or write the file as JSON (JSON is valid "
+                    "YAML, so the same file name works), or configure with OPENLINEAGE__ "
+                    "environment variables."
+                ) from None
+        else:
+            try:
+                data = yaml.safe_load(text)
+            except yaml.YAMLError as exc:
+                raise _yaml_error(path, exc) from None
+    if data is None:
+        return {}
+    if not isinstance(data, dict):
+        raise ConfigError(
+            f"{path} must hold a mapping at the top level, not a {type(data).__name__}"
+        )
+    return data
+
+
+def _env_value(name: str, raw: str) -> Any:
+    try:
+        return json.loads(raw)
+    except ValueError:
+        if any(c in raw for c in "{}[]"):
+            # The value may be a secret: name the variable only.
+            log.warning(
+                "OpenLineage: the value of %s looks like JSON but is not valid JSON; "
+                "it is used as a plain string",
+                name,
+            )
+        return raw
+
+
+def _from_env_vars(env: Mapping[str, str]) -> dict[str, Any]:
+    config: dict[str, Any] = {}
+    # Longer names first, so that OPENLINEAGE__TRANSPORT, applied after
+    # OPENLINEAGE__TRANSPORT__URL, replaces it: the shorter variable wins.
+    for name in sorted((k for k in env if k.startswith(ENV_PREFIX)), reverse=True):
+        keys = [k.lower() for k in name[len(ENV_PREFIX) :].split("__")]
+        if not all(keys):
+            log.warning("OpenLineage: ignoring the malformed variable %s", name)
+            continue
+        node = config
+        for key in keys[:-1]:
+            child = node.get(key)
+            if not isinstance(child, dict):
+                child = node[key] = {}
+            node = child
+        node[keys[-1]] = _env_value(name, env[name])
+    return config
+
+
+def _deep_merge(base: Mapping[str, Any], top: Mapping[str, Any]) -> dict[str, Any]:
+    """``top`` wins; two mappings under the same key are merged, anything else is replaced."""
+    merged = dict(base)
+    for key, value in top.items():
+        if isinstance(value, Mapping) and isinstance(merged.get(key), Mapping):
+            merged[key] = _deep_merge(merged[key], value)
+        else:
+            merged[key] = value
+    return merged
+
+
+def _legacy_http(env: Mapping[str, str]) -> dict[str, Any]:
+    section: dict[str, Any] = {"type": "http", "url": env["OPENLINEAGE_URL"]}
+    if env.get("OPENLINEAGE_ENDPOINT"):
+        section["endpoint"] = env["OPENLINEAGE_ENDPOINT"]
+    if env.get("OPENLINEAGE_API_KEY"):
+        section["auth"] = {"type": "api_key", "apiKey": env["OPENLINEAGE_API_KEY"]}
+    return section
+
+
+def _apply_legacy_url(transport: Any, env: Mapping[str, str]) -> Any:
+    """Fold ``OPENLINEAGE_URL``/``_API_KEY``/``_ENDPOINT`` in, where the official client does."""
+    legacy = _legacy_http(env)
+    if not isinstance(transport, Mapping):
+        return legacy
+    if not transport.get("type"):
+        # Settings given without a type (a spool folder, a timeout) refine the URL's transport.
+        return {**transport, **legacy}
+    transport = dict(transport)
+    kind = transport.get("type")
+    if kind == "composite":
+        members = transport.get("transports")
+        if isinstance(members, Mapping) and _DEFAULT_HTTP_MEMBER not in members:
+            transport["transports"] = {**members, _DEFAULT_HTTP_MEMBER: legacy}
+        elif isinstance(members, Sequence) and not isinstance(members, (str, bytes)):
+            names = {m.get("name") for m in members if isinstance(m, Mapping)}
+            if _DEFAULT_HTTP_MEMBER not in names:
+                transport["transports"] = [*members, {**legacy, "name": _DEFAULT_HTTP_MEMBER}]
+        elif members is None:
+            transport["transports"] = {_DEFAULT_HTTP_MEMBER: legacy}
+    elif kind in ("http", "async_http") and not transport.get("url"):
+        for key in ("url", "endpoint", "auth"):
+            if key in legacy and key not in transport:
+                transport[key] = legacy[key]
+    return transport
+
+
+def load_config(
+    env: Mapping[str, str] | None = None,
+    *,
+    config_file: str | os.PathLike[str] | None = None,
+    search_paths: Sequence[str | os.PathLike[str]] | None = None,
+    overrides: Mapping[str, Any] | None = None,
+    cwd: Path | None = None,
+) -> OpenLineageConfig:
+    """Build the configuration from an environment and configuration files.
+
+    Nothing outside is changed: the environment mapping is only read (a copy of
+    ``os.environ`` is taken when ``env`` is ``None``).
+
+    Args:
+        env: the environment variables to read; ``os.environ`` when ``None``.
+        config_file: a configuration file to use instead of searching; it must exist.
+        search_paths: the files to look for, first existing one wins; by
+            default those of :func:`default_config_paths`.
+        overrides: settings given in code, in the file's layout; they win over
+            everything else.
+        cwd: the working directory for the default search; the process's when ``None``.
+
+    Returns:
+        The typed configuration.
+
+    Raises:
+        ConfigError: a file cannot be read or parsed, or a setting is invalid.
+    """
+    env = dict(os.environ) if env is None else env
+    sources: list[str] = []
+    if env.get("OPENLINEAGE_DISABLED", "").strip().lower() == "true":
+        return OpenLineageConfig(disabled=True, sources=("env:OPENLINEAGE_DISABLED",))
+
+    path: Path | None = None
+    if config_file is not None:
+        path = Path(config_file).expanduser()
+        if not path.is_file():
+            raise ConfigError(f"the configuration file {path} does not exist")
+    else:
+        candidates = (
+            [Path(p).expanduser() for p in search_paths]
+            if search_paths is not None
+            else default_config_paths(env, cwd)
+        )
+        if env.get("OPENLINEAGE_CONFIG") and search_paths is None:
+            named = candidates[0]
+            if not named.is_file():
+                log.warning(
+                    "OpenLineage: OPENLINEAGE_CONFIG names %s, which does not exist; "
+                    "looking for %s elsewhere",
+                    named,
+                    CONFIG_FILE_NAME,
+                )
+        path = next((p for p in candidates if p.is_file() and os.access(p, os.R_OK)), None)
+
+    merged: dict[str, Any] = {}
+    from_env = _from_env_vars(env)
+    if from_env:
+        merged = from_env
+        sources.append(f"env:{ENV_PREFIX}*")
+    if path is not None:
+        merged = _deep_merge(merged, _read_file(path))
+        sources.append(f"file:{path}")
+    if overrides:
+        merged = _deep_merge(merged, overrides)
+        sources.append("code")
+    if env.get("OPENLINEAGE_URL"):
+        merged["transport"] = _apply_legacy_url(merged.get("transport"), env)
+        sources.append("env:OPENLINEAGE_URL")
+
+    transport: TransportConfig | None = None
+    section = merged.get("transport")
+    if isinstance(section, TransportConfig):
+        transport = section
+    elif isinstance(section, Mapping) and section:
+        try:
+            transport = parse_transport_config(section)
+        except TransportConfigError as exc:
+            where = f" (read from {path})" if path is not None else ""
+            raise ConfigError(f"{exc}{where}") from None
+    elif section not in (None, {}):
+        raise ConfigError("the 'transport' setting must be a mapping with a 'type'")
+
+    def section_of(name: str, kind: type) -> Any:
+        value = merged.get(name)
+        if value is None:
+            return kind()
+        if not isinstance(value, kind):
+            raise ConfigError(f"the '{name}' setting must be a {kind.__name__}")
+        return value
+
+    return OpenLineageConfig(
+        transport=transport,
+        disabled=bool(merged.get("disabled", False)) is True,
+        namespace=env.get("OPENLINEAGE_NAMESPACE") or None,
+        facets=section_of("facets", dict),
+        filters=section_of("filters", list),
+        tags=section_of("tags", dict),
+        dataset=section_of("dataset", dict),
+        config_file=path,
+        sources=tuple(sources),
+    )

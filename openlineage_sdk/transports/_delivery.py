@@ -1,0 +1,928 @@
+"""Asynchronous, ordered, loss-free delivery shared by the network transports.
+
+How an event travels
+--------------------
+``submit(key, data)`` runs on the caller's thread and only appends bytes to an
+in-memory list under a lock, so it returns in microseconds whatever the backend
+does. The key (the run id, else the job, else the dataset) picks one of
+``PARTITIONS`` partitions by CRC-32, and each partition is served by exactly one
+sender thread, one batch at a time; so events of one run leave in the order they
+were emitted, always, while different runs travel in parallel.
+
+A partition is an ordered list of *chunks*. A chunk holds events either in
+memory or in a spool file on disk; the sender always works on the oldest chunk
+and an event is removed only once the destination has accepted it. Events go to
+disk instead of memory when the in-memory queue is full or the destination is
+failing; when it answers again the sender drains the files in order, then goes
+back to memory. Because order is kept chunk by chunk, an event can never
+overtake an older one of the same run, whether that one waits in memory or on
+disk.
+
+The spool
+---------
+Each destination has its own folder. A spool file is named
+``{session}.p{partition}.{sequence}.jsonl`` and holds one event per line, so it
+is readable with any JSON Lines tool; a sidecar ``.pos`` file records how far
+delivery got. The process that writes a file holds an exclusive ``flock`` on it
+until the file is drained or the process ends. A transport that starts takes
+over every file nobody holds (left by a process that ended with the destination
+down, or that died) and replays it before its own events, in the order the old
+process emitted them. Events the destination refused for good are appended to
+``rejected.jsonl`` in the same folder, with the reason in the log.
+
+Retries
+-------
+Connection errors, timeouts, 408, 429 and 5xx are retried with exponential
+backoff and jitter, honouring ``Retry-After``. While the destination is
+unreachable, retries go on for as long as the process lives: the events are safe
+in the spool. A batch answered with a 5xx ``max_server_error_attempts`` times in
+a row is treated as refused, so one poisonous event cannot block its run's lane
+forever. Other 4xx answers are not retried.
+"""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import enum
+import logging
+import os
+import random
+import threading
+import time
+import zlib
+from collections import deque
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Protocol
+
+from openlineage_sdk.transports.base import DeliveryError, FlushResult, TransportError
+from openlineage_sdk.transports.file import append_line
+
+try:
+    import fcntl
+except ImportError:  # pragma: no cover - Windows: files are not shared between processes
+    fcntl = None  # type: ignore[assignment]
+
+__all__ = [
+    "PARTITIONS",
+    "BatchSender",
+    "DeliveryEngine",
+    "DeliveryOptions",
+    "Outcome",
+    "Record",
+    "SendResult",
+]
+
+log = logging.getLogger("openlineage_sdk.transports")
+
+#: Fixed number of ordering partitions; part of the spool layout, so a process
+#: that takes over another's spool files maps every run to the same partition.
+PARTITIONS = 16
+_FIRST_SEQ = 1_000_000_000
+_READ_BLOCK = 1 << 20
+_REJECTED_FILE = "rejected.jsonl"
+
+
+#: One queued event: its ordering key (``None`` once read back from a spool
+#: file, where only the JSON is kept) and its compact JSON.
+Record = tuple[str | None, bytes]
+
+
+class Outcome(enum.Enum):
+    """What a destination did with a batch."""
+
+    OK = "ok"
+    RETRY = "retry"  # a transient failure: try the same batch again later
+    REJECT = "reject"  # refused for good: do not try again
+    RESEND = "resend"  # the sender changed how it sends (batch endpoint missing): again, now
+    PARTIAL = "partial"  # some events need another try, some were refused
+
+
+@dataclass(frozen=True)
+class SendResult:
+    """The answer of a :class:`BatchSender` for one batch.
+
+    Attributes:
+        outcome: what happened.
+        message: a short description for logs (status and the backend's answer);
+            it must never contain credentials.
+        retry_after: seconds the destination asked us to wait, if it did.
+        server_error: the destination answered (5xx), as opposed to being unreachable.
+        retry_indices: for ``PARTIAL``, the events to try again.
+        reject_indices: for ``PARTIAL``, the events refused for good.
+    """
+
+    outcome: Outcome
+    message: str = ""
+    retry_after: float | None = None
+    server_error: bool = False
+    retry_indices: tuple[int, ...] = ()
+    reject_indices: tuple[int, ...] = ()
+
+
+class BatchSender(Protocol):
+    """Sends batches of encoded events to one destination; used by one or more threads."""
+
+    #: A human-readable name of the destination, without credentials.
+    destination: str
+    #: A stable, file-name-safe identity of the destination, naming its spool folder.
+    spool_name: str
+
+    @property
+    def max_batch(self) -> int:
+        """How many events to hand to :meth:`send` at most."""
+        ...
+
+    def send(self, batch: Sequence[Record]) -> SendResult:
+        """Deliver the events (key and compact JSON) in the given order."""
+        ...
+
+    def close(self) -> None:
+        """Release connections."""
+        ...
+
+
+@dataclass
+class DeliveryOptions:
+    """Tuning of the asynchronous delivery (all have sensible defaults).
+
+    Attributes:
+        max_queue_size: events held in memory at most; beyond, they go to the spool.
+        concurrency: sender threads, i.e. requests in flight at once.
+        spool_dir: the spool folder, or ``None`` to keep events in memory only
+            (then events that do not fit are dropped and counted).
+        spool_max_bytes: the most this process writes to the spool; beyond, events are dropped.
+        max_batch_bytes: the most bytes put in one batch.
+        backoff_initial: first retry delay in seconds.
+        backoff_max: longest retry delay in seconds.
+        retry_after_max: the longest ``Retry-After`` honoured, in seconds.
+        max_server_error_attempts: 5xx answers in a row after which a batch is refused.
+        flush_timeout: default timeout of ``flush``.
+        close_timeout: default timeout of ``close`` and of the exit handler.
+        raise_on_error: raise :class:`TransportError` / :class:`DeliveryError`
+            instead of only logging.
+    """
+
+    max_queue_size: int = 10_000
+    concurrency: int = 4
+    spool_dir: Path | None = None
+    spool_max_bytes: int = 1 << 30
+    max_batch_bytes: int = 4 << 20
+    backoff_initial: float = 0.5
+    backoff_max: float = 30.0
+    retry_after_max: float = 300.0
+    max_server_error_attempts: int = 10
+    flush_timeout: float = 10.0
+    close_timeout: float = 10.0
+    raise_on_error: bool = False
+
+
+class _MemChunk:
+    __slots__ = ("frozen", "items", "seq")
+
+    def __init__(self, seq: int) -> None:
+        self.seq = seq
+        self.items: deque[Record] = deque()
+        self.frozen = False  # once being copied to disk, no event is added to it
+
+    def __len__(self) -> int:
+        return len(self.items)
+
+
+class _DiskChunk:
+    __slots__ = ("count", "end", "fd", "path", "pos", "pos_fd", "seq", "writable")
+
+    def __init__(self, seq: int, path: Path, fd: int, pos_fd: int, *, writable: bool) -> None:
+        self.seq = seq
+        self.path = path
+        self.fd = fd  # O_RDWR | O_APPEND, flock'ed for as long as we own the file
+        self.pos_fd = pos_fd
+        self.pos = 0  # byte offset of the first undelivered line
+        self.end = 0  # byte offset just past the last complete line
+        self.count = 0  # undelivered lines
+        self.writable = writable
+
+    def __len__(self) -> int:
+        return self.count
+
+    def append(self, data: bytes) -> None:
+        os.write(self.fd, data)
+        self.end += len(data)
+        self.count += 1
+
+    def save_pos(self) -> None:
+        os.pwrite(self.pos_fd, b"%020d\n" % self.pos, 0)
+
+    def release(self, *, delete: bool) -> None:
+        if delete:
+            for p in (self.path, _pos_path(self.path)):
+                with contextlib.suppress(FileNotFoundError):
+                    os.unlink(p)
+        # Closing the descriptor drops the flock, so another process may take the file.
+        for fd in (self.pos_fd, self.fd):
+            with contextlib.suppress(OSError):
+                os.close(fd)
+
+
+_Chunk = _MemChunk | _DiskChunk
+
+
+def _pos_path(path: Path) -> Path:
+    return path.with_name(path.name + ".pos")
+
+
+@dataclass
+class _Lane:
+    """One ordering partition: the chunks of its events, oldest first."""
+
+    index: int
+    chunks: deque[_Chunk] = field(default_factory=deque)
+
+
+class _Worker:
+    """A sender thread and the partitions it serves."""
+
+    def __init__(self, index: int, lanes: list[_Lane]) -> None:
+        self.index = index
+        self.lanes = lanes
+        self.cond = threading.Condition(threading.Lock())
+        self.spill_lock = threading.Lock()
+        self.idle = False
+        self.mem_count = 0
+        self.disk_count = 0
+        self.disk_bytes = 0
+        self.delivered = 0
+        self.rejected = 0
+        self.dropped = 0
+        self.rr = 0
+        self.thread: threading.Thread | None = None
+
+    def next_lane(self) -> _Lane | None:
+        n = len(self.lanes)
+        for i in range(n):
+            lane = self.lanes[(self.rr + i) % n]
+            if lane.chunks:
+                self.rr = (self.rr + i + 1) % n
+                return lane
+        return None
+
+
+class DeliveryEngine:
+    """The queue, the sender threads and the spool behind one network transport."""
+
+    def __init__(self, sender: BatchSender, options: DeliveryOptions) -> None:
+        """Start the sender threads and take over spool files nobody holds.
+
+        Args:
+            sender: delivers batches to the destination.
+            options: queue, spool and retry settings.
+        """
+        self.sender = sender
+        self.options = options
+        self._session = f"{time.time_ns():019d}-{os.getpid()}"
+        self._seq = _FIRST_SEQ
+        self._seq_lock = threading.Lock()
+        self._down = False
+        self._stopping = threading.Event()
+        self._closed = False
+        self._progress = threading.Condition(threading.Lock())
+        self._errors: list[str] = []
+        self._errors_lock = threading.Lock()
+        concurrency = max(1, min(options.concurrency, PARTITIONS))
+        lanes = [_Lane(i) for i in range(PARTITIONS)]
+        self._lanes = lanes
+        self._workers = [
+            _Worker(w, [lane for lane in lanes if lane.index % concurrency == w])
+            for w in range(concurrency)
+        ]
+        self._mem_capacity = max(1, options.max_queue_size // concurrency)
+        self.spool_path: Path | None = None
+        if options.spool_dir is not None:
+            self.spool_path = Path(options.spool_dir) / sender.spool_name
+            try:
+                self.spool_path.mkdir(parents=True, exist_ok=True)
+                self._adopt_orphans()
+            except OSError as exc:
+                log.error(
+                    "OpenLineage: cannot use the spool folder %s (%s); events that cannot be "
+                    "delivered will be kept in memory only",
+                    self.spool_path,
+                    exc,
+                )
+                self.spool_path = None
+        for worker in self._workers:
+            worker.thread = threading.Thread(
+                target=self._run,
+                args=(worker,),
+                name=f"openlineage-sender-{worker.index}",
+                daemon=True,  # never keeps the interpreter alive; the exit handler flushes
+            )
+            worker.thread.start()
+        atexit.register(self._at_exit)
+
+    # ------------------------------------------------------------------ intake
+
+    def submit(self, key: str, data: bytes) -> None:
+        """Queue one encoded event; never waits for the network.
+
+        Args:
+            key: the ordering key of the event.
+            data: the event's compact JSON, encoded.
+        """
+        if b"\n" in data:
+            # A newline can only be insignificant whitespace in JSON; the spool is
+            # one event per line, so turn it into a space.
+            data = data.replace(b"\n", b" ")
+        lane = self._lanes[zlib.crc32(key.encode()) % PARTITIONS]
+        worker = self._workers[lane.index % len(self._workers)]
+        with worker.cond:
+            if self._closed:
+                worker.dropped += 1
+                self._fail("an event was emitted after the transport was closed; it was dropped")
+                return
+            last = lane.chunks[-1] if lane.chunks else None
+            if not self._down and worker.mem_count < self._mem_capacity:
+                if not isinstance(last, _MemChunk) or last.frozen:
+                    last = _MemChunk(self._next_seq())
+                    lane.chunks.append(last)
+                last.items.append((key, data))
+                worker.mem_count += 1
+            elif self.spool_path is not None:
+                self._append_to_disk(worker, lane, data)
+            elif worker.mem_count < self._mem_capacity:
+                # No spool: keep it in memory while there is room, even when down.
+                if not isinstance(last, _MemChunk) or last.frozen:
+                    last = _MemChunk(self._next_seq())
+                    lane.chunks.append(last)
+                last.items.append((key, data))
+                worker.mem_count += 1
+            else:
+                worker.dropped += 1
+                self._fail(
+                    "the event queue is full and no spool is configured; an event was dropped"
+                )
+                return
+            if worker.idle:
+                worker.cond.notify()
+
+    def _next_seq(self) -> int:
+        with self._seq_lock:
+            self._seq += 1
+            return self._seq
+
+    def _new_disk_chunk(self, lane: _Lane, seq: int) -> _DiskChunk:
+        assert self.spool_path is not None
+        path = self.spool_path / f"{self._session}.p{lane.index:02d}.{seq:010d}.jsonl"
+        fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_EXCL, 0o600)
+        try:
+            if fcntl is not None:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            pos_fd = os.open(_pos_path(path), os.O_RDWR | os.O_CREAT, 0o600)
+        except OSError:
+            os.close(fd)
+            raise
+        return _DiskChunk(seq, path, fd, pos_fd, writable=True)
+
+    def _append_to_disk(self, worker: _Worker, lane: _Lane, data: bytes) -> None:
+        """Write one event to the newest spool file of the lane (caller holds the lock)."""
+        if worker.disk_bytes + len(data) > self.options.spool_max_bytes:
+            worker.dropped += 1
+            self._fail(
+                f"the spool reached its limit of {self.options.spool_max_bytes} bytes; "
+                "an event was dropped"
+            )
+            return
+        last = lane.chunks[-1] if lane.chunks else None
+        try:
+            if not isinstance(last, _DiskChunk) or not last.writable:
+                last = self._new_disk_chunk(lane, self._next_seq())
+                lane.chunks.append(last)
+            last.append(data + b"\n")
+        except OSError as exc:
+            worker.dropped += 1
+            self._fail(f"could not write an event to the spool: {exc}")
+            return
+        worker.disk_count += 1
+        worker.disk_bytes += len(data) + 1
+
+    # ------------------------------------------------------------------ sending
+
+    def _run(self, worker: _Worker) -> None:
+        attempts = 0
+        server_errors = 0
+        while True:
+            with worker.cond:
+                lane = worker.next_lane()
+                while lane is None:
+                    if self._stopping.is_set():
+                        return
+                    worker.idle = True
+                    self._notify_progress()
+                    worker.cond.wait()
+                    worker.idle = False
+                    lane = worker.next_lane()
+                if self._stopping.is_set():
+                    return  # closing: what is left is spooled by close()
+                peeked = self._peek(lane)
+            if peeked is None:
+                continue
+            batch = peeked if isinstance(peeked, list) else self._read_lines(*peeked)
+            try:
+                result = self.sender.send(batch)
+            except Exception as exc:  # a sender bug must not kill the thread
+                log.exception(
+                    "OpenLineage: unexpected error while sending to %s", self.sender.destination
+                )
+                result = SendResult(Outcome.RETRY, f"unexpected error: {exc!r}")
+            if self._closed:
+                return
+            outcome = result.outcome
+            if outcome is Outcome.OK:
+                attempts = server_errors = 0
+                self._down = False
+                self._ack(worker, lane, batch, delivered=len(batch))
+            elif outcome is Outcome.RESEND:
+                continue
+            elif outcome is Outcome.REJECT:
+                attempts = server_errors = 0
+                self._reject(worker, lane, batch, range(len(batch)), result.message)
+            elif outcome is Outcome.PARTIAL:
+                self._partial(worker, lane, batch, result)
+                attempts += 1
+                self._backoff(attempts, result.retry_after)
+            else:  # RETRY
+                attempts += 1
+                server_errors = server_errors + 1 if result.server_error else 0
+                if server_errors >= self.options.max_server_error_attempts:
+                    attempts = server_errors = 0
+                    self._reject(
+                        worker,
+                        lane,
+                        batch,
+                        range(len(batch)),
+                        f"{result.message} (gave up after "
+                        f"{self.options.max_server_error_attempts} server errors in a row)",
+                    )
+                    continue
+                if not self._down or attempts == 1:
+                    log.warning(
+                        "OpenLineage: delivery to %s failed (%s); retrying%s",
+                        self.sender.destination,
+                        result.message,
+                        ", events wait in the spool meanwhile" if self.spool_path else "",
+                    )
+                self._down = True
+                if self.spool_path is not None:
+                    self.spill(worker)
+                self._backoff(attempts, result.retry_after)
+
+    def _backoff(self, attempts: int, retry_after: float | None) -> None:
+        opts = self.options
+        delay = min(opts.backoff_max, opts.backoff_initial * (2 ** min(attempts - 1, 30)))
+        # Equal jitter: keep half the delay, randomise the rest, so that many
+        # clients that failed together do not come back together.
+        delay = delay / 2 + random.uniform(0, delay / 2)
+        if retry_after is not None:
+            delay = max(delay, min(retry_after, opts.retry_after_max))
+        self._stopping.wait(delay)
+
+    def _peek(self, lane: _Lane) -> list[Record] | tuple[_DiskChunk, int] | None:
+        """The next batch of the lane, left in place until acknowledged (caller holds the lock).
+
+        For a spool file this returns the chunk and the batch limit: the lines
+        are read after the lock is released, since only this sender consumes
+        them and lines before ``end`` never change.
+        """
+        chunk = lane.chunks[0]
+        limit = max(1, self.sender.max_batch)
+        if isinstance(chunk, _MemChunk):
+            if not chunk.items:
+                lane.chunks.popleft()
+                return None
+            batch: list[Record] = []
+            size = 0
+            for item in chunk.items:
+                if batch and (
+                    len(batch) >= limit or size + len(item[1]) > self.options.max_batch_bytes
+                ):
+                    break
+                batch.append(item)
+                size += len(item[1])
+            return batch
+        if chunk.count == 0:
+            lane.chunks.popleft()
+            chunk.release(delete=True)
+            return None
+        return (chunk, limit)
+
+    def _read_lines(self, chunk: _DiskChunk, limit: int) -> list[Record]:
+        # Lines before chunk.end are complete and never change, so reading them
+        # needs no coordination with writers appending after end.
+        lines: list[Record] = []
+        pos, end = chunk.pos, chunk.end
+        buf = b""
+        size = 0
+        while pos < end and len(lines) < limit:
+            block = os.pread(chunk.fd, min(max(_READ_BLOCK, len(buf) * 2), end - pos), pos)
+            if not block:
+                break
+            buf += block
+            pos += len(block)
+            start = 0
+            while len(lines) < limit:
+                nl = buf.find(b"\n", start)
+                if nl < 0:
+                    break
+                line = buf[start:nl]
+                if lines and size + len(line) > self.options.max_batch_bytes:
+                    return lines
+                lines.append((None, line))
+                size += len(line)
+                start = nl + 1
+            buf = buf[start:]
+        return lines
+
+    def _consume(self, worker: _Worker, lane: _Lane, batch: Sequence[Record]) -> None:
+        """Remove the first ``len(batch)`` events of the lane (caller holds the lock)."""
+        i = 0
+        while i < len(batch) and lane.chunks:
+            chunk = lane.chunks[0]
+            if isinstance(chunk, _MemChunk):
+                n = min(len(batch) - i, len(chunk.items))
+                for _ in range(n):
+                    chunk.items.popleft()
+                worker.mem_count -= n
+                if not chunk.items:
+                    lane.chunks.popleft()
+            else:
+                n = min(len(batch) - i, chunk.count)
+                nbytes = sum(len(b) + 1 for _, b in batch[i : i + n])
+                chunk.pos += nbytes
+                chunk.count -= n
+                worker.disk_count -= n
+                worker.disk_bytes -= nbytes
+                if chunk.count == 0:
+                    lane.chunks.popleft()
+                    chunk.release(delete=True)
+                else:
+                    with contextlib.suppress(OSError):
+                        chunk.save_pos()
+            if n == 0:  # pragma: no cover - defensive: an empty chunk at the head
+                lane.chunks.popleft()
+                continue
+            i += n
+
+    def _ack(
+        self, worker: _Worker, lane: _Lane, batch: Sequence[Record], *, delivered: int
+    ) -> None:
+        with worker.cond:
+            self._consume(worker, lane, batch)
+            worker.delivered += delivered
+            if worker.mem_count == 0 and worker.disk_count == 0:
+                self._notify_progress()
+
+    def _reject(
+        self,
+        worker: _Worker,
+        lane: _Lane,
+        batch: Sequence[Record],
+        indices: range | Sequence[int],
+        message: str,
+    ) -> None:
+        refused = [batch[i][1] for i in indices]
+        kept = self._keep_rejected(refused)
+        log.error(
+            "OpenLineage: %s refused %d event(s): %s%s",
+            self.sender.destination,
+            len(refused),
+            message,
+            f"; they are kept in {kept}" if kept else "",
+        )
+        with self._errors_lock:
+            self._errors.append(f"{len(refused)} event(s) refused: {message}")
+        with worker.cond:
+            self._consume(worker, lane, batch)
+            worker.rejected += len(refused)
+            worker.delivered += len(batch) - len(refused)
+
+    def _keep_rejected(self, refused: Sequence[bytes]) -> Path | None:
+        if self.spool_path is None:
+            return None
+        path = self.spool_path / _REJECTED_FILE
+        try:
+            fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+            try:
+                append_line(fd, b"".join(r + b"\n" for r in refused))
+            finally:
+                os.close(fd)
+        except OSError as exc:
+            log.error("OpenLineage: could not keep refused events in %s: %s", path, exc)
+            return None
+        return path
+
+    def _partial(
+        self, worker: _Worker, lane: _Lane, batch: Sequence[Record], result: SendResult
+    ) -> None:
+        """Some events of a batch were accepted: keep only those to try again, at the head."""
+        if result.reject_indices:
+            refused = [batch[i][1] for i in result.reject_indices]
+            kept = self._keep_rejected(refused)
+            log.error(
+                "OpenLineage: %s refused %d event(s) of a batch: %s%s",
+                self.sender.destination,
+                len(refused),
+                result.message,
+                f"; they are kept in {kept}" if kept else "",
+            )
+        again = [batch[i] for i in sorted(result.retry_indices)]
+        with worker.cond:
+            self._consume(worker, lane, batch)
+            worker.rejected += len(result.reject_indices)
+            worker.delivered += len(batch) - len(result.reject_indices) - len(again)
+            if again:
+                head = _MemChunk((lane.chunks[0].seq - 1) if lane.chunks else self._next_seq())
+                head.frozen = True
+                head.items.extend(again)
+                lane.chunks.appendleft(head)
+                worker.mem_count += len(again)
+
+    # ------------------------------------------------------------------ spilling
+
+    def spill(self, worker: _Worker) -> None:
+        """Move the worker's in-memory events to spool files, keeping their order.
+
+        Events added meanwhile go to new chunks after the frozen ones, so the
+        copy can be written without holding the lock that ``submit`` needs.
+        """
+        if self.spool_path is None:
+            return
+        with worker.spill_lock:
+            with worker.cond:
+                todo: list[tuple[_Lane, _MemChunk, list[Record]]] = []
+                for lane in worker.lanes:
+                    for chunk in lane.chunks:
+                        if isinstance(chunk, _MemChunk) and chunk.items:
+                            chunk.frozen = True
+                            todo.append((lane, chunk, list(chunk.items)))
+            for lane, chunk, items in todo:
+                try:
+                    disk = self._new_disk_chunk(lane, chunk.seq)
+                    payload = b"".join(data + b"\n" for _, data in items)
+                    view = memoryview(payload)
+                    while view:
+                        view = view[os.write(disk.fd, view) :]
+                except OSError as exc:
+                    log.error("OpenLineage: could not write events to the spool: %s", exc)
+                    continue
+                with worker.cond:
+                    # Events acknowledged while we were writing are skipped by
+                    # moving the read position past them.
+                    done = len(items) - len(chunk.items)
+                    disk.end = len(payload)
+                    disk.pos = sum(len(data) + 1 for _, data in items[:done])
+                    disk.count = len(chunk.items)
+                    disk.writable = False
+                    with contextlib.suppress(OSError):
+                        disk.save_pos()
+                    try:
+                        at = lane.chunks.index(chunk)
+                    except ValueError:  # fully acknowledged and removed meanwhile
+                        disk.release(delete=True)
+                        continue
+                    if disk.count == 0:
+                        del lane.chunks[at]
+                        disk.release(delete=True)
+                        continue
+                    lane.chunks[at] = disk
+                    worker.mem_count -= disk.count
+                    worker.disk_count += disk.count
+                    worker.disk_bytes += disk.end - disk.pos
+
+    # ------------------------------------------------------------------ takeover
+
+    def _adopt_orphans(self) -> None:
+        """Take over the spool files of processes that are gone, oldest first."""
+        assert self.spool_path is not None
+        found = 0
+        for path in sorted(self.spool_path.glob("*.p[0-9][0-9].*.jsonl")):
+            try:
+                partition = int(path.name.split(".")[1][1:])
+            except (IndexError, ValueError):
+                continue
+            if not 0 <= partition < PARTITIONS:
+                continue
+            try:
+                fd = os.open(path, os.O_RDWR | os.O_APPEND)
+            except OSError:
+                continue
+            try:
+                if fcntl is not None:
+                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except OSError:  # its writer is alive and still owns it
+                os.close(fd)
+                continue
+            try:
+                chunk = self._load_orphan(path, fd)
+            except OSError as exc:
+                log.error("OpenLineage: could not read the spool file %s: %s", path, exc)
+                os.close(fd)
+                continue
+            if chunk is None:
+                continue
+            lane = self._lanes[partition]
+            worker = self._workers[partition % len(self._workers)]
+            lane.chunks.append(chunk)
+            worker.disk_count += chunk.count
+            worker.disk_bytes += chunk.end - chunk.pos
+            found += chunk.count
+        if found:
+            log.info(
+                "OpenLineage: %d event(s) left in the spool %s by an earlier process will be "
+                "delivered first",
+                found,
+                self.spool_path,
+            )
+
+    def _load_orphan(self, path: Path, fd: int) -> _DiskChunk | None:
+        size = os.fstat(fd).st_size
+        pos = 0
+        pos_path = _pos_path(path)
+        with contextlib.suppress(FileNotFoundError, ValueError), open(pos_path, "rb") as f:
+            pos = int(f.read().strip() or 0)
+        pos_fd = os.open(pos_path, os.O_RDWR | os.O_CREAT, 0o600)
+        chunk = _DiskChunk(0, path, fd, pos_fd, writable=False)
+        # A process that died in the middle of a write leaves a partial last
+        # line: only complete lines count.
+        count = 0
+        offset = pos
+        last_nl = -1
+        while offset < size:
+            block = os.pread(fd, min(_READ_BLOCK, size - offset), offset)
+            if not block:
+                break
+            count += block.count(b"\n")
+            idx = block.rfind(b"\n")
+            if idx >= 0:
+                last_nl = offset + idx
+            offset += len(block)
+        chunk.pos = pos
+        chunk.end = last_nl + 1 if last_nl >= 0 else pos
+        chunk.count = count
+        if count == 0:
+            chunk.release(delete=True)
+            return None
+        return chunk
+
+    # ------------------------------------------------------------------ flush and close
+
+    def _notify_progress(self) -> None:
+        with self._progress:
+            self._progress.notify_all()
+
+    def _counts(self) -> FlushResult:
+        pending = spooled = delivered = rejected = dropped = 0
+        for w in self._workers:
+            # Under the lock: an acknowledgement updates several counters at once.
+            with w.cond:
+                pending += w.mem_count
+                spooled += w.disk_count
+                delivered += w.delivered
+                rejected += w.rejected
+                dropped += w.dropped
+        return FlushResult(pending, spooled, delivered, rejected, dropped)
+
+    def flush(self, timeout: float | None = None) -> FlushResult:
+        """Wait until every queued event is delivered, or ``timeout`` passes.
+
+        When time runs out, events still in memory are written to the spool, so
+        that nothing is lost if the process ends right after.
+
+        Args:
+            timeout: seconds to wait; ``None`` means ``options.flush_timeout``.
+
+        Returns:
+            What is delivered, still pending, spooled, refused and dropped.
+        """
+        timeout = self.options.flush_timeout if timeout is None else max(0.0, timeout)
+        deadline = time.monotonic() + timeout
+        while True:
+            # Counted outside the progress lock: senders take their own lock first.
+            counts = self._counts()
+            if counts.complete:
+                break
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                break
+            # Woken when a sender empties its queue; the cap covers a wake-up that
+            # came between the count and the wait.
+            with self._progress:
+                self._progress.wait(min(remaining, 0.05))
+        if not counts.complete and counts.pending and self.spool_path is not None:
+            for worker in self._workers:
+                self.spill(worker)
+        result = self._result()
+        if self.options.raise_on_error and (result.pending or result.dropped or result.details):
+            raise DeliveryError(_describe(result, self.sender.destination), result)
+        return result
+
+    def _result(self) -> FlushResult:
+        counts = self._counts()
+        with self._errors_lock:
+            details = tuple(self._errors)
+            self._errors.clear()
+        return FlushResult(
+            counts.pending,
+            counts.spooled,
+            counts.delivered,
+            counts.rejected,
+            counts.dropped,
+            details,
+        )
+
+    def close(self, timeout: float | None = None) -> FlushResult:
+        """Flush within ``timeout``, stop the senders and keep what is left in the spool.
+
+        Args:
+            timeout: seconds to wait for delivery; ``None`` means ``options.close_timeout``.
+
+        Returns:
+            The final summary; ``spooled`` events will be sent by the next process.
+        """
+        if self._closed:
+            return self._result()
+        timeout = self.options.close_timeout if timeout is None else timeout
+        raise_on_error = self.options.raise_on_error
+        self.options.raise_on_error = False
+        try:
+            self.flush(timeout)
+        finally:
+            self.options.raise_on_error = raise_on_error
+        self._stopping.set()
+        for worker in self._workers:
+            with worker.cond:
+                worker.cond.notify_all()
+        for worker in self._workers:
+            if worker.thread is not None:
+                # A sender in the middle of a request is not waited for: its
+                # events are in the spool and are sent again by the next process.
+                worker.thread.join(0.05)
+        for worker in self._workers:
+            self.spill(worker)
+        self._closed = True
+        for worker in self._workers:
+            with worker.cond:
+                for lane in worker.lanes:
+                    for chunk in lane.chunks:
+                        if isinstance(chunk, _DiskChunk):
+                            chunk.release(delete=chunk.count == 0)
+        try:
+            self.sender.close()
+        except Exception:  # closing connections must not fail the caller
+            log.debug("OpenLineage: error closing the sender", exc_info=True)
+        with contextlib.suppress(Exception):
+            atexit.unregister(self._at_exit)
+        result = self._result()
+        if result.spooled:
+            log.warning(
+                "OpenLineage: %d event(s) for %s could not be delivered yet; they are kept in "
+                "%s and will be sent by the next process that starts",
+                result.spooled,
+                self.sender.destination,
+                self.spool_path,
+            )
+        if result.pending:
+            log.error(
+                "OpenLineage: %d event(s) for %s could not be delivered nor spooled and are lost",
+                result.pending,
+                self.sender.destination,
+            )
+        if raise_on_error and (result.pending or result.dropped or result.details):
+            raise DeliveryError(_describe(result, self.sender.destination), result)
+        return result
+
+    def _at_exit(self) -> None:
+        try:
+            self.close(self.options.close_timeout)
+        except Exception:  # an exit handler must never raise
+            log.debug("OpenLineage: error in the exit handler", exc_info=True)
+
+    def _fail(self, message: str) -> None:
+        if self.options.raise_on_error:
+            raise TransportError(message)
+        log.error("OpenLineage: %s", message)
+
+
+def _describe(result: FlushResult, destination: str) -> str:
+    parts = [f"delivery to {destination}:"]
+    if result.pending:
+        parts.append(f"{result.pending} pending in memory")
+    if result.spooled:
+        parts.append(f"{result.spooled} waiting in the spool")
+    if result.rejected:
+        parts.append(f"{result.rejected} refused")
+    if result.dropped:
+        parts.append(f"{result.dropped} dropped")
+    parts.extend(result.details)
+    return " ".join(parts)

@@ -1,0 +1,481 @@
+"""The OpenLineage HTTP API: ``POST {url}/api/v1/lineage``, as Marquez and other backends accept it.
+
+Delivery is asynchronous: :meth:`HttpTransport.emit` queues the event and
+returns at once, sender threads deliver it (see
+:mod:`openlineage_sdk.transports._delivery` for ordering, retries and the spool).
+``httpx`` is imported when the first transport is made, never at package import;
+install it with ``pip install 'openlineage-sdk[http]'``.
+
+Batching adapts to the load: a sender that finds a single event waiting posts
+it to ``{url}/{endpoint}``; when several are waiting (a burst, a backlog, a
+spool being replayed) it posts up to ``batch_size`` of them in one request to
+``{url}/{endpoint}/batch``, the batch endpoint of the OpenLineage API (2-0-2).
+Until that endpoint has accepted a batch once, any 4xx answer from it (a backend
+that does not have it answers 404, 405 or 400) makes the transport fall back
+to one event per request, and the same events are sent again that way; so a
+backend without the batch endpoint loses nothing. ``batch_size: 1`` turns
+batching off.
+"""
+
+from __future__ import annotations
+
+import email.utils
+import gzip
+import hashlib
+import json
+import logging
+import os
+import time
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal
+from urllib.parse import urljoin, urlsplit, urlunsplit
+
+from pydantic import Field, SecretStr, field_validator, model_validator
+from typing_extensions import Self
+
+from openlineage_sdk.transports._delivery import (
+    DeliveryEngine,
+    DeliveryOptions,
+    Outcome,
+    Record,
+    SendResult,
+)
+from openlineage_sdk.transports.base import (
+    Emittable,
+    FlushResult,
+    Transport,
+    TransportConfig,
+    TransportError,
+    event_key,
+    redact_mapping,
+)
+
+if TYPE_CHECKING:
+    import httpx
+
+__all__ = ["ApiKeyAuth", "HttpConfig", "HttpTransport", "default_spool_dir"]
+
+log = logging.getLogger(__name__)
+
+_BODY_EXCERPT = 500
+_USER_AGENT = "openlineage-sdk"
+
+
+class ApiKeyAuth(TransportConfig):
+    """API-key authentication: the key is sent as ``Authorization: Bearer <key>``.
+
+    In ``openlineage.yml``: ``auth: {type: api_key, apiKey: ...}`` (``api_key`` works too).
+    The key is a :class:`~pydantic.SecretStr`: it shows as ``**********`` in
+    reprs, logs and errors.
+    """
+
+    type: Literal["api_key"] = "api_key"
+    api_key: SecretStr = Field(alias="apiKey")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _aliases(cls, data: Any) -> Any:
+        if isinstance(data, Mapping):
+            data = dict(data)
+            for alias in ("apikey", "api_key"):
+                if alias in data and "apiKey" not in data:
+                    data["apiKey"] = data.pop(alias)
+            # An all-digit key read from an environment variable arrives as a number.
+            if isinstance(data.get("apiKey"), (int, float)) and not isinstance(
+                data["apiKey"], bool
+            ):
+                data["apiKey"] = str(data["apiKey"])
+        return data
+
+
+def default_spool_dir(env: Mapping[str, str] | None = None) -> Path:
+    """The spool folder used when none is configured.
+
+    ``$XDG_CACHE_HOME/openlineage-sdk/spool``, else ``~/.cache/openlineage-sdk/spool``.
+
+    Args:
+        env: the environment to read (``os.environ`` when ``None``); never changed.
+
+    Returns:
+        The folder (it may not exist yet).
+    """
+    env = os.environ if env is None else env
+    base = env.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "openlineage-sdk" / "spool"
+
+
+class HttpConfig(TransportConfig):
+    """Configuration of :class:`HttpTransport` (``type: http``; ``async_http`` is the same).
+
+    The keys are those of the official client's ``openlineage.yml``, plus the
+    delivery settings at the end.
+
+    Attributes:
+        url: the backend's base URL, e.g. ``http://localhost:5000``.
+        endpoint: the path under ``url``; ``api/v1/lineage`` by default. A
+            relative endpoint is appended to the whole ``url``, path included.
+        timeout: seconds for connecting and for each read and write.
+        verify: check the server's TLS certificate (on by default); a path means
+            a CA bundle to check it with.
+        auth: API-key bearer authentication.
+        compression: ``gzip`` to compress request bodies.
+        custom_headers: extra headers for every request.
+        batch_size: the most events per request when several are waiting
+            (100); they go to the batch endpoint. 1 turns batching off.
+        max_queue_size: events held in memory before they go to the spool.
+        max_concurrent_requests: sender threads (requests in flight).
+        spool: keep undeliverable events in a local spool file (on by default).
+        spool_dir: the spool folder; see :func:`default_spool_dir`.
+        spool_max_bytes: the most this process writes to the spool.
+        backoff_initial: first retry delay, seconds.
+        backoff_max: longest retry delay, seconds.
+        retry_after_max: longest ``Retry-After`` honoured, seconds.
+        max_server_error_attempts: 5xx answers in a row before a batch is given up.
+        flush_timeout: default seconds ``flush()`` waits.
+        close_timeout: default seconds ``close()`` and the exit handler wait.
+        synchronous: wait for each event to be delivered (up to ``timeout``)
+            before ``emit`` returns; off by default.
+        raise_on_error: raise instead of only logging delivery problems.
+    """
+
+    type: Literal["http", "async_http"] = "http"
+    url: str
+    endpoint: str = "api/v1/lineage"
+    timeout: float = Field(default=5.0, gt=0)
+    verify: bool | Path = True
+    auth: ApiKeyAuth | None = None
+    compression: Literal["gzip"] | None = None
+    custom_headers: dict[str, str] = Field(default_factory=dict)
+    batch_size: int = Field(default=100, ge=1, le=10_000)
+    max_queue_size: int = Field(default=10_000, ge=1)
+    max_concurrent_requests: int = Field(default=4, ge=1, le=16)
+    spool: bool = True
+    spool_dir: Path | None = None
+    spool_max_bytes: int = Field(default=1 << 30, ge=0)
+    backoff_initial: float = Field(default=0.5, ge=0)
+    backoff_max: float = Field(default=30.0, ge=0)
+    retry_after_max: float = Field(default=300.0, ge=0)
+    max_server_error_attempts: int = Field(default=10, ge=1)
+    flush_timeout: float = Field(default=10.0, ge=0)
+    close_timeout: float = Field(default=10.0, ge=0)
+    synchronous: bool = False
+    raise_on_error: bool = False
+
+    @model_validator(mode="before")
+    @classmethod
+    def _accept_official_keys(cls, data: Any) -> Any:
+        if not isinstance(data, Mapping):
+            return data
+        data = dict(data)
+        # Keys of the official client that mean the same thing here.
+        if "max_concurrent" in data and "max_concurrent_requests" not in data:
+            data["max_concurrent_requests"] = data.pop("max_concurrent")
+        if "customHeaders" in data and "custom_headers" not in data:
+            data["custom_headers"] = data.pop("customHeaders")
+        # Settings of the official client this transport does not need: its own
+        # retry block (the retry settings above replace it), the token-provider
+        # class paths, the session objects.
+        for ignored in ("retry", "session", "adapter", "name", "priority"):
+            data.pop(ignored, None)
+        if isinstance(data.get("auth"), Mapping):
+            auth = dict(data["auth"])
+            if auth.get("type") in (None, "", "none"):
+                data["auth"] = None
+        return data
+
+    @field_validator("url")
+    @classmethod
+    def _check_url(cls, value: str) -> str:
+        value = value.strip()
+        parts = urlsplit(value)
+        if parts.scheme not in ("http", "https") or not parts.netloc:
+            raise ValueError("must be an http:// or https:// URL with a host")
+        return value
+
+    def __repr_args__(self) -> Any:
+        for name, value in super().__repr_args__():
+            if name == "custom_headers":
+                value = redact_mapping(value)
+            elif name == "url":
+                value = _public_url(str(value))
+            yield name, value
+
+
+def _public_url(url: str) -> str:
+    """The URL without user name and password, for logs and errors."""
+    parts = urlsplit(url)
+    if parts.username is None and parts.password is None:
+        return url
+    host = parts.hostname or ""
+    if parts.port:
+        host = f"{host}:{parts.port}"
+    return urlunsplit((parts.scheme, host, parts.path, parts.query, parts.fragment))
+
+
+def lineage_url(url: str, endpoint: str) -> str:
+    """Join the base URL and the endpoint.
+
+    A relative endpoint goes under the whole base URL (``http://h/ol`` and
+    ``api/v1/lineage`` give ``http://h/ol/api/v1/lineage``); an absolute one
+    (``/api/v1/lineage``) replaces the base URL's path.
+
+    Args:
+        url: the backend's base URL.
+        endpoint: the lineage path.
+
+    Returns:
+        The full URL events are posted to.
+    """
+    if not url.endswith("/"):
+        url += "/"
+    return urljoin(url, endpoint)
+
+
+def _retry_after(value: str | None) -> float | None:
+    if not value:
+        return None
+    value = value.strip()
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        pass
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    return max(0.0, when.timestamp() - time.time())
+
+
+def _excerpt(response: httpx.Response) -> str:
+    try:
+        text = response.text
+    except Exception:  # an undecodable body must not hide the status
+        return ""
+    text = " ".join(text.split())
+    return text[:_BODY_EXCERPT] + ("..." if len(text) > _BODY_EXCERPT else "")
+
+
+class _HttpSender:
+    """Posts batches with one shared ``httpx.Client`` (thread-safe connection pool)."""
+
+    def __init__(self, config: HttpConfig) -> None:
+        try:
+            import httpx
+        except ImportError as exc:  # pragma: no cover - depends on the environment
+            raise TransportError(
+                "the HTTP transport needs httpx: pip install 'openlineage-sdk[http]'"
+            ) from exc
+        self._httpx = httpx
+        self.url = lineage_url(config.url, config.endpoint)
+        self.batch_url = self.url.rstrip("/") + "/batch"
+        self.destination = _public_url(self.url)
+        self.spool_name = "http-" + hashlib.sha256(self.url.encode()).hexdigest()[:16]
+        self._batch = config.batch_size
+        self._batch_proven = False  # the batch endpoint accepted a batch at least once
+        self._gzip = config.compression == "gzip"
+        headers = {"Content-Type": "application/json", "User-Agent": _USER_AGENT}
+        headers.update(config.custom_headers)
+        if config.auth is not None:
+            headers["Authorization"] = f"Bearer {config.auth.api_key.get_secret_value()}"
+        if self._gzip:
+            headers["Content-Encoding"] = "gzip"
+        verify: bool | str = (
+            str(config.verify) if isinstance(config.verify, Path) else config.verify
+        )
+        self._client = httpx.Client(
+            headers=headers,
+            timeout=httpx.Timeout(config.timeout),
+            verify=verify,
+            follow_redirects=False,  # a POST must not silently turn into a GET elsewhere
+            limits=httpx.Limits(
+                max_connections=config.max_concurrent_requests,
+                max_keepalive_connections=config.max_concurrent_requests,
+            ),
+        )
+
+    @property
+    def max_batch(self) -> int:
+        return self._batch
+
+    def send(self, batch: Sequence[Record]) -> SendResult:
+        httpx = self._httpx
+        as_batch = len(batch) > 1
+        body = b"[" + b",".join([data for _, data in batch]) + b"]" if as_batch else batch[0][1]
+        if self._gzip:
+            # Level 3 compresses lineage JSON nearly as well as 9, several times faster.
+            body = gzip.compress(body, compresslevel=3)
+        url = self.batch_url if as_batch else self.url
+        try:
+            response = self._client.post(url, content=body)
+        except httpx.TimeoutException as exc:
+            return SendResult(Outcome.RETRY, f"timed out ({type(exc).__name__})")
+        except httpx.HTTPError as exc:
+            return SendResult(Outcome.RETRY, f"{type(exc).__name__}: {exc}")
+        status = response.status_code
+        if as_batch and (
+            status in (404, 405, 501)
+            or (not self._batch_proven and 400 <= status < 500 and status not in (408, 429))
+        ):
+            self._batch = 1
+            log.info(
+                "OpenLineage: %s has no batch endpoint (HTTP %d); sending one event per request",
+                self.destination,
+                status,
+            )
+            return SendResult(Outcome.RESEND, f"HTTP {status}")
+        if 200 <= status < 300:
+            if as_batch:
+                self._batch_proven = True
+                if status == 200:
+                    return self._batch_answer(response, len(batch))
+            return SendResult(Outcome.OK)
+        message = f"HTTP {status}"
+        excerpt = _excerpt(response)
+        if excerpt:
+            message += f": {excerpt}"
+        if status in (408, 429) or status >= 500:
+            return SendResult(
+                Outcome.RETRY,
+                message,
+                retry_after=_retry_after(response.headers.get("Retry-After")),
+                server_error=status >= 500,
+            )
+        return SendResult(Outcome.REJECT, message)
+
+    def _batch_answer(self, response: httpx.Response, size: int) -> SendResult:
+        """Read the batch endpoint's per-event report, when it sends one."""
+        try:
+            report = json.loads(response.content) if response.content else None
+        except ValueError:
+            return SendResult(Outcome.OK)
+        if not isinstance(report, dict) or report.get("status") != "partial_success":
+            return SendResult(Outcome.OK)
+        retry: list[int] = []
+        reject: list[int] = []
+        reasons: list[str] = []
+        for failed in report.get("failed_events") or ():
+            if not isinstance(failed, dict):
+                continue
+            index = failed.get("index")
+            if not isinstance(index, int) or not 0 <= index < size:
+                continue
+            (retry if failed.get("retriable") else reject).append(index)
+            if failed.get("reason"):
+                reasons.append(f"#{index}: {failed['reason']}")
+        if not retry and not reject:
+            return SendResult(Outcome.OK)
+        return SendResult(
+            Outcome.PARTIAL,
+            "partial success; " + "; ".join(reasons[:5]),
+            retry_indices=tuple(retry),
+            reject_indices=tuple(reject),
+        )
+
+    def close(self) -> None:
+        self._client.close()
+
+
+class HttpTransport(Transport):
+    """Sends events to an OpenLineage HTTP backend, asynchronously, in order, without losing any.
+
+    Example:
+        >>> transport = HttpTransport(HttpConfig(url="http://localhost:5000"))  # doctest: +SKIP
+        >>> transport.emit(event)  # returns at once  # doctest: +SKIP
+        >>> transport.close(timeout=5).complete  # doctest: +SKIP
+        True
+    """
+
+    kind = "http"
+    config_class = HttpConfig
+
+    def __init__(self, config: HttpConfig | None = None, /, **settings: Any) -> None:
+        """Make the transport and start its sender threads.
+
+        Args:
+            config: the configuration; or pass its fields as keyword arguments,
+                e.g. ``HttpTransport(url="http://localhost:5000")``.
+            **settings: fields of :class:`HttpConfig` when ``config`` is not given.
+        """
+        if config is None:
+            config = HttpConfig(**settings)
+        elif settings:
+            config = config.model_copy(update=settings)
+        self.config = config
+        spool_dir = None
+        if config.spool:
+            spool_dir = config.spool_dir if config.spool_dir is not None else default_spool_dir()
+        self._engine = DeliveryEngine(
+            _HttpSender(config),
+            DeliveryOptions(
+                max_queue_size=config.max_queue_size,
+                concurrency=config.max_concurrent_requests,
+                spool_dir=spool_dir,
+                spool_max_bytes=config.spool_max_bytes,
+                backoff_initial=config.backoff_initial,
+                backoff_max=config.backoff_max,
+                retry_after_max=config.retry_after_max,
+                max_server_error_attempts=config.max_server_error_attempts,
+                flush_timeout=config.flush_timeout,
+                close_timeout=config.close_timeout,
+                raise_on_error=config.raise_on_error,
+            ),
+        )
+
+    @classmethod
+    def from_config(cls, config: TransportConfig) -> Self:
+        """Build the transport from an :class:`HttpConfig`."""
+        assert isinstance(config, HttpConfig)
+        return cls(config)
+
+    @property
+    def url(self) -> str:
+        """The URL single events are posted to (without credentials)."""
+        return self._engine.sender.destination
+
+    @property
+    def spool_path(self) -> Path | None:
+        """The folder holding this destination's spool files, if spooling is on."""
+        return self._engine.spool_path
+
+    def emit(self, event: Emittable) -> None:
+        """Queue the event for delivery and return at once.
+
+        Args:
+            event: the event; its JSON is taken now.
+        """
+        try:
+            data = event.to_json().encode()
+        except Exception as exc:
+            if self.config.raise_on_error:
+                raise TransportError(f"could not serialize the event: {exc}") from exc
+            log.error("OpenLineage: could not serialize the event, it was not sent: %s", exc)
+            return
+        self._engine.submit(event_key(event), data)
+        if self.config.synchronous:
+            self._engine.flush(self.config.timeout)
+
+    def flush(self, timeout: float | None = None) -> FlushResult:
+        """Wait up to ``timeout`` seconds for queued events to be delivered.
+
+        Events still undelivered when time runs out are written to the spool.
+
+        Args:
+            timeout: seconds; ``None`` means ``flush_timeout`` (10 s by default).
+
+        Returns:
+            What was delivered and what still waits (``pending`` in memory,
+            ``spooled`` on disk).
+        """
+        return self._engine.flush(timeout)
+
+    def close(self, timeout: float | None = None) -> FlushResult:
+        """Deliver what can be delivered within ``timeout``, spool the rest, stop.
+
+        Args:
+            timeout: seconds; ``None`` means ``close_timeout`` (10 s by default).
+
+        Returns:
+            The final summary; spooled events are sent by the next process.
+        """
+        return self._engine.close(timeout)

@@ -1,0 +1,285 @@
+"""Kafka, through confluent-kafka (``pip install 'openlineage-sdk[kafka]'``).
+
+Every event is a message on ``topic`` whose key is the event's ordering key
+(the run id, else the job, else the dataset), so all events of a run land on
+one partition and are read back in order. The producer is idempotent by
+default, which keeps that order even when librdkafka retries. Delivery runs on
+the same asynchronous engine as HTTP: ``emit`` returns at once, batches are
+handed to the producer and confirmed by its delivery reports, undeliverable
+events wait in the spool, and ``close`` flushes the producer.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import threading
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import Field, model_validator
+from typing_extensions import Self
+
+from openlineage_sdk.transports._delivery import (
+    DeliveryEngine,
+    DeliveryOptions,
+    Outcome,
+    Record,
+    SendResult,
+)
+from openlineage_sdk.transports.base import (
+    Emittable,
+    FlushResult,
+    Transport,
+    TransportConfig,
+    TransportError,
+    event_key,
+    redact_mapping,
+)
+from openlineage_sdk.transports.http import default_spool_dir
+
+__all__ = ["KafkaConfig", "KafkaTransport"]
+
+log = logging.getLogger(__name__)
+
+# Producer settings applied unless the user's ``config`` sets them.
+_PRODUCER_DEFAULTS: Mapping[str, Any] = {
+    "enable.idempotence": True,  # keeps per-partition order through retries
+    "linger.ms": 5,
+    "compression.type": "lz4",
+    "message.timeout.ms": 60_000,
+}
+
+
+class KafkaConfig(TransportConfig):
+    """Configuration of :class:`KafkaTransport` (``type: kafka``), as in the official client.
+
+    Attributes:
+        topic: the topic events are written to.
+        config: librdkafka producer settings (``bootstrap.servers``, SASL...).
+            Values of secret settings (passwords, SASL, keys) are masked in
+            reprs, logs and errors.
+        message_key: a fixed key for every message instead of the run id
+            (``messageKey`` works too); rarely what you want.
+        flush: kept for layout compatibility: delivery is asynchronous and
+            ``flush()``/``close()`` wait for it.
+        batch_size: events handed to the producer at once.
+        max_queue_size, spool, spool_dir, spool_max_bytes, backoff_initial,
+        backoff_max, flush_timeout, close_timeout, raise_on_error: as for HTTP.
+    """
+
+    type: Literal["kafka"] = "kafka"
+    topic: str = Field(min_length=1)
+    config: dict[str, str | int | float | bool] = Field(default_factory=dict)
+    message_key: str | None = Field(default=None, alias="messageKey")
+    flush: bool = True
+    batch_size: int = Field(default=500, ge=1)
+    max_queue_size: int = Field(default=10_000, ge=1)
+    max_concurrent_requests: int = Field(default=1, ge=1, le=16)
+    spool: bool = True
+    spool_dir: Path | None = None
+    spool_max_bytes: int = Field(default=1 << 30, ge=0)
+    backoff_initial: float = Field(default=0.5, ge=0)
+    backoff_max: float = Field(default=30.0, ge=0)
+    flush_timeout: float = Field(default=10.0, ge=0)
+    close_timeout: float = Field(default=10.0, ge=0)
+    raise_on_error: bool = False
+
+    @model_validator(mode="before")
+    @classmethod
+    def _aliases(cls, data: Any) -> Any:
+        if isinstance(data, Mapping):
+            data = dict(data)
+            if "message_key" in data and "messageKey" not in data:
+                data["messageKey"] = data.pop("message_key")
+            for ignored in ("name", "priority"):
+                data.pop(ignored, None)
+        return data
+
+    def __repr_args__(self) -> Any:
+        for name, value in super().__repr_args__():
+            yield name, redact_mapping(value) if name == "config" else value
+
+
+def _key_from_json(data: bytes) -> str:
+    """The ordering key of an event read back from the spool, where only JSON is kept."""
+    try:
+        doc = json.loads(data)
+    except ValueError:
+        return ""
+    if not isinstance(doc, dict):
+        return ""
+    run = doc.get("run")
+    if isinstance(run, dict) and run.get("runId") is not None:
+        return str(run["runId"])
+    for holder in ("job", "dataset"):
+        entity = doc.get(holder)
+        if isinstance(entity, dict) and ("namespace" in entity or "name" in entity):
+            return f"{entity.get('namespace')}/{entity.get('name')}"
+    return ""
+
+
+class _KafkaSender:
+    def __init__(self, config: KafkaConfig) -> None:
+        try:
+            from confluent_kafka import KafkaError, Producer
+        except ImportError as exc:  # pragma: no cover - depends on the environment
+            raise TransportError(
+                "the Kafka transport needs confluent-kafka: pip install 'openlineage-sdk[kafka]'"
+            ) from exc
+        self._kafka_error = KafkaError
+        settings: dict[str, Any] = {**_PRODUCER_DEFAULTS, **config.config}
+        self._producer = Producer(settings)
+        self._topic = config.topic
+        self._fixed_key = config.message_key
+        self._batch = config.batch_size
+        # Delivery reports can take up to message.timeout.ms; wait a little
+        # longer so that every message of a batch has its verdict.
+        self._wait = float(settings.get("message.timeout.ms", 60_000)) / 1000 + 5
+        servers = str(settings.get("bootstrap.servers", ""))
+        self.destination = f"Kafka topic {self._topic!r} at {servers or 'the configured cluster'}"
+        self.spool_name = (
+            "kafka-" + hashlib.sha256(f"{servers}\0{self._topic}".encode()).hexdigest()[:16]
+        )
+
+    @property
+    def max_batch(self) -> int:
+        return self._batch
+
+    def send(self, batch: Sequence[Record]) -> SendResult:
+        errors: dict[int, Any] = {}
+        reported = threading.Semaphore(0)
+
+        def report(index: int) -> Any:
+            def callback(err: Any, _msg: Any) -> None:
+                if err is not None:
+                    errors[index] = err
+                reported.release()
+
+            return callback
+
+        produced = 0
+        for index, (key, data) in enumerate(batch):
+            if self._fixed_key is not None:
+                key = self._fixed_key
+            elif key is None:
+                key = _key_from_json(data)
+            while True:
+                try:
+                    self._producer.produce(
+                        self._topic, value=data, key=key.encode(), on_delivery=report(index)
+                    )
+                    produced += 1
+                    break
+                except BufferError:
+                    # librdkafka's own queue is full: let it drain, then go on.
+                    self._producer.poll(0.05)
+                except Exception as exc:  # invalid topic, message too large...
+                    errors[index] = exc
+                    break
+        self._producer.flush(self._wait)
+        got = 0
+        while got < produced and reported.acquire(timeout=0):
+            got += 1
+        if got < produced:
+            return SendResult(Outcome.RETRY, f"{produced - got} delivery report(s) missing")
+        if not errors:
+            return SendResult(Outcome.OK)
+        retry: list[int] = []
+        reject: list[int] = []
+        for index, err in errors.items():
+            retriable = getattr(err, "retriable", None)
+            fatal = (
+                callable(retriable) and not retriable() and not _transient(err, self._kafka_error)
+            )
+            (reject if fatal else retry).append(index)
+        first = next(iter(errors.values()))
+        message = f"{len(errors)} of {len(batch)} message(s) failed: {first}"
+        if len(errors) == len(batch) and not reject:
+            return SendResult(Outcome.RETRY, message)
+        return SendResult(
+            Outcome.PARTIAL, message, retry_indices=tuple(retry), reject_indices=tuple(reject)
+        )
+
+    def close(self) -> None:
+        self._producer.flush(1.0)
+
+
+def _transient(err: Any, kafka_error: Any) -> bool:
+    """Timeouts and unreachable brokers are worth another try even when not flagged retriable."""
+    code = err.code() if callable(getattr(err, "code", None)) else None
+    return code in {
+        kafka_error._MSG_TIMED_OUT,
+        kafka_error._TIMED_OUT,
+        kafka_error._TRANSPORT,
+        kafka_error._ALL_BROKERS_DOWN,
+    }
+
+
+class KafkaTransport(Transport):
+    """Writes events to a Kafka topic keyed by run id; asynchronous, ordered, spooled."""
+
+    kind = "kafka"
+    config_class = KafkaConfig
+
+    def __init__(self, config: KafkaConfig | None = None, /, **settings: Any) -> None:
+        """Make the transport and its producer.
+
+        Args:
+            config: the configuration; or pass its fields as keyword arguments.
+            **settings: fields of :class:`KafkaConfig` when ``config`` is not given.
+        """
+        if config is None:
+            config = KafkaConfig(**settings)
+        elif settings:
+            config = config.model_copy(update=settings)
+        self.config = config
+        spool_dir = None
+        if config.spool:
+            spool_dir = config.spool_dir if config.spool_dir is not None else default_spool_dir()
+        self._engine = DeliveryEngine(
+            _KafkaSender(config),
+            DeliveryOptions(
+                max_queue_size=config.max_queue_size,
+                concurrency=config.max_concurrent_requests,
+                spool_dir=spool_dir,
+                spool_max_bytes=config.spool_max_bytes,
+                backoff_initial=config.backoff_initial,
+                backoff_max=config.backoff_max,
+                flush_timeout=config.flush_timeout,
+                close_timeout=config.close_timeout,
+                raise_on_error=config.raise_on_error,
+            ),
+        )
+
+    @classmethod
+    def from_config(cls, config: TransportConfig) -> Self:
+        """Build the transport from a :class:`KafkaConfig`."""
+        assert isinstance(config, KafkaConfig)
+        return cls(config)
+
+    @property
+    def spool_path(self) -> Path | None:
+        """The folder holding this destination's spool files, if spooling is on."""
+        return self._engine.spool_path
+
+    def emit(self, event: Emittable) -> None:
+        """Queue the event; the sender hands it to the producer with its run id as key."""
+        try:
+            data = event.to_json().encode()
+        except Exception as exc:
+            if self.config.raise_on_error:
+                raise TransportError(f"could not serialize the event: {exc}") from exc
+            log.error("OpenLineage: could not serialize the event, it was not sent: %s", exc)
+            return
+        self._engine.submit(event_key(event), data)
+
+    def flush(self, timeout: float | None = None) -> FlushResult:
+        """Wait up to ``timeout`` seconds for every queued event to be acknowledged by Kafka."""
+        return self._engine.flush(timeout)
+
+    def close(self, timeout: float | None = None) -> FlushResult:
+        """Flush within ``timeout``, flush the producer, keep the rest in the spool."""
+        return self._engine.close(timeout)

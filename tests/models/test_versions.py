@@ -1,0 +1,91 @@
+"""Events of every core spec version from 1-0-0 to 2-0-2 read and validate."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from openlineage_sdk import DatasetEvent, JobEvent, RunEvent, read_event, validate_event
+from openlineage_sdk._validate import bundled_core_versions
+
+VERSIONS = ["1-0-0", "1-0-1", "1-0-2", "1-0-3", "1-0-4", "1-0-5", "2-0-0", "2-0-1", "2-0-2"]
+
+
+def _run_event(url: str) -> dict[str, Any]:
+    return {
+        "eventType": "COMPLETE",
+        "eventTime": "2024-05-01T12:00:00.000Z",
+        "run": {"runId": "0190a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b"},
+        "job": {"namespace": "ns", "name": "job"},
+        "inputs": [{"namespace": "s3://b", "name": "in"}],
+        "outputs": [],
+        "producer": "https://example.com/producer",
+        "schemaURL": url,
+    }
+
+
+def test_every_published_core_version_is_bundled() -> None:
+    assert bundled_core_versions() == tuple(VERSIONS)
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+@pytest.mark.parametrize("container", ["definitions", "$defs"])
+def test_run_events_of_every_version(version: str, container: str) -> None:
+    event = _run_event(
+        f"https://openlineage.io/spec/{version}/OpenLineage.json#/{container}/RunEvent"
+    )
+    read = read_event(event)
+    assert isinstance(read, RunEvent)
+    assert read.to_dict() == event
+    assert validate_event(event) == []
+
+
+@pytest.mark.parametrize("version", ["2-0-0", "2-0-1", "2-0-2"])
+def test_job_and_dataset_events_of_the_2_x_line(version: str) -> None:
+    base = {"eventTime": "2024-05-01T12:00:00Z", "producer": "https://example.com/p"}
+    job = {
+        **base,
+        "job": {"namespace": "ns", "name": "job"},
+        "schemaURL": f"https://openlineage.io/spec/{version}/OpenLineage.json#/$defs/JobEvent",
+    }
+    dataset = {
+        **base,
+        "dataset": {"namespace": "ns", "name": "ds"},
+        "schemaURL": f"https://openlineage.io/spec/{version}/OpenLineage.json#/$defs/DatasetEvent",
+    }
+    assert isinstance(read_event(job), JobEvent)
+    assert isinstance(read_event(dataset), DatasetEvent)
+    assert validate_event(job) == []
+    assert validate_event(dataset) == []
+
+
+def test_a_version_without_job_events_says_so() -> None:
+    event = {
+        "eventTime": "2024-05-01T12:00:00Z",
+        "producer": "https://example.com/p",
+        "job": {"namespace": "ns", "name": "job"},
+        "schemaURL": "https://openlineage.io/spec/1-0-5/OpenLineage.json#/$defs/JobEvent",
+    }
+    assert isinstance(read_event(event), JobEvent)
+    problems = validate_event(event)
+    assert problems[0].rule == "schemaURL"
+    assert str(problems[0]) == "schemaURL: core schema 1-0-5 defines no JobEvent"
+
+
+def test_shape_decides_when_the_url_names_another_kind() -> None:
+    event = _run_event("https://openlineage.io/spec/2-0-2/OpenLineage.json#/$defs/JobEvent")
+    assert isinstance(read_event(event), RunEvent)  # it has a run: it can only be a RunEvent
+
+
+def test_formats_are_checked_only_when_asked() -> None:
+    event = _run_event("https://openlineage.io/spec/2-0-2/OpenLineage.json#/$defs/RunEvent")
+    event["run"]["runId"] = "not-a-uuid"
+    event["eventTime"] = "2024-05-01T12:00:00"
+    assert validate_event(event) == []
+    assert {str(p) for p in validate_event(event, formats=True)} == {
+        "run.runId: expected a uuid, got 'not-a-uuid'",
+        "eventTime: expected a date-time, got '2024-05-01T12:00:00'",
+    }
+    read = read_event(event)  # reading forgives formats and keeps them as given
+    assert read.to_dict() == event

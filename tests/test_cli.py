@@ -1,0 +1,76 @@
+"""``openlineage-sdk validate`` over files, JSON Lines and folders."""
+
+from __future__ import annotations
+
+import io
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+from openlineage_sdk.cli import main
+from tests.conftest import CONFORMANCE
+
+VALID = CONFORMANCE / "events/marquez/ol_event_simple.json"
+INVALID = CONFORMANCE / "events/ol-fluentd/fluentd-events_event_invalid_input_dataset_facet.json"
+
+
+def _run(*args: str) -> tuple[int, str]:
+    out = io.StringIO()
+    status = main(["validate", *args], out=out)
+    return status, out.getvalue()
+
+
+def test_valid_file_exits_zero() -> None:
+    assert _run(str(VALID)) == (0, "")
+
+
+def test_invalid_file_prints_one_line_per_problem_and_exits_one() -> None:
+    status, output = _run(str(INVALID))
+    assert status == 1
+    assert output.splitlines() == [
+        f"{INVALID}: run 41fb5137-f0fd-4ee5-ba5c-56f8571d1bd7 COMPLETE: "
+        "inputs[0].inputFacets.dataQualityMetrics.columnMetrics: required field is missing"
+    ]
+
+
+def test_folder_reports_exactly_the_invalid_events() -> None:
+    status, output = _run(str(CONFORMANCE / "events"))
+    assert status == 1
+    reported = {line.split(":", 1)[0] for line in output.splitlines()}
+    manifest = json.loads((CONFORMANCE / "manifest.json").read_text())
+    expected = {str(CONFORMANCE / r["path"]) for r in manifest if not r["schema_valid"]}
+    assert reported == expected
+
+
+def test_json_lines_name_the_line(tmp_path: Path) -> None:
+    lines = tmp_path / "events.jsonl"
+    lines.write_text(
+        VALID.read_text().replace("\n", "") + "\n\n" + INVALID.read_text().replace("\n", "") + "\n"
+    )
+    status, output = _run(str(lines))
+    assert status == 1
+    assert output.startswith(f"{lines}:3: ")
+
+
+def test_not_json_is_a_problem(tmp_path: Path) -> None:
+    broken = tmp_path / "broken.json"
+    broken.write_text("{not json")
+    status, output = _run(str(broken))
+    assert status == 1
+    assert "not valid JSON" in output
+
+
+def test_missing_path_is_a_usage_error(tmp_path: Path) -> None:
+    assert _run(str(tmp_path / "nope.json"))[0] == 2
+
+
+def test_console_script_is_installed(tmp_path: Path) -> None:
+    shutil.copy(VALID, tmp_path / "ok.json")
+    exe = shutil.which("openlineage-sdk") or str(Path(sys.executable).parent / "openlineage-sdk")
+    result = subprocess.run(
+        [exe, "validate", str(tmp_path)], capture_output=True, text=True, check=False
+    )
+    assert result.returncode == 0, result.stderr
+    assert "1 event(s), 0 invalid" in result.stderr

@@ -1,0 +1,223 @@
+"""Test helpers: an event double and a real OpenLineage HTTP backend on loopback that misbehaves on request."""
+
+from __future__ import annotations
+
+import contextlib
+import gzip
+import json
+import socket
+import struct
+import threading
+import time
+import uuid
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+
+@dataclass
+class _Run:
+    run_id: str
+
+
+@dataclass
+class _Job:
+    namespace: str
+    name: str
+
+
+@dataclass
+class FakeEvent:
+    """Shaped like the SDK's RunEvent for what transports use: run.run_id, job, to_json()."""
+
+    run: _Run
+    job: _Job
+    event_type: str
+    seq: int = 0
+    padding: int = 0
+
+    def to_json(self) -> str:
+        doc = {
+            "eventType": self.event_type,
+            "eventTime": "2024-01-01T00:00:00Z",
+            "producer": "https://example.com/test",
+            "schemaURL": "https://openlineage.io/spec/2-0-2/OpenLineage.json#/$defs/RunEvent",
+            "run": {"runId": self.run.run_id},
+            "job": {"namespace": self.job.namespace, "name": self.job.name},
+            "seq": self.seq,
+        }
+        if self.padding:
+            doc["pad"] = "x" * self.padding
+        return json.dumps(doc, separators=(",", ":"))
+
+
+def run_events(
+    runs: int, states: Iterable[str] = ("START", "RUNNING", "COMPLETE"), padding: int = 0
+) -> list[FakeEvent]:
+    """Events of several runs, interleaved the way concurrent jobs emit them."""
+    states = list(states)
+    ids = [str(uuid.uuid4()) for _ in range(runs)]
+    events: list[FakeEvent] = []
+    seq = 0
+    for state in states:
+        for i, run_id in enumerate(ids):
+            events.append(FakeEvent(_Run(run_id), _Job("ns", f"job{i}"), state, seq, padding))
+            seq += 1
+    return events
+
+
+@dataclass
+class Request:
+    path: str
+    headers: dict[str, str]
+    events: list[dict[str, Any]]
+    at: float
+
+
+@dataclass
+class Behaviour:
+    """What the next requests get; each list is consumed one request at a time."""
+
+    statuses: list[int] = field(default_factory=list)
+    retry_after: str | None = None
+    body: bytes = b""
+    resets: int = 0
+    delay: float = 0.0
+    batch_supported: bool = True
+    batch_status: int = 404  # what a backend without the batch endpoint answers
+    always_status: int | None = None
+
+
+class LineageServer:
+    """A real HTTP/1.1 server on 127.0.0.1 speaking the OpenLineage API, with faults on demand."""
+
+    def __init__(self) -> None:
+        self.behaviour = Behaviour()
+        self.lock = threading.Lock()
+        self.requests: list[Request] = []
+        self.attempts = 0
+        self.received = threading.Condition(self.lock)
+        self._conns: set[socket.socket] = set()
+        self._server: ThreadingHTTPServer | None = None
+        self.port = 0
+        self.start()
+
+    # -- lifecycle
+    def start(self) -> None:
+        owner = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def setup(self) -> None:
+                super().setup()
+                with owner.lock:
+                    owner._conns.add(self.connection)
+
+            def finish(self) -> None:
+                with owner.lock:
+                    owner._conns.discard(self.connection)
+                with contextlib.suppress(OSError):
+                    super().finish()
+
+            def log_message(self, *args: Any) -> None:
+                pass
+
+            def do_POST(self) -> None:
+                owner._handle(self)
+
+        class QuietServer(ThreadingHTTPServer):
+            def handle_error(self, request: Any, client_address: Any) -> None:
+                pass  # clients that hang up (timeouts, closing transports) are expected here
+
+        server = QuietServer(("127.0.0.1", self.port), Handler)
+        server.daemon_threads = True
+        self.port = server.server_address[1]
+        self._server = server
+        threading.Thread(
+            target=server.serve_forever, kwargs={"poll_interval": 0.01}, daemon=True
+        ).start()
+
+    def stop(self) -> None:
+        """Go down: stop listening and cut every open connection."""
+        server, self._server = self._server, None
+        if server is None:
+            return
+        server.shutdown()
+        server.server_close()
+        with self.lock:
+            conns = list(self._conns)
+        for conn in conns:
+            with contextlib.suppress(OSError):
+                conn.shutdown(socket.SHUT_RDWR)
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    # -- requests
+    def _handle(self, h: BaseHTTPRequestHandler) -> None:
+        length = int(h.headers.get("Content-Length", "0"))
+        raw = h.rfile.read(length)
+        with self.lock:
+            self.attempts += 1
+            b = self.behaviour
+            reset = b.resets > 0
+            if reset:
+                b.resets -= 1
+            status = b.statuses.pop(0) if b.statuses else (b.always_status or 200)
+            delay = b.delay
+            batch_ok, batch_status = b.batch_supported, b.batch_status
+            retry_after, body = b.retry_after, b.body
+        if reset:
+            # Abort with a TCP reset before the request is taken into account.
+            h.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+            h.connection.close()
+            h.close_connection = True
+            return
+        if delay:
+            time.sleep(delay)
+        if h.path.endswith("/batch") and not batch_ok:
+            status = batch_status
+        if status == 200:
+            if h.headers.get("Content-Encoding") == "gzip":
+                raw = gzip.decompress(raw)
+            doc = json.loads(raw)
+            events = doc if isinstance(doc, list) else [doc]
+            with self.received:
+                self.requests.append(Request(h.path, dict(h.headers), events, time.monotonic()))
+                self.received.notify_all()
+        h.send_response(status)
+        if status != 200 and retry_after is not None:
+            h.send_header("Retry-After", retry_after)
+        payload = body if status != 200 else b""
+        h.send_header("Content-Length", str(len(payload)))
+        h.end_headers()
+        h.wfile.write(payload)
+
+    @property
+    def events(self) -> list[dict[str, Any]]:
+        with self.lock:
+            return [e for r in self.requests for e in r.events]
+
+    def wait_for(self, count: int, timeout: float = 5.0) -> list[dict[str, Any]]:
+        deadline = time.monotonic() + timeout
+        with self.received:
+            while sum(len(r.events) for r in self.requests) < count:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    break
+                self.received.wait(left)
+        return self.events
+
+
+def assert_exactly_once_in_order(received: list[dict[str, Any]], sent: list[FakeEvent]) -> None:
+    """Every sent event arrived once, and the events of each run arrived in emission order."""
+    seqs = [e["seq"] for e in received]
+    assert sorted(seqs) == sorted(e.seq for e in sent), "events lost or duplicated"
+    by_run: dict[str, list[int]] = {}
+    for e in received:
+        by_run.setdefault(e["run"]["runId"], []).append(e["seq"])
+    for run_id, order in by_run.items():
+        assert order == sorted(order), f"run {run_id} arrived out of order: {order}"

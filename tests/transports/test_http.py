@@ -1,0 +1,381 @@
+"""The HTTP transport against a real loopback backend: delivery, faults, spool, replay."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import logging
+import os
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from openlineage_sdk.transports import DeliveryError, HttpConfig, HttpTransport
+from tests.transports._support import (
+    LineageServer,
+    assert_exactly_once_in_order,
+    run_events,
+)
+
+# Small backoffs keep the fault tests fast; the behaviour is the same.
+FAST = {"backoff_initial": 0.02, "backoff_max": 0.1, "timeout": 2.0}
+EMIT_BOUND = 0.05  # seconds: no emit may take longer, whatever the backend does
+
+
+def make(server: LineageServer, tmp_path: Path, **settings: Any) -> HttpTransport:
+    return HttpTransport(url=server.url, spool_dir=tmp_path / "spool", **{**FAST, **settings})
+
+
+def emit_all(transport: HttpTransport, events: list[Any]) -> float:
+    """Emit every event; return the longest single emit."""
+    worst = 0.0
+    for event in events:
+        t0 = time.perf_counter()
+        transport.emit(event)
+        worst = max(worst, time.perf_counter() - t0)
+    return worst
+
+
+def spool_files(tmp_path: Path) -> list[Path]:
+    return sorted((tmp_path / "spool").rglob("*.jsonl"))
+
+
+def test_delivers_every_event_once_in_run_order(server: LineageServer, tmp_path: Path) -> None:
+    events = run_events(40)
+    with make(server, tmp_path, max_concurrent_requests=4, batch_size=1) as transport:
+        worst = emit_all(transport, events)
+        result = transport.flush(5)
+    assert result.complete
+    assert result.delivered == len(events)
+    assert worst < EMIT_BOUND
+    assert_exactly_once_in_order(server.events, events)
+    assert {r.path for r in server.requests} == {"/api/v1/lineage"}
+    assert spool_files(tmp_path) == []
+
+
+def test_request_carries_auth_custom_headers_and_endpoint(
+    server: LineageServer, tmp_path: Path
+) -> None:
+    config = HttpConfig(
+        url=server.url + "/marquez",
+        endpoint="api/v2/events",
+        auth={"type": "api_key", "apiKey": "s3cr3t-key"},
+        custom_headers={"X-Team": "data"},
+        spool_dir=tmp_path,
+    )
+    with HttpTransport(config) as transport:
+        transport.emit(run_events(1)[0])
+        assert transport.flush(5).complete
+    (request,) = server.requests
+    assert request.path == "/marquez/api/v2/events"
+    assert request.headers["Authorization"] == "Bearer s3cr3t-key"
+    assert request.headers["X-Team"] == "data"
+    assert request.headers["Content-Type"] == "application/json"
+
+
+def test_gzip_bodies_are_decoded_by_the_backend(server: LineageServer, tmp_path: Path) -> None:
+    events = run_events(3)
+    with make(server, tmp_path, compression="gzip") as transport:
+        emit_all(transport, events)
+        assert transport.flush(5).complete
+    assert all(r.headers["Content-Encoding"] == "gzip" for r in server.requests)
+    assert_exactly_once_in_order(server.events, events)
+
+
+def test_batches_go_to_the_batch_endpoint(server: LineageServer, tmp_path: Path) -> None:
+    events = run_events(50)
+    with make(server, tmp_path, batch_size=25, max_concurrent_requests=2) as transport:
+        emit_all(transport, events)
+        assert transport.flush(5).complete
+    assert any(r.path == "/api/v1/lineage/batch" and len(r.events) > 1 for r in server.requests)
+    assert_exactly_once_in_order(server.events, events)
+
+
+@pytest.mark.parametrize("status", [404, 405, 400, 501])
+def test_backend_without_batch_endpoint_gets_single_events(
+    server: LineageServer, tmp_path: Path, status: int
+) -> None:
+    server.behaviour.batch_supported = False
+    server.behaviour.batch_status = status
+    events = run_events(30)
+    with make(server, tmp_path, batch_size=50) as transport:
+        emit_all(transport, events)
+        assert transport.flush(5).complete
+    assert {r.path for r in server.requests} == {"/api/v1/lineage"}
+    assert_exactly_once_in_order(server.events, events)
+
+
+def test_500s_are_retried_until_the_backend_recovers(server: LineageServer, tmp_path: Path) -> None:
+    server.behaviour.statuses = [500, 502, 503, 500, 504, 500]
+    events = run_events(20)
+    with make(server, tmp_path) as transport:
+        worst = emit_all(transport, events)
+        result = transport.flush(5)
+    assert result.complete
+    assert result.rejected == 0
+    assert worst < EMIT_BOUND
+    assert_exactly_once_in_order(server.events, events)
+
+
+def test_429_waits_for_retry_after(server: LineageServer, tmp_path: Path) -> None:
+    server.behaviour.statuses = [429]
+    server.behaviour.retry_after = "1"
+    events = run_events(1, states=["START"])
+    with make(server, tmp_path, max_concurrent_requests=1, batch_size=1) as transport:
+        t0 = time.monotonic()
+        emit_all(transport, events)
+        assert transport.flush(5).complete
+    (request,) = server.requests
+    # The backoff alone would be ~0.02 s; the backend asked for a full second.
+    assert request.at - t0 >= 0.95
+    assert server.attempts == 2
+
+
+def test_other_4xx_is_not_retried_and_is_reported(
+    server: LineageServer, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    server.behaviour.statuses = [400]
+    server.behaviour.body = b'{"error": "facet outputStatistics: rowCount must be an integer"}'
+    events = run_events(2, states=["START"])
+    with make(server, tmp_path, max_concurrent_requests=1, batch_size=1) as transport:
+        emit_all(transport, events)
+        result = transport.flush(5)
+    assert result.complete
+    assert result.rejected == 1
+    assert result.delivered == 1
+    assert server.attempts == 2  # one refused, one accepted, no retry
+    assert "HTTP 400" in caplog.text
+    assert "rowCount must be an integer" in caplog.text
+    (kept,) = (tmp_path / "spool").rglob("rejected.jsonl")
+    refused = [json.loads(line) for line in kept.read_text().splitlines()]
+    assert len(refused) == 1
+    assert refused[0]["seq"] in {e.seq for e in events}
+
+
+def test_raise_on_error_reports_refused_events_at_flush(
+    server: LineageServer, tmp_path: Path
+) -> None:
+    server.behaviour.statuses = [422]
+    with make(server, tmp_path, raise_on_error=True, batch_size=1) as transport:
+        transport.emit(run_events(1)[0])
+        with pytest.raises(DeliveryError, match="refused") as info:
+            transport.flush(5)
+    assert info.value.result.rejected == 1
+
+
+def test_a_poisonous_event_is_given_up_after_repeated_5xx(
+    server: LineageServer, tmp_path: Path
+) -> None:
+    server.behaviour.always_status = 500
+    with make(server, tmp_path, max_server_error_attempts=3) as transport:
+        transport.emit(run_events(1)[0])
+        result = transport.flush(5)
+        assert result.rejected == 1
+        assert result.complete
+    assert server.attempts == 3
+
+
+def test_connection_resets_are_retried(server: LineageServer, tmp_path: Path) -> None:
+    server.behaviour.resets = 5
+    events = run_events(15)
+    with make(server, tmp_path) as transport:
+        worst = emit_all(transport, events)
+        assert transport.flush(5).complete
+    assert worst < EMIT_BOUND
+    assert_exactly_once_in_order(server.events, events)
+
+
+def test_slow_backend_never_slows_emit(server: LineageServer, tmp_path: Path) -> None:
+    server.behaviour.delay = 0.1
+    events = run_events(50)
+    with make(server, tmp_path, batch_size=10, max_concurrent_requests=2) as transport:
+        worst = emit_all(transport, events)
+        assert transport.flush(10).complete
+    assert worst < EMIT_BOUND
+    assert_exactly_once_in_order(server.events, events)
+
+
+def test_full_queue_overflows_to_the_spool_in_order(server: LineageServer, tmp_path: Path) -> None:
+    server.behaviour.delay = 0.02
+    events = run_events(40)
+    with make(
+        server, tmp_path, max_queue_size=4, max_concurrent_requests=2, batch_size=8
+    ) as transport:
+        worst = emit_all(transport, events)
+        assert transport.flush(10).complete
+    assert worst < EMIT_BOUND
+    assert_exactly_once_in_order(server.events, events)
+
+
+def test_backend_down_then_back(server: LineageServer, tmp_path: Path) -> None:
+    server.stop()
+    first = run_events(10)
+    with make(server, tmp_path) as transport:
+        worst = emit_all(transport, first)
+        during = transport.flush(0.3)
+        # Nothing is only in memory once flush gives up: it is all on disk.
+        assert during.pending == 0
+        assert during.spooled == len(first)
+        assert spool_files(tmp_path)
+        second = run_events(5)
+        worst = max(worst, emit_all(transport, second))
+        server.start()
+        after = transport.flush(5)
+    assert worst < EMIT_BOUND
+    assert len(server.events) == len(first) + len(second), (after, len(server.events))
+    assert after.complete
+    assert after.delivered == len(first) + len(second)
+    assert_exactly_once_in_order(server.events, first + second)
+    assert spool_files(tmp_path) == []
+
+
+def test_close_is_bounded_and_spools_what_is_left(server: LineageServer, tmp_path: Path) -> None:
+    server.behaviour.delay = 3.0
+    transport = make(server, tmp_path, timeout=5.0)
+    events = run_events(5)
+    emit_all(transport, events)
+    t0 = time.monotonic()
+    result = transport.close(0.3)
+    assert time.monotonic() - t0 < 0.3 + 0.5
+    assert result.pending == 0
+    assert result.spooled == len(events)
+    assert len(spool_files(tmp_path)) >= 1
+
+
+def test_next_transport_replays_the_spool_first(server: LineageServer, tmp_path: Path) -> None:
+    server.stop()
+    old = run_events(6)
+    first = make(server, tmp_path)
+    emit_all(first, old)
+    assert first.close(0.2).spooled == len(old)
+    server.start()
+    # Same runs continue in the new process: their old events must still come first.
+    new = [type(e)(e.run, e.job, "COMPLETE", 100 + i) for i, e in enumerate(old[:6])]
+    with make(server, tmp_path) as second:
+        emit_all(second, new)
+        assert second.flush(5).complete
+    assert_exactly_once_in_order(server.events, old + new)
+    assert spool_files(tmp_path) == []
+
+
+def test_exit_handler_spools_and_a_new_process_delivers(
+    server: LineageServer, tmp_path: Path
+) -> None:
+    server.stop()
+    script = textwrap.dedent(
+        f"""
+        import sys
+        sys.path.insert(0, {str(Path(__file__).parents[2])!r})
+        from openlineage_sdk.transports.http import HttpTransport
+        from tests.transports._support import run_events
+        t = HttpTransport(url={server.url!r}, spool_dir={str(tmp_path / "spool")!r},
+                          backoff_initial=0.02, backoff_max=0.1, close_timeout=0.2)
+        for e in run_events(4):
+            t.emit(e)
+        # no close(): the exit handler must keep the events
+        """
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=30
+    )
+    assert done.returncode == 0, done.stderr
+    lines = [ln for f in spool_files(tmp_path) for ln in f.read_text().splitlines()]
+    assert len(lines) == 12
+    server.start()
+    with make(server, tmp_path) as transport:
+        assert transport.flush(5).complete
+    received = server.events
+    assert len(received) == 12
+    by_run: dict[str, list[str]] = {}
+    for e in received:
+        by_run.setdefault(e["run"]["runId"], []).append(e["eventType"])
+    assert all(states == ["START", "RUNNING", "COMPLETE"] for states in by_run.values())
+
+
+def test_a_live_process_keeps_its_spool(server: LineageServer, tmp_path: Path) -> None:
+    server.stop()
+    first = make(server, tmp_path)
+    emit_all(first, run_events(3, states=["START"]))
+    assert first.flush(0.2).spooled == 3
+    server.start()
+    server.behaviour.statuses = [503] * 1000  # keep the first one failing for now
+    # A second transport must not take over files the first still owns.
+    with make(server, tmp_path) as second:
+        assert second.flush(0.1).spooled == 0
+    server.behaviour.statuses = []
+    assert first.flush(5).complete
+    first.close(1)
+    assert len(server.events) == 3
+
+
+def test_without_spool_overflow_is_dropped_and_counted(
+    server: LineageServer, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    server.stop()
+    transport = make(server, tmp_path, spool=False, max_queue_size=4, max_concurrent_requests=1)
+    with caplog.at_level(logging.ERROR):
+        emit_all(transport, run_events(10, states=["START"]))
+    result = transport.close(0.1)
+    assert result.dropped == 6
+    assert "dropped" in caplog.text
+    assert not (tmp_path / "spool").exists()
+
+
+def test_secrets_stay_out_of_reprs_and_logs(
+    server: LineageServer, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    config = HttpConfig(
+        url=f"http://user:pa55word@127.0.0.1:{server.port}",
+        auth={"type": "api_key", "api_key": "TOPSECRETKEY"},
+        custom_headers={"X-Api-Token": "HEADERSECRET", "X-Team": "data"},
+        spool_dir=tmp_path,
+    )
+    text = repr(config) + str(config)
+    for secret in ("TOPSECRETKEY", "HEADERSECRET", "pa55word"):
+        assert secret not in text
+    assert "data" in text
+    server.behaviour.statuses = [401]
+    with caplog.at_level(logging.DEBUG, logger="openlineage_sdk"), HttpTransport(config) as t:
+        t.emit(run_events(1)[0])
+        t.flush(5)
+    assert "HTTP 401" in caplog.text
+    for secret in ("TOPSECRETKEY", "HEADERSECRET", "pa55word"):
+        assert secret not in caplog.text
+
+
+def test_invalid_url_is_a_clear_error() -> None:
+    with pytest.raises(ValueError, match="http:// or https:// URL"):
+        HttpConfig(url="localhost:5000")
+
+
+def test_async_http_type_is_the_same_transport(server: LineageServer, tmp_path: Path) -> None:
+    config = HttpConfig(type="async_http", url=server.url, spool_dir=tmp_path)
+    with HttpTransport(config) as transport:
+        transport.emit(run_events(1)[0])
+        assert transport.flush(5).complete
+    assert len(server.events) == 1
+
+
+def test_synchronous_mode_delivers_before_emit_returns(
+    server: LineageServer, tmp_path: Path
+) -> None:
+    with make(server, tmp_path, synchronous=True) as transport:
+        transport.emit(run_events(1)[0])
+        assert len(server.events) == 1
+
+
+def test_spool_file_is_plain_json_lines(server: LineageServer, tmp_path: Path) -> None:
+    server.stop()
+    events = run_events(2)
+    transport = make(server, tmp_path)
+    emit_all(transport, events)
+    transport.close(0.1)
+    lines = [json.loads(ln) for f in spool_files(tmp_path) for ln in f.read_text().splitlines()]
+    assert sorted(e["seq"] for e in lines) == sorted(e.seq for e in events)
+    assert all(os.stat(f).st_mode & 0o077 == 0 for f in spool_files(tmp_path))
+    assert gzip  # imported for the gzip test above
