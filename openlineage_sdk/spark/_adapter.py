@@ -33,9 +33,10 @@ import time
 import weakref
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Literal, Protocol
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from openlineage_sdk.spark import _classic, _connect
+from openlineage_sdk.spark._events import IntoCurrentRun, RunPerWrite
 from openlineage_sdk.spark._naming import dataset_name, job_name
 from openlineage_sdk.spark._records import (
     DatasetIdentity,
@@ -50,11 +51,33 @@ from openlineage_sdk.spark._tables import (
     table_identity,
 )
 
-__all__ = ["LineageSink", "SparkLineage", "WriteLineage", "install", "installed", "uninstall"]
+if TYPE_CHECKING:
+    import uuid
+    from datetime import datetime
+
+    from openlineage_sdk.client import OpenLineage
+    from openlineage_sdk.lifecycle import LineageRun, RunRef
+    from openlineage_sdk.models.facets import ParentRunFacet
+
+__all__ = [
+    "LineageSink",
+    "Mode",
+    "SessionKind",
+    "SparkLineage",
+    "WriteLineage",
+    "application_run",
+    "install",
+    "installed",
+    "uninstall",
+]
 
 log = logging.getLogger("openlineage_sdk.spark")
 
-Mode = Literal["classic", "connect"]
+SessionKind = Literal["classic", "connect"]
+"""Whether a session is classic PySpark (a JVM in this process) or a Spark Connect client."""
+
+Mode = Literal["automatic", "explicit"]
+"""How writes are reported: each as a run of its own, or into the current run."""
 
 _FILE_FORMATS = frozenset({"parquet", "orc", "csv", "json", "text", "avro", "xml", "binaryfile"})
 
@@ -102,7 +125,7 @@ class WriteLineage:
     each with its reason; the matching facets are absent, never filled with a guess.
     """
 
-    mode: Mode
+    mode: SessionKind
     method: str
     app_name: str
     command: str
@@ -113,6 +136,7 @@ class WriteLineage:
     started: float = 0.0
     finished: float | None = None
     error: BaseException | None = None
+    spark_version: str | None = None
 
 
 class LineageSink(Protocol):
@@ -140,29 +164,132 @@ def _is_connect(spark: Any) -> bool:
     return type(spark).__module__.startswith("pyspark.sql.connect")
 
 
-def install(spark: Any, sink: LineageSink) -> SparkLineage:
-    """Report every write made through ``spark``'s DataFrame writers to ``sink``.
+def install(
+    spark: Any,
+    client: OpenLineage | None = None,
+    *,
+    mode: Mode = "automatic",
+    sink: LineageSink | None = None,
+) -> SparkLineage:
+    """Report every write made through ``spark``'s DataFrame writers.
 
-    Installing twice on one session replaces the sink. Works for a classic ``SparkSession`` and
-    a Spark Connect one.
+    Args:
+        spark: A classic ``SparkSession`` or a Spark Connect one.
+        client: Where automatic mode sends its events. ``None``: a client from the environment
+            (:meth:`OpenLineage.from_environment`, which with nothing configured writes the JSON
+            Lines file ``openlineage_events.jsonl``), closed by :func:`uninstall`. Explicit mode
+            takes no client: its writes go into the current run, through that run's client.
+        mode: ``"automatic"``: every write is a run of its own (START, then COMPLETE or FAIL),
+            named ``{appName}.{command}.{table}``, a child of the enclosing run when there is
+            one. ``"explicit"``: inside ``with client.run(...)``, a write adds its inputs, its
+            output and their facets to that run and emits nothing itself; outside every run it
+            is not reported.
+        sink: Instead of a mode, a :class:`LineageSink` of your own that receives each write's
+            :class:`WriteLineage` (``client`` and ``mode`` are then left out).
+
+    Returns:
+        The adapter on this session. Installing again on the same session replaces how its
+        writes are reported.
+
+    Raises:
+        ValueError: ``mode`` is not one of the two, or a client is given in explicit mode or
+            with a sink.
     """
+    if mode not in ("automatic", "explicit"):
+        raise ValueError(f"mode must be 'automatic' or 'explicit', got {mode!r}")
+    owned: OpenLineage | None = None
+    if sink is not None:
+        if client is not None or mode != "automatic":
+            raise ValueError("give either a sink or a client and mode, not both")
+        chosen: LineageSink = sink
+    elif mode == "explicit":
+        if client is not None:
+            raise ValueError(
+                "explicit mode reports into the current run, through that run's client; "
+                "pass no client"
+            )
+        chosen = IntoCurrentRun()
+    else:
+        if client is None:
+            from openlineage_sdk.client import OpenLineage
+
+            client = owned = OpenLineage.from_environment()
+        chosen = RunPerWrite(client)
     with _registry_lock:
         existing = _registry.get(spark)
         if existing is not None:
-            existing.sink = sink
+            existing.replace_sink(chosen, owned)
             return existing
-        adapter = SparkLineage(spark, sink)
+        adapter = SparkLineage(spark, chosen, owned_client=owned)
         _registry[spark] = adapter
         _patch_writers(spark)
         return adapter
 
 
 def uninstall(spark: Any) -> None:
-    """Stop reporting ``spark``'s writes. Writers of that session pass straight through again."""
+    """Stop reporting ``spark``'s writes. Writers of that session pass straight through again.
+
+    A client :func:`install` made itself is closed (its events delivered or kept safe).
+    """
     with _registry_lock:
         adapter = _registry.pop(spark, None)
     if adapter is not None:
         adapter.close()
+
+
+def application_run(
+    spark: Any,
+    client: OpenLineage,
+    *,
+    namespace: str | None = None,
+    run_id: str | uuid.UUID | None = None,
+    nominal_time: datetime | None = None,
+    parent: LineageRun | RunRef | ParentRunFacet | Literal["auto"] | None = "auto",
+) -> LineageRun:
+    """The Spark application's own run: the parent of its writes' runs in automatic mode.
+
+    ::
+
+        with application_run(spark, client):   # START ... COMPLETE (or FAIL)
+            orders.write.parquet(path)          # a run of its own, a child of the application's
+
+    The job is named ``{appName}`` by the naming conventions and carries the ``jobType`` facet
+    (``APPLICATION``, processing type ``NONE``, integration ``SPARK``) and the
+    ``processing_engine`` run facet, as the JVM agent marks an application's run.
+
+    Args:
+        spark: The session (classic or Connect); gives the app name and Spark's version.
+        client: Where the run's events go.
+        namespace: The job namespace; the client's when ``None``.
+        run_id: The run id; a new UUIDv7 when ``None``.
+        nominal_time: The scheduled start, for the nominalTime facet.
+        parent: As :meth:`OpenLineage.run`: the enclosing run by default (a scheduler's task).
+
+    Returns:
+        The run, not started: use it as a context manager, or call ``start()`` yourself.
+    """
+    from openlineage_sdk.spark._events import application_facets
+
+    adapter = installed(spark)
+    if adapter is not None:
+        app_name, version = adapter.app_name, adapter.spark_version
+    else:
+        app_name, version = "spark", None
+        try:
+            app_name = spark.conf.get("spark.app.name", "spark") or "spark"
+            version = str(spark.version)
+        except Exception as error:
+            log.warning("openlineage: reading the session configuration failed: %s", error)
+    run_facets, job_facets = application_facets(version, client.producer)
+    return client.run(
+        job_name(app_name, None, None),
+        namespace=namespace,
+        run_facets=run_facets,
+        job_facets=job_facets,
+        run_id=run_id,
+        nominal_time=nominal_time,
+        parent=parent,
+    )
 
 
 def installed(spark: Any) -> SparkLineage | None:
@@ -234,24 +361,29 @@ class _Target:
 class SparkLineage:
     """The adapter on one session: intercepts its writes and reports each one to the sink."""
 
-    def __init__(self, spark: Any, sink: LineageSink) -> None:
+    def __init__(
+        self, spark: Any, sink: LineageSink, *, owned_client: OpenLineage | None = None
+    ) -> None:
         self.spark = spark
         self.sink = sink
-        self.mode: Mode = "connect" if _is_connect(spark) else "classic"
+        self._owned_client = owned_client
+        self.mode: SessionKind = "connect" if _is_connect(spark) else "classic"
         self._listener: _classic.WriteMetricsListener | None = None
         self._hive_metastore: str | None = None
         self._default_fs: str | None = None
         self.listener_timeout_ms = 10_000
         self.fast_wait_s = 0.25
         self.app_name = "spark"
+        self.spark_version: str | None = None
         try:
             conf = spark.conf
-            # The app name is fixed for a session's life: read it once, not on every write.
+            # Fixed for a session's life: read once, not on every write.
             self.app_name = conf.get("spark.app.name", "spark") or "spark"
             if conf.get("spark.sql.catalogImplementation", "in-memory") == "hive":
                 self._hive_metastore = conf.get("spark.hadoop.hive.metastore.uris", None) or None
             if self.mode == "connect":
                 self._default_fs = conf.get("spark.hadoop.fs.defaultFS", None)
+            self.spark_version = str(spark.version)
         except Exception as error:
             log.warning("openlineage: reading the session configuration failed: %s", error)
         if self.mode == "classic":
@@ -265,14 +397,24 @@ class SparkLineage:
                     "openlineage: no write metrics listener, statistics left out: %s", error
                 )
 
+    def replace_sink(self, sink: LineageSink, owned_client: OpenLineage | None = None) -> None:
+        """Report this session's writes to ``sink`` from now on."""
+        previous, self._owned_client = self._owned_client, owned_client
+        self.sink = sink
+        if previous is not None:
+            previous.close()
+
     def close(self) -> None:
-        """Unregister what the adapter registered on the session."""
+        """Unregister what the adapter registered on the session; close a client it made."""
         if self._listener is not None:
             try:
                 self.spark._jsparkSession.listenerManager().unregister(self._listener)
             except Exception as error:
                 log.debug("openlineage: unregistering the listener failed: %s", error)
             self._listener = None
+        if self._owned_client is not None:
+            self._owned_client.close()
+            self._owned_client = None
 
     # -- the write
 
@@ -289,7 +431,13 @@ class SparkLineage:
             lineage, target = self._before(writer, method, original, args, kwargs)
         except Exception as error:  # whatever broke, the write still runs, with what is known
             lineage = WriteLineage(
-                self.mode, method, self.app_name, method, self.app_name, started=time.time()
+                self.mode,
+                method,
+                self.app_name,
+                method,
+                job_name(self.app_name, method, None),
+                started=time.time(),
+                spark_version=self.spark_version,
             )
             target = None
             self._problem(lineage, "lineage", error)
@@ -331,7 +479,15 @@ class SparkLineage:
         kwargs: dict[str, Any],
     ) -> tuple[WriteLineage, _Target | None]:
         app_name = self.app_name
-        lineage = WriteLineage(self.mode, method, app_name, method, app_name, started=time.time())
+        lineage = WriteLineage(
+            self.mode,
+            method,
+            app_name,
+            method,
+            job_name(app_name, method, None),
+            started=time.time(),
+            spark_version=self.spark_version,
+        )
         target: _Target | None = None
         try:
             target = self._target(writer, method, original, args, kwargs)
@@ -463,7 +619,12 @@ class SparkLineage:
             if method == "insertInto" and output is not None and output.schema is not None:
                 names = [f["name"] for f in output.schema]
             extraction = _classic.plan_inputs_and_lineage(df, self._hive_metastore, names)
-            lineage.inputs = [DatasetLineage(identity, "input") for identity in extraction.inputs]
+            lineage.inputs = [
+                DatasetLineage(
+                    identity, "input", extraction.schemas.get((identity.namespace, identity.name))
+                )
+                for identity in extraction.inputs
+            ]
             for problem in extraction.problems:
                 lineage.problems.append(problem)
                 log.warning("openlineage: %s", problem)
@@ -476,7 +637,7 @@ class SparkLineage:
         for _fmt, path in reads.paths:
             try:
                 identities.append(_connect.path_identity(path, self._default_fs))
-            except Exception as error:  # noqa: PERF203 - one bad input must not hide the rest
+            except Exception as error:  # one bad input must not hide the rest
                 self._problem(lineage, f"input {path}", error)
         for name in reads.tables:
             try:
@@ -484,13 +645,13 @@ class SparkLineage:
                 if info is None or info.location is None:
                     raise ValueError(f"{name} is not a table with a location")
                 identities.append(table_identity(info, self._hive_metastore))
-            except Exception as error:  # noqa: PERF203 - one bad input must not hide the rest
+            except Exception as error:  # one bad input must not hide the rest
                 self._problem(lineage, f"input table {name}", error)
         for url, table in reads.jdbc:
             try:
                 located = dataset_name(url, table)
                 identities.append(DatasetIdentity(located.namespace, located.name))
-            except Exception as error:  # noqa: PERF203 - one bad input must not hide the rest
+            except Exception as error:  # one bad input must not hide the rest
                 self._problem(lineage, "input JDBC table", error)
         seen: set[tuple[str, str]] = set()
         for identity in identities:
@@ -558,9 +719,8 @@ class SparkLineage:
             self._listener.end(token)
             return
         if target.kind == "jdbc":
-            # A JDBC write reports no write metrics: nothing to wait for.
+            # A JDBC write reports no write metrics: nothing to wait for, and nothing missing.
             self._listener.end(token)
-            lineage.output.problems.append("statistics: a JDBC write reports none")
             return
         # The command's end event was posted before the write returned; the listener usually
         # has its metrics within milliseconds. If not, drain the listener bus, after which
@@ -580,13 +740,17 @@ class SparkLineage:
             )
             return
         lineage.output.stats = commands[0].output
-        by_identity = {(d.identity.namespace, d.identity.name): d for d in lineage.inputs}
+        # A scan over one input's location read exactly that input; an input scanned twice (a
+        # self-join) or a scan over several locations has no statistics of its own.
+        scanned: dict[tuple[str, str], list[IoStats]] = {}
         for paths, stats in commands[0].scans:
-            for path in paths:
-                located = dataset_name(path)
-                dataset = by_identity.get((located.namespace, located.name))
-                if dataset is not None and len(paths) == 1:
-                    dataset.stats = stats
+            if len(paths) == 1:
+                located = dataset_name(paths[0])
+                scanned.setdefault((located.namespace, located.name), []).append(stats)
+        for dataset in lineage.inputs:
+            found = scanned.get((dataset.identity.namespace, dataset.identity.name), [])
+            if len(found) == 1:
+                dataset.stats = found[0]
 
 
 def _command(method: str, target: _Target) -> str:

@@ -26,9 +26,17 @@ import threading
 from dataclasses import dataclass, field
 from typing import Any
 
+from openlineage_sdk.models.records import SchemaDatasetFacetFields
 from openlineage_sdk.spark._naming import dataset_name
-from openlineage_sdk.spark._plan import column_lineage, leaf_nodes, root_output
+from openlineage_sdk.spark._plan import (
+    PlanNode,
+    column_lineage,
+    leaf_nodes,
+    leaf_schema_json,
+    root_output,
+)
 from openlineage_sdk.spark._records import ColumnLineageRecord, DatasetIdentity, IoStats
+from openlineage_sdk.spark._schema import schema_fields
 from openlineage_sdk.spark._tables import TableInfo, table_identity
 
 __all__ = [
@@ -193,6 +201,7 @@ class PlanExtraction:
     inputs: list[DatasetIdentity]
     column_lineage: ColumnLineageRecord | None
     problems: list[str]
+    schemas: dict[tuple[str, str], list[SchemaDatasetFacetFields]] = field(default_factory=dict)
 
 
 def plan_inputs_and_lineage(
@@ -210,9 +219,10 @@ def plan_inputs_and_lineage(
     for index, leaf in enumerate(leaves):
         try:
             found.by_leaf[index] = leaf_identities(jvm, leaf, hive_metastore)
-        except Exception as error:  # noqa: PERF203 - one unreadable relation must not hide the rest
+        except Exception as error:  # one unreadable relation must not hide the rest
             found.problems.append(f"input {leaf.getClass().getSimpleName()}: {error}")
     lineage: ColumnLineageRecord | None = None
+    schemas: dict[tuple[str, str], list[SchemaDatasetFacetFields]] = {}
     try:
         wrapped = _JvmClasses.of(jvm).project(plan.output(), plan)
         output, tree = root_output(json.loads(wrapped.toJSON()))
@@ -220,10 +230,31 @@ def plan_inputs_and_lineage(
         if len(json_leaves) != len(leaves):
             raise ValueError(f"{len(json_leaves)} leaves in the JSON, {len(leaves)} in the plan")
         by_index = {json_leaves[i].index: ids for i, ids in found.by_leaf.items()}
+        try:
+            schemas = _leaf_schemas(json_leaves, found)
+        except Exception as error:
+            found.problems.append(f"input schemas: {error}")
         lineage = column_lineage(tree, output, by_index, output_names)
     except Exception as error:
         found.problems.append(f"column lineage: {error}")
-    return PlanExtraction(found.all(), lineage, found.problems)
+    return PlanExtraction(found.all(), lineage, found.problems, schemas)
+
+
+def _leaf_schemas(
+    json_leaves: list[PlanNode], found: LeafDatasets
+) -> dict[tuple[str, str], list[SchemaDatasetFacetFields]]:
+    """The schema facet fields of each input, from the columns of the leaf that reads it."""
+    from pyspark.sql.types import StructType
+
+    schemas: dict[tuple[str, str], list[SchemaDatasetFacetFields]] = {}
+    for position, identities in found.by_leaf.items():
+        keys = [(i.namespace, i.name) for i in identities if (i.namespace, i.name) not in schemas]
+        if keys:
+            struct = StructType.fromJson(leaf_schema_json(json_leaves[position]))
+            fields = schema_fields(struct)
+            for key in keys:
+                schemas[key] = fields
+    return schemas
 
 
 # --------------------------------------------------------------------------------- write metrics
@@ -277,6 +308,10 @@ def _unwrap(node: Any) -> tuple[Any, str]:
             node = node.executedPlan()
         elif name == "CommandResultExec":
             node = node.commandPhysicalPlan()
+        elif name.endswith("QueryStageExec"):
+            # A write after a shuffle runs as the final stage of an adaptive plan (Spark 4
+            # wraps it in a ResultQueryStageExec); the write node is that stage's plan.
+            node = node.plan()
         else:
             return node, name
 

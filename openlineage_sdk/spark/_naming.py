@@ -1,125 +1,47 @@
-"""Dataset and job names for the adapter, behind one function each.
+"""Dataset and job names for the adapter: :mod:`openlineage_sdk.naming`, and one Spark fallback.
 
-``dataset_name`` turns a storage URI (a path with its scheme, or a JDBC URL plus a table) into
-the dataset's namespace and name. The project's naming module owns those rules; while it is not
-on this branch, a small local fallback covers the stores the adapter meets. Switching over is
-automatic: as soon as ``openlineage_sdk.naming`` can be imported, it is used.
+Names come from the project's naming module. The one path Spark writes that the module refuses is
+a DBFS path without a workspace (``dbfs:/mnt/lake/orders``, as Databricks clusters spell their
+own file system): the naming conventions want ``dbfs://{workspace}``, which the path does not
+carry. The JVM openlineage-spark agent names such paths with the namespace ``dbfs`` and the path
+as the name; the adapter does the same, so both producers agree on those datasets.
 """
 
 from __future__ import annotations
 
-import importlib
-import re
-from dataclasses import dataclass
-from typing import Any
 from urllib.parse import urlsplit
 
-__all__ = ["DatasetName", "dataset_name", "job_name", "normalize_name_part"]
+from openlineage_sdk import naming
+from openlineage_sdk.naming import DatasetName, NamingError
 
-
-@dataclass(frozen=True)
-class DatasetName:
-    """A dataset's namespace and name."""
-
-    namespace: str
-    name: str
-
-
-def _naming_module() -> Any:
-    try:
-        return importlib.import_module("openlineage_sdk.naming")
-    except ImportError:
-        return None
+__all__ = ["dataset_name", "job_name"]
 
 
 def dataset_name(uri: str, table: str | None = None) -> DatasetName:
     """The namespace and name of the dataset at ``uri`` (and ``table``, for JDBC).
 
-    Raises ``ValueError`` when the URI cannot name a dataset.
+    Raises:
+        NamingError: The URI cannot name a dataset (the message masks credentials).
     """
-    module = _naming_module()
-    if module is not None:
+    try:
+        return naming.dataset_from_uri(uri, table)
+    except NamingError:
+        if uri.startswith("dbfs:") and not uri.startswith("dbfs://"):
+            path = urlsplit(uri).path.rstrip("/") or "/"
+            return DatasetName("dbfs", path)
+        raise
+
+
+def job_name(app_name: str, command: str | None, table: str | None) -> str:
+    """``{appName}.{command}.{table}`` by :func:`openlineage_sdk.naming.spark_job_name`.
+
+    A part that names nothing (an app name of punctuation alone, a table that normalizes to
+    nothing) is dropped, or the app name replaced by ``spark``, rather than failing the write's
+    lineage.
+    """
+    for app, cmd, tbl in ((app_name, command, table), (app_name, command, None)):
         try:
-            result = module.dataset_from_uri(uri, table)
-            return DatasetName(str(result.namespace), str(result.name))
-        except ValueError:
-            # DBFS paths as Spark writes them (dbfs:/mnt/x) carry no workspace; the JVM agent
-            # names them namespace "dbfs", so fall through to the local rules for those alone.
-            if not uri.startswith("dbfs:"):
-                raise
-    return _local_dataset_name(uri, table)
-
-
-_OBJECT_STORES = {"s3": "s3", "s3a": "s3", "s3n": "s3", "gs": "gs"}
-
-
-def _local_dataset_name(uri: str, table: str | None) -> DatasetName:
-    if uri.startswith("jdbc:"):
-        return _jdbc_name(uri, table)
-    parts = urlsplit(uri)
-    scheme = parts.scheme.lower()
-    path = parts.path.rstrip("/") or "/"
-    if scheme in ("", "file"):
-        if parts.netloc:
-            return DatasetName(f"file://{parts.netloc}", path)
-        return DatasetName("file", path)
-    if scheme in _OBJECT_STORES:
-        return DatasetName(f"{_OBJECT_STORES[scheme]}://{parts.netloc}", path.lstrip("/") or "/")
-    if scheme in ("abfs", "abfss"):
-        return DatasetName(f"abfss://{parts.netloc}", path)
-    if scheme in ("wasb", "wasbs"):
-        netloc = parts.netloc.replace(".blob.core.windows.net", ".dfs.core.windows.net")
-        return DatasetName(f"wasbs://{netloc}", path.lstrip("/") or "/")
-    if scheme == "dbfs":
-        return DatasetName(f"dbfs://{parts.netloc}" if parts.netloc else "dbfs", path)
-    if not parts.netloc:
-        raise ValueError(f"{uri}: no authority to name a data source")
-    return DatasetName(f"{scheme}://{parts.hostname or ''}{_port(parts.port)}", path)
-
-
-def _port(port: int | None) -> str:
-    return f":{port}" if port else ""
-
-
-_JDBC_DEFAULT_PORTS = {"postgresql": 5432, "mysql": 3306, "mariadb": 3306, "sqlserver": 1433}
-_JDBC_SCHEMES = {"postgresql": "postgres", "sqlserver": "mssql"}
-
-
-def _jdbc_name(url: str, table: str | None) -> DatasetName:
-    if not table:
-        raise ValueError(f"{_strip_credentials(url)}: a JDBC dataset needs a table")
-    parts = urlsplit(url[len("jdbc:") :])
-    dialect = parts.scheme.lower()
-    if not parts.hostname:
-        raise ValueError(f"{_strip_credentials(url)}: no host")
-    port = parts.port or _JDBC_DEFAULT_PORTS.get(dialect)
-    namespace = f"{_JDBC_SCHEMES.get(dialect, dialect)}://{parts.hostname}{_port(port)}"
-    database = parts.path.strip("/").split(";")[0]
-    name = f"{database}.{table}" if database else table
-    return DatasetName(namespace, name)
-
-
-def _strip_credentials(url: str) -> str:
-    url = re.sub(r"//[^/@]*@", "//", url)
-    return re.sub(r"(?i)(password|user|token|secret)=[^&;]*", r"\1=***", url)
-
-
-def normalize_name_part(text: str) -> str:
-    """``text`` as lower-case words joined by underscores, as the JVM agent builds job names.
-
-    ``InsertIntoHadoopFsRelationCommand`` becomes ``insert_into_hadoop_fs_relation_command`` and
-    ``/data/orders.v2`` becomes ``data_orders_v2``.
-    """
-    trimmed = re.sub(r"^\W+|\W+$", "", text)
-    words = re.sub(r"([a-z])([A-Z])", r"\1 \2", trimmed)
-    words = re.sub(r"(?<!^)([A-Z])([a-z])", r" \1\2", words)
-    words = re.sub(r"(\d)(?=\D)", r"\1 ", words)
-    return re.sub(r"[^a-z0-9]+", "_", words.lower()).strip("_")
-
-
-def job_name(app_name: str, command: str, table: str | None) -> str:
-    """``{appName}.{command}.{table}``, the naming conventions' name of a Spark job."""
-    parts = [normalize_name_part(app_name) or "spark", normalize_name_part(command)]
-    if table:
-        parts.append(normalize_name_part(table))
-    return ".".join(parts)
+            return naming.spark_job_name(app, cmd, tbl if cmd is not None else None)
+        except NamingError:
+            pass
+    return naming.spark_job_name("spark", command)

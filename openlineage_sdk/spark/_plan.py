@@ -25,19 +25,19 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
-from openlineage_sdk.spark._records import (
-    ColumnLineageField,
-    ColumnLineageRecord,
-    DatasetIdentity,
+from openlineage_sdk.models.records import (
+    ColumnLineageDatasetFacetField,
     InputField,
-    Transformation,
+    InputFieldTransformation,
 )
+from openlineage_sdk.spark._records import ColumnLineageRecord, DatasetIdentity
 
 __all__ = [
     "Attribute",
     "PlanNode",
     "column_lineage",
     "leaf_nodes",
+    "leaf_schema_json",
     "parse_plan",
 ]
 
@@ -51,7 +51,7 @@ class Transform(NamedTuple):
     subtype: str
     masking: bool = False
 
-    def as_record(self) -> Transformation:
+    def as_record(self) -> InputFieldTransformation:
         return {"type": self.type, "subtype": self.subtype, "masking": self.masking}
 
 
@@ -323,6 +323,27 @@ def _outputs(node: PlanNode) -> list[int]:
     return []
 
 
+def leaf_schema_json(node: PlanNode) -> dict[str, Any]:
+    """A leaf relation's columns as Spark's JSON form of a ``StructType``.
+
+    The attributes of a leaf in the analyzed plan are every column of the relation (columns
+    are pruned later, by the optimizer), each with its data type in Spark's JSON form.
+    """
+    keys = ("dataCols", "partitionCols") if node.cls == "HiveTableRelation" else ("output",)
+    fields = [
+        {
+            "name": str(e.fields["name"]),
+            "type": e.fields["dataType"],
+            "nullable": bool(e.fields.get("nullable", True)),
+            "metadata": e.fields.get("metadata") or {},
+        }
+        for key in keys
+        for e in node.expressions(key)
+        if e.cls == "AttributeReference"
+    ]
+    return {"type": "struct", "fields": fields}
+
+
 def _leaf_attributes(node: PlanNode) -> list[Attribute]:
     keys = ("dataCols", "partitionCols") if node.cls == "HiveTableRelation" else ("output",)
     return [a for key in keys for e in node.expressions(key) if (a := _attribute(e)) is not None]
@@ -419,7 +440,7 @@ def column_lineage(
     walk = _Walk()
     _visit(plan, walk, leaf_datasets)
     names = list(output_names) if output_names is not None else [a.name for a in output]
-    fields: dict[str, ColumnLineageField] = {}
+    fields: dict[str, ColumnLineageDatasetFacetField] = {}
     for position, attribute in enumerate(output):
         if position >= len(names):
             break

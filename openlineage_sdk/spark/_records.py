@@ -1,9 +1,10 @@
-"""JSON-shaped records the extraction layer produces, and the small typed values around them.
+"""What the extraction layer learns about a write, before it becomes facets.
 
-The record shapes (a schema field, a column-lineage input field) are the spec's JSON, keyed by the
-spec's names, so they drop straight into the facet classes. They mirror the TypedDicts the models
-generate; when those are on this branch, the aliases below become imports of
-``openlineage_sdk.models.records`` and nothing else changes.
+The JSON-shaped parts (schema fields, column-lineage input fields) are the TypedDicts of
+:mod:`openlineage_sdk.models.records`, keyed by the spec's JSON names, so they go into the facet
+classes as they are. The dataclasses here are the adapter's own: a dataset's identity with its
+symlinks, statistics where ``None`` means unknown, and one dataset's findings with the reasons for
+what is missing.
 """
 
 from __future__ import annotations
@@ -11,52 +12,20 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal
 
-from typing_extensions import NotRequired, TypedDict
+from openlineage_sdk.models.records import (
+    ColumnLineageDatasetFacetField,
+    InputField,
+    SchemaDatasetFacetFields,
+)
+from openlineage_sdk.naming import DatasetName
 
 __all__ = [
-    "ColumnLineageField",
     "ColumnLineageRecord",
     "DatasetIdentity",
     "DatasetLineage",
-    "InputField",
     "IoStats",
-    "SchemaField",
     "Symlink",
-    "Transformation",
 ]
-
-
-class SchemaField(TypedDict):
-    """One field of a schema facet: ``{"name", "type", "description", "fields"}``."""
-
-    name: str
-    type: NotRequired[str]
-    description: NotRequired[str]
-    fields: NotRequired[list[SchemaField]]
-
-
-class Transformation(TypedDict):
-    """How an input field reaches an output field (spec: ``type``, ``subtype``, ``masking``)."""
-
-    type: str
-    subtype: NotRequired[str]
-    description: NotRequired[str]
-    masking: NotRequired[bool]
-
-
-class InputField(TypedDict):
-    """An input field an output field (or the whole output) depends on."""
-
-    namespace: str
-    name: str
-    field: str
-    transformations: NotRequired[list[Transformation]]
-
-
-class ColumnLineageField(TypedDict):
-    """The inputs of one output field."""
-
-    inputFields: list[InputField]
 
 
 @dataclass(frozen=True)
@@ -67,7 +36,7 @@ class ColumnLineageRecord:
     facet.
     """
 
-    fields: dict[str, ColumnLineageField]
+    fields: dict[str, ColumnLineageDatasetFacetField]
     dataset: list[InputField]
 
 
@@ -82,21 +51,15 @@ class Symlink:
 
 @dataclass(frozen=True)
 class DatasetIdentity:
-    """Who a dataset is: its namespace and name, the data source, and its other names."""
+    """Who a dataset is: its namespace and name, and its other names."""
 
     namespace: str
     name: str
     symlinks: tuple[Symlink, ...] = ()
 
-    @property
-    def datasource_name(self) -> str:
-        """The dataSource facet's ``name``: the namespace, as the JVM agent writes it."""
-        return self.namespace
-
-    @property
-    def datasource_uri(self) -> str:
-        """The dataSource facet's ``uri``: the namespace, as the JVM agent writes it."""
-        return self.namespace
+    def dataset_name(self) -> DatasetName:
+        """The naming module's value for this dataset (it makes the dataSource facet)."""
+        return DatasetName(self.namespace, self.name)
 
 
 @dataclass(frozen=True)
@@ -122,7 +85,7 @@ class DatasetLineage:
 
     identity: DatasetIdentity
     role: Literal["input", "output"]
-    schema: list[SchemaField] | None = None
+    schema: list[SchemaDatasetFacetFields] | None = None
     stats: IoStats | None = None
     column_lineage: ColumnLineageRecord | None = None
     problems: list[str] = field(default_factory=list)

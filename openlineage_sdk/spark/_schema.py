@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from openlineage_sdk.spark._records import SchemaField
+from openlineage_sdk.models.records import SchemaDatasetFacetFields
 
 if TYPE_CHECKING:
     from pyspark.sql.types import DataType, StructType
@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 __all__ = ["schema_fields", "spark_type_name"]
 
 
-def schema_fields(schema: StructType) -> list[SchemaField]:
+def schema_fields(schema: StructType) -> list[SchemaDatasetFacetFields]:
     """The schema facet's ``fields`` for ``schema``, nested types as nested fields."""
     return [_field(f.name, f.dataType, f.metadata) for f in schema.fields]
 
@@ -59,10 +59,12 @@ def _strip_suffix(text: str, suffix: str) -> str:
     return text[: -len(suffix)] if text.endswith(suffix) else text
 
 
-def _field(name: str, data_type: DataType, metadata: dict[str, object] | None) -> SchemaField:
+def _field(
+    name: str, data_type: DataType, metadata: dict[str, object] | None
+) -> SchemaDatasetFacetFields:
     from pyspark.sql.types import ArrayType, MapType, StructType
 
-    result: SchemaField = {"name": name, "type": spark_type_name(data_type)}
+    result: SchemaDatasetFacetFields = {"name": name, "type": spark_type_name(data_type)}
     comment = (metadata or {}).get("comment")
     if isinstance(comment, str):
         result["description"] = comment

@@ -21,6 +21,8 @@ from typing import Any
 
 import pytest
 
+from tests.spark._support import NAMESPACE, PRODUCER, Captured
+
 pyspark = pytest.importorskip("pyspark")
 
 if shutil.which("java") is None:  # pragma: no cover - CI installs Java 17
@@ -126,3 +128,39 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         if "tests/spark/" in str(item.fspath).replace("\\", "/"):
             item.add_marker(pytest.mark.spark)
+
+
+# ------------------------------------------------------------------------------ lineage events
+
+
+@pytest.fixture
+def memory() -> Iterator[Any]:
+    """A real MemoryTransport; after the test every event it got must validate strictly."""
+    from openlineage_sdk import validate_event
+    from openlineage_sdk.transports import MemoryTransport
+
+    transport = MemoryTransport()
+    yield transport
+    for text in transport.json_events:
+        assert validate_event(text, strict=True, formats=True) == [], text
+
+
+@pytest.fixture
+def client(memory: Any) -> Iterator[Any]:
+    """A real client over the memory transport, raising on errors so none goes unseen."""
+    from openlineage_sdk.client import OpenLineage
+
+    with OpenLineage(
+        transport=memory, producer=PRODUCER, namespace=NAMESPACE, raise_on_error=True
+    ) as ol:
+        yield ol
+
+
+@pytest.fixture
+def auto(mode_spark: Any, client: Any, memory: Any) -> Iterator[Captured]:
+    """The adapter in automatic mode on the session of the test's mode, and what it emitted."""
+    from openlineage_sdk.spark import install, uninstall
+
+    install(mode_spark, client)
+    yield Captured(memory)
+    uninstall(mode_spark)
