@@ -39,9 +39,9 @@ def job_name(app_name: str, command: str | None, table: str | None) -> str:
     nothing) is dropped, or the app name replaced by ``spark``, rather than failing the write's
     lineage.
     """
-    for app, cmd, tbl in ((app_name, command, table), (app_name, command, None)):
+    for app, tbl in ((app_name, table), (app_name, None), ("spark", table)):
         try:
-            return naming.spark_job_name(app, cmd, tbl if cmd is not None else None)
+            return naming.spark_job_name(app, command, tbl if command is not None else None)
         except NamingError:
             pass
     return naming.spark_job_name("spark", command)

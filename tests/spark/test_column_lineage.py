@@ -8,18 +8,8 @@ from typing import Any
 
 import pytest
 
-from openlineage_sdk.spark import WriteLineage, install, uninstall
-
-
-class Recorder:
-    def __init__(self) -> None:
-        self.finished: list[WriteLineage] = []
-
-    def write_started(self, write: WriteLineage) -> None:
-        pass
-
-    def write_finished(self, write: WriteLineage) -> None:
-        self.finished.append(write)
+from openlineage_sdk.spark import install, uninstall
+from tests.spark._support import Captured
 
 
 @pytest.fixture(scope="module")
@@ -36,17 +26,19 @@ def sources(spark: Any, tmp_path_factory: pytest.TempPathFactory) -> dict[str, A
 
 
 @pytest.fixture
-def lineage_of(spark: Any, sources: dict[str, Any]) -> Iterator[Any]:
-    recorder = Recorder()
-    install(spark, recorder)
+def lineage_of(spark: Any, sources: dict[str, Any], client: Any, memory: Any) -> Iterator[Any]:
+    """Write a DataFrame in automatic mode; the columnLineage facet of its COMPLETE event."""
+    captured = Captured(memory)
+    install(spark, client)
 
     def run(df: Any) -> tuple[dict[str, Any], list[Any]]:
+        captured.clear()
         df.write.parquet(str(sources["root"] / f"out_{uuid.uuid4().hex}"))
-        write = recorder.finished[-1]
-        assert write.output is not None
-        assert write.output.column_lineage is not None, write.output.problems + write.problems
-        facet = write.output.column_lineage
-        return dict(facet.fields), list(facet.dataset)
+        event = captured.only_write().end.to_dict()
+        facets = event["outputs"][0]["facets"]
+        assert "columnLineage" in facets, event["run"]["facets"].get("extractionError")
+        facet = facets["columnLineage"]
+        return facet["fields"], facet.get("dataset", [])
 
     yield run
     uninstall(spark)
@@ -72,7 +64,7 @@ TRANSFORM = _t("DIRECT", "TRANSFORMATION")
 def test_select_identity_and_transformation(
     spark: Any, sources: dict[str, Any], lineage_of: Any
 ) -> None:
-    from pyspark.sql import functions as F  # noqa: N812 - the usual PySpark spelling
+    from pyspark.sql import functions as F
 
     orders = sources["orders"]
     df = (
@@ -102,7 +94,7 @@ def test_select_identity_and_transformation(
 
 
 def test_join_and_aggregate(spark: Any, sources: dict[str, Any], lineage_of: Any) -> None:
-    from pyspark.sql import functions as F  # noqa: N812 - the usual PySpark spelling
+    from pyspark.sql import functions as F
 
     orders, customers = sources["orders"], sources["customers"]
     df = (
@@ -131,7 +123,7 @@ def test_join_and_aggregate(spark: Any, sources: dict[str, Any], lineage_of: Any
 
 def test_window(spark: Any, sources: dict[str, Any], lineage_of: Any) -> None:
     from pyspark.sql import Window
-    from pyspark.sql import functions as F  # noqa: N812 - the usual PySpark spelling
+    from pyspark.sql import functions as F
 
     orders = sources["orders"]
     by_customer = Window.partitionBy("customer_id").orderBy("id")
@@ -180,7 +172,7 @@ def test_union(spark: Any, sources: dict[str, Any], lineage_of: Any) -> None:
 def test_multi_step_transformations_compose(
     spark: Any, sources: dict[str, Any], lineage_of: Any
 ) -> None:
-    from pyspark.sql import functions as F  # noqa: N812 - the usual PySpark spelling
+    from pyspark.sql import functions as F
 
     customers = sources["customers"]
     df = (
@@ -199,27 +191,33 @@ def test_multi_step_transformations_compose(
 
 
 def test_insert_into_names_fields_by_the_tables_columns(
-    spark: Any, sources: dict[str, Any], lineage_of: Any
+    spark: Any, sources: dict[str, Any], client: Any, memory: Any
 ) -> None:
     spark.sql("DROP TABLE IF EXISTS lineage_target")
     spark.sql("CREATE TABLE lineage_target (order_key BIGINT, who STRING) USING parquet")
-    recorder = Recorder()
-    install(spark, recorder)
-    orders = sources["orders"]
-    spark.read.parquet(orders).selectExpr(
-        "id", "CAST(customer_id AS STRING) AS c"
-    ).write.insertInto("lineage_target")
-    write = recorder.finished[-1]
-    assert write.output is not None
-    assert write.output.column_lineage is not None
-    assert write.output.column_lineage.fields == {
+    captured = Captured(memory)
+    install(spark, client)
+    try:
+        orders = sources["orders"]
+        spark.read.parquet(orders).selectExpr(
+            "id", "CAST(customer_id AS STRING) AS c"
+        ).write.insertInto("lineage_target")
+    finally:
+        uninstall(spark)
+    output = captured.only_write().end.to_dict()["outputs"][0]
+    assert output["facets"]["columnLineage"]["fields"] == {
         "order_key": {"inputFields": [_f(orders, "id", IDENTITY)]},
         "who": {"inputFields": [_f(orders, "customer_id", TRANSFORM)]},
     }
+    assert output["facets"]["schema"]["fields"] == [
+        {"name": "order_key", "type": "long"},
+        {"name": "who", "type": "string"},
+    ]
+    assert output["outputFacets"]["outputStatistics"]["rowCount"] == 30
 
 
 def test_rollup_and_explode(spark: Any, sources: dict[str, Any], lineage_of: Any) -> None:
-    from pyspark.sql import functions as F  # noqa: N812 - the usual PySpark spelling
+    from pyspark.sql import functions as F
 
     orders, customers = sources["orders"], sources["customers"]
     fields, dataset = lineage_of(

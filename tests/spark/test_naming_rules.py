@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from openlineage_sdk.spark._naming import dataset_name, job_name, normalize_name_part
+from openlineage_sdk.naming import NamingError
+from openlineage_sdk.spark._naming import dataset_name, job_name
 from openlineage_sdk.spark._tables import TableInfo, table_identity
 
 
@@ -18,6 +19,7 @@ from openlineage_sdk.spark._tables import TableInfo, table_identity
         ("s3a://lake-bucket/raw/orders", "s3://lake-bucket", "raw/orders"),
         ("s3://lake-bucket/raw/orders", "s3://lake-bucket", "raw/orders"),
         ("gs://lake-bucket/raw/orders", "gs://lake-bucket", "raw/orders"),
+        ("hdfs://namenode/warehouse/orders", "hdfs://namenode:8020", "/warehouse/orders"),
         (
             "abfss://lake@account.dfs.core.windows.net/raw/orders",
             "abfss://lake@account.dfs.core.windows.net",
@@ -28,11 +30,18 @@ from openlineage_sdk.spark._tables import TableInfo, table_identity
             "wasbs://lake@account.dfs.core.windows.net",
             "raw/orders",
         ),
+        # No workspace in the path: the namespace the JVM agent writes for it.
         ("dbfs:/mnt/lake/orders", "dbfs", "/mnt/lake/orders"),
+        ("dbfs://workspace/mnt/lake/orders", "dbfs://workspace", "/mnt/lake/orders"),
+        (
+            "jdbc:postgresql://db.example.com/shop?currentSchema=sales&password=x",
+            "postgres://db.example.com:5432",
+            "shop.sales.orders",
+        ),
     ],
 )
 def test_storage_locations(uri: str, namespace: str, name: str) -> None:
-    located = dataset_name(uri)
+    located = dataset_name(uri, "orders" if uri.startswith("jdbc:") else None)
     assert (located.namespace, located.name) == (namespace, name)
 
 
@@ -54,21 +63,33 @@ def test_a_table_in_a_hive_metastore_links_to_the_metastore() -> None:
     assert (link.namespace, link.name) == ("hive://metastore:9083", "sales.orders")
 
 
+def test_other_unnamed_locations_still_raise() -> None:
+    with pytest.raises(NamingError, match="bucket"):
+        dataset_name("s3a:///raw/orders")
+
+
 @pytest.mark.parametrize(
-    ("text", "normalized"),
+    ("app", "command", "table", "name"),
     [
-        ("InsertIntoHadoopFsRelationCommand", "insert_into_hadoop_fs_relation_command"),
-        ("/data/orders.v2", "data_orders_v2"),
-        ("my awesome App", "my_awesome_app"),
-        ("default.orders_2024", "default_orders_2024"),
+        (
+            "my awesome App",
+            "execute_insert_into_hive_table",
+            "mydb.mytable",
+            "my_awesome_app.execute_insert_into_hive_table.mydb_mytable",
+        ),
+        (
+            "etl",
+            "execute_insert_into_hadoop_fs_relation_command",
+            "/warehouse/raw/orders",
+            "etl.execute_insert_into_hadoop_fs_relation_command.raw_orders",
+        ),
+        # A part that names nothing is dropped, or the app called spark: never a failed write.
+        ("etl", "save", "///", "etl.save"),
+        ("***", "save", "t", "spark.save.t"),
+        ("etl", None, None, "etl"),
     ],
 )
-def test_name_parts(text: str, normalized: str) -> None:
-    assert normalize_name_part(text) == normalized
-
-
-def test_job_names_follow_app_command_table() -> None:
-    assert (
-        job_name("my_awesome_app", "execute_insert_into_hive_table", "mydb.mytable")
-        == "my_awesome_app.execute_insert_into_hive_table.mydb_mytable"
-    )
+def test_job_names_follow_app_command_table(
+    app: str, command: str | None, table: str | None, name: str
+) -> None:
+    assert job_name(app, command, table) == name

@@ -1,104 +1,90 @@
-"""Dataset identities of catalog tables and JDBC tables, input statistics, and mode isolation."""
+"""Catalog tables, JDBC tables and files as inputs and outputs; input statistics; mode isolation."""
 
 from __future__ import annotations
 
-import os
+import json
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from openlineage_sdk.spark import WriteLineage, install, uninstall
-
-
-class Recorder:
-    def __init__(self) -> None:
-        self.finished: list[WriteLineage] = []
-
-    def write_started(self, write: WriteLineage) -> None:
-        pass
-
-    def write_finished(self, write: WriteLineage) -> None:
-        self.finished.append(write)
-
-
-@pytest.fixture
-def recorder(mode_spark: Any) -> Iterator[Recorder]:
-    sink = Recorder()
-    install(mode_spark, sink)
-    yield sink
-    uninstall(mode_spark)
-
-
-def _mode(spark: Any) -> str:
-    return "connect" if type(spark).__module__.startswith("pyspark.sql.connect") else "classic"
+from tests.spark._support import Captured, bytes_of, files_of, session_kind
 
 
 def test_a_catalog_table_input_is_its_location_with_a_table_symlink(
-    mode_spark: Any, recorder: Recorder, spark_root: Path, data_dir: Path
+    mode_spark: Any, auto: Captured, spark_root: Path, data_dir: Path
 ) -> None:
-    table = f"customers_{_mode(mode_spark)}"
+    table = f"customers_{session_kind(mode_spark)}"
     mode_spark.sql(f"DROP TABLE IF EXISTS {table}")
     mode_spark.sql(f"CREATE TABLE {table} USING parquet AS SELECT 1L AS id, 'a' AS name")
+    auto.clear()
     mode_spark.table(table).write.parquet(str(data_dir / "copy"))
 
-    write = recorder.finished[-1]
+    [source] = [i.to_dict() for i in auto.only_write().end.inputs or []]
     warehouse = spark_root / "warehouse"
-    assert [(d.identity.namespace, d.identity.name) for d in write.inputs] == [
-        ("file", str(warehouse / table))
+    assert (source["namespace"], source["name"]) == ("file", str(warehouse / table))
+    assert source["facets"]["symlinks"]["identifiers"] == [
+        {"namespace": f"file:{warehouse}", "name": f"default.{table}", "type": "TABLE"}
     ]
-    assert [(s.namespace, s.name, s.type) for s in write.inputs[0].identity.symlinks] == [
-        (f"file:{warehouse}", f"default.{table}", "TABLE")
-    ]
+    assert source["facets"]["dataSource"]["name"] == "file"
 
 
 def test_a_jdbc_output_is_named_by_the_naming_rules_without_credentials(
-    mode_spark: Any, recorder: Recorder
+    mode_spark: Any, auto: Captured, memory: Any
 ) -> None:
     url = "jdbc:postgresql://127.0.0.1:1/shop?user=etl&password=s3cr3t"
     with pytest.raises(Exception):  # noqa: B017, PT011 - no driver, no server: the write fails
         mode_spark.range(3).write.jdbc(url, "sales.orders", mode="append")
 
-    write = recorder.finished[-1]
-    assert write.error is not None
-    assert write.output is not None
-    assert (write.output.identity.namespace, write.output.identity.name) == (
-        "postgres://127.0.0.1:1",
-        "shop.sales.orders",
-    )
-    assert write.command == "execute_save_into_data_source_command"
-    assert "s3cr3t" not in repr(write.output) + repr(write.problems)
+    run = auto.only_write()
+    assert run.types == ["START", "FAIL"]
+    output = run.output_json()
+    assert (output["namespace"], output["name"]) == ("postgres://127.0.0.1:1", "shop.sales.orders")
+    assert output["facets"]["dataSource"] == {
+        "_producer": output["facets"]["dataSource"]["_producer"],
+        "_schemaURL": output["facets"]["dataSource"]["_schemaURL"],
+        "name": "postgres://127.0.0.1:1",
+        "uri": "postgres://127.0.0.1:1",
+    }
+    assert run.job_name.split(".")[1] == "execute_save_into_data_source_command"
+    # The error message Spark gives may hold the URL; the lineage parts never do.
+    for text in memory.json_events:
+        event = json.loads(text)
+        event["run"]["facets"].pop("errorMessage", None)
+        assert "s3cr3t" not in json.dumps(event)
 
 
-def test_input_statistics_come_from_the_scan_in_classic_mode(spark: Any, data_dir: Path) -> None:
+def test_input_statistics_come_from_the_scan_in_classic_mode(
+    spark: Any, client: Any, memory: Any, data_dir: Path
+) -> None:
+    from openlineage_sdk.spark import install, uninstall
+
     source = data_dir / "source"
     spark.range(500).selectExpr("id").repartition(3).write.parquet(str(source))
-    recorder = Recorder()
-    install(spark, recorder)
+    install(spark, client)
     try:
         spark.read.parquet(str(source)).where("id > 10").write.parquet(str(data_dir / "out"))
     finally:
         uninstall(spark)
 
-    write = recorder.finished[-1]
-    [read] = write.inputs
-    files = [p for p in source.iterdir() if p.name.endswith(".parquet")]
-    assert read.stats is not None
-    assert read.stats.file_count == len(files)
-    assert read.stats.size == sum(os.path.getsize(p) for p in files)
-    assert write.output is not None
-    assert write.output.stats is not None
-    assert write.output.stats.row_count == 489
+    run = Captured(memory).only_write()
+    [read] = [i.to_dict() for i in run.end.inputs or []]
+    files = files_of(source)
+    assert read["inputFacets"]["inputStatistics"]["fileCount"] == len(files) == 3
+    assert read["inputFacets"]["inputStatistics"]["size"] == bytes_of(files)
+    assert run.output_json()["outputFacets"]["outputStatistics"]["rowCount"] == 489
+    # START is sent before the scan ran: it has no statistics yet.
+    [started] = run.start.inputs or []
+    assert started.input_facets is None
 
 
 def test_the_connect_path_never_uses_the_jvm(
-    spark_connect: Any, data_dir: Path, monkeypatch: pytest.MonkeyPatch
+    spark_connect: Any, client: Any, memory: Any, data_dir: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Under Connect, every JVM helper of the classic path is booby-trapped: none may run."""
-    from openlineage_sdk.spark import _classic
+    from openlineage_sdk.spark import _classic, install, uninstall
 
     def trap(*args: Any, **kwargs: Any) -> Any:
         raise AssertionError("the Connect path reached for the JVM")
@@ -108,21 +94,20 @@ def test_the_connect_path_never_uses_the_jvm(
         if callable(value) and getattr(value, "__module__", "") == _classic.__name__:
             monkeypatch.setattr(_classic, name, trap)
 
-    recorder = Recorder()
-    install(spark_connect, recorder)
+    install(spark_connect, client)
     try:
         source = data_dir / "source"
         spark_connect.range(10).write.parquet(str(source))
         spark_connect.read.parquet(str(source)).write.parquet(str(data_dir / "out"))
     finally:
         uninstall(spark_connect)
-    for write in recorder.finished:
-        assert write.problems == []
-        assert write.output is not None
-        assert write.output.problems == []
-        assert write.output.stats is not None
-        assert write.output.stats.row_count == 10
-    assert [(d.identity.namespace, d.identity.name) for d in recorder.finished[-1].inputs] == [
+    runs = Captured(memory).write_runs()
+    assert [r.types for r in runs] == [["START", "COMPLETE"]] * 2
+    for run in runs:
+        assert run.end.run.facets is not None
+        assert run.end.run.facets.extraction_error is None
+        assert run.output_json()["outputFacets"]["outputStatistics"]["rowCount"] == 10
+    assert [(i.namespace, i.name) for i in runs[-1].end.inputs or []] == [
         ("file", str(data_dir / "source"))
     ]
 

@@ -266,9 +266,7 @@ def test_writer_v2_create_is_one_run_of_the_table(
     assert output["outputFacets"]["outputStatistics"]["rowCount"] == 7
 
 
-def test_a_writer_used_twice_is_two_runs(
-    mode_spark: Any, auto: Captured, data_dir: Path
-) -> None:
+def test_a_writer_used_twice_is_two_runs(mode_spark: Any, auto: Captured, data_dir: Path) -> None:
     writer = mode_spark.range(4).write.mode("overwrite").format("parquet")
     writer.save(str(data_dir / "a"))
     writer.save(str(data_dir / "b"))
