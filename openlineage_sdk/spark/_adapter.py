@@ -633,31 +633,49 @@ class SparkLineage:
             return
         reads = _connect.client_plan_reads(df)
         lineage.problems.extend(reads.problems)
-        identities: list[DatasetIdentity] = []
+        found: list[DatasetLineage] = []
         for _fmt, path in reads.paths:
             try:
-                identities.append(_connect.path_identity(path, self._default_fs))
+                found.append(
+                    DatasetLineage(_connect.path_identity(path, self._default_fs), "input")
+                )
             except Exception as error:  # one bad input must not hide the rest
                 self._problem(lineage, f"input {path}", error)
+                continue
+            declared = reads.declared.get(path)
+            if declared is not None:
+                try:
+                    found[-1].schema = schema_fields(_connect.declared_schema(self.spark, declared))
+                except Exception as error:
+                    self._problem(lineage, f"input {path}: declared schema", error, found[-1])
         for name in reads.tables:
             try:
                 info = describe_table(self.spark, name)
                 if info is None or info.location is None:
                     raise ValueError(f"{name} is not a table with a location")
-                identities.append(table_identity(info, self._hive_metastore))
+                found.append(DatasetLineage(table_identity(info, self._hive_metastore), "input"))
             except Exception as error:  # one bad input must not hide the rest
                 self._problem(lineage, f"input table {name}", error)
+                continue
+            try:
+                # The catalog knows a table's columns: analysing it reads no data.
+                found[-1].schema = schema_fields(self.spark.table(name).schema)
+            except Exception as error:
+                self._problem(lineage, f"input table {name}: schema", error, found[-1])
         for url, table in reads.jdbc:
             try:
                 located = dataset_name(url, table)
-                identities.append(DatasetIdentity(located.namespace, located.name))
+                found.append(
+                    DatasetLineage(DatasetIdentity(located.namespace, located.name), "input")
+                )
             except Exception as error:  # one bad input must not hide the rest
                 self._problem(lineage, "input JDBC table", error)
         seen: set[tuple[str, str]] = set()
-        for identity in identities:
-            if (identity.namespace, identity.name) not in seen:
-                seen.add((identity.namespace, identity.name))
-                lineage.inputs.append(DatasetLineage(identity, "input"))
+        for dataset in found:
+            key = (dataset.identity.namespace, dataset.identity.name)
+            if key not in seen:
+                seen.add(key)
+                lineage.inputs.append(dataset)
 
     def _observation(
         self, writer: Any, lineage: WriteLineage

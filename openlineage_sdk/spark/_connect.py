@@ -17,20 +17,25 @@ exactly as against a local server.
 
 from __future__ import annotations
 
+import json
 import logging
 import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from openlineage_sdk.spark._naming import dataset_name
 from openlineage_sdk.spark._records import DatasetIdentity
+
+if TYPE_CHECKING:
+    from pyspark.sql.types import StructType
 
 __all__ = [
     "ClientPlanReads",
     "RowCountObservation",
     "client_plan_reads",
     "connect_writer_settings",
+    "declared_schema",
 ]
 
 log = logging.getLogger("openlineage_sdk.spark")
@@ -50,6 +55,7 @@ class ClientPlanReads:
     """What an unresolved Connect plan reads."""
 
     paths: list[tuple[str | None, str]] = field(default_factory=list)  # (format, path)
+    declared: dict[str, str] = field(default_factory=dict)  # path -> the schema the user gave
     tables: list[str] = field(default_factory=list)
     jdbc: list[tuple[str, str]] = field(default_factory=list)  # (url, table)
     problems: list[str] = field(default_factory=list)
@@ -103,7 +109,25 @@ def client_plan_reads(df: Any) -> ClientPlanReads:
                 continue
             paths = list(source.paths) or ([options["path"]] if "path" in options else [])
             found.paths.extend((fmt, p) for p in paths)
+            if source.HasField("schema") and source.schema:
+                found.declared.update(dict.fromkeys(paths, source.schema))
     return found
+
+
+def declared_schema(spark: Any, text: str) -> StructType:
+    """The schema a reader was given: Spark's JSON form, or DDL (parsed by the server).
+
+    A schema the user declared is known without reading any data: JSON is read here, DDL costs
+    one parse request, which runs no job.
+    """
+    from pyspark.sql.types import StructType
+
+    if text.lstrip().startswith("{"):
+        return StructType.fromJson(json.loads(text))
+    parsed = spark.client._analyze(method="ddl_parse", ddl_string=text).parsed
+    if not isinstance(parsed, StructType):
+        raise TypeError(f"the declared schema is a {type(parsed).__name__}, not a struct")
+    return parsed
 
 
 def path_identity(path: str, default_fs: str | None) -> DatasetIdentity:
@@ -136,9 +160,13 @@ class RowCountObservation:
         self._writer = writer
         self._original = writer._write._child
         self._observation = Observation(f"openlineage_sdk_{uuid.uuid4().hex}")
-        observed = DataFrame(self._original, session=writer._spark).observe(
-            self._observation, count(lit(1)).alias("rows")
-        )
+        frame = DataFrame(self._original, session=writer._spark)
+        # ``observe`` asks the server whether the plan is streaming (a round trip of its own)
+        # to refuse streaming plans. A plan handed to a batch writer is a batch plan (the
+        # server refuses a streaming one for the write itself), so the answer is known: it is
+        # put where the DataFrame caches it.
+        frame.__dict__.setdefault("isStreaming", False)
+        observed = frame.observe(self._observation, count(lit(1)).alias("rows"))
         self._observed_plan = observed._plan
         self._swapped = False
 

@@ -6,9 +6,9 @@ What it does, all on this machine (Python and Java 17; no server):
 
 1. Generates sample data as a source system would drop it: ``raw/customers.csv`` and
    ``raw/orders.csv`` (plain Python, no Spark).
-2. Starts a local Spark session (with ``--connect``, also a local Spark Connect server, and runs
-   the pipeline through a Connect client) and installs the lineage adapter in automatic mode,
-   inside the application's own run.
+2. Starts a local Spark session (with ``--connect``, a local Spark Connect server and a Connect
+   client session of it) and installs the lineage adapter in automatic mode, inside the
+   application's own run.
 3. Runs three steps, each one write and so one run, a child of the application's run:
 
    * ``orders_clean``: valid orders with their date, to Parquet files;
@@ -28,9 +28,9 @@ import csv
 import os
 import random
 import shutil
-import socket
 import sys
 import time
+import warnings
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -74,6 +74,10 @@ appender.console.layout.type = PatternLayout
 appender.console.layout.pattern = %d{HH:mm:ss} %p %c{1}: %m%n
 logger.gateway.name = org.apache.spark.api.python.PythonGatewayServer
 logger.gateway.level = error
+# A local Spark Connect server logs the errors it returns to its client (the client raises them)
+# and, while it shuts down, the client's release of a session it already closed.
+logger.connect.name = org.apache.spark.sql.connect.utils.ErrorUtils
+logger.connect.level = off
 """
 
 
@@ -121,14 +125,13 @@ def generate_sources(raw: Path, customers: int, orders: int, seed: int = 7) -> t
     return customers_csv, orders_csv
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
+def start_spark(workdir: Path, *, connect: bool = False) -> Any:
+    """A quiet local Spark session whose warehouse and scratch space live in ``workdir``.
 
-
-def start_spark(workdir: Path, *, connect_port: int | None = None) -> Any:
-    """A quiet local Spark session whose warehouse and scratch space live in ``workdir``."""
+    With ``connect``, PySpark starts a local Spark Connect server and returns a Connect client
+    session of it: the process then works as a Connect client does, with no JVM of its own in
+    reach of the pipeline code.
+    """
     from pyspark.sql import SparkSession
 
     # Local mode on loopback: no warning about the host name resolving to a loopback address.
@@ -140,9 +143,10 @@ def start_spark(workdir: Path, *, connect_port: int | None = None) -> Any:
         f"-Dlog4j2.configurationFile={log4j.resolve().as_uri()} "
         f"-Dderby.system.home={scratch.resolve() / 'derby'}"
     )
+    builder = SparkSession.builder
+    builder = builder.remote("local[2]") if connect else builder.master("local[2]")
     builder = (
-        SparkSession.builder.master("local[2]")
-        .appName(APP_NAME)
+        builder.appName(APP_NAME)
         .config("spark.ui.enabled", "false")
         .config("spark.ui.showConsoleProgress", "false")
         .config("spark.sql.shuffle.partitions", "4")
@@ -151,13 +155,11 @@ def start_spark(workdir: Path, *, connect_port: int | None = None) -> Any:
         .config("spark.local.dir", str(scratch.resolve() / "tmp"))
         .config("spark.driver.extraJavaOptions", java_options)
     )
-    if connect_port is not None:
-        builder = (
-            builder.config("spark.plugins", "org.apache.spark.sql.connect.SparkConnectPlugin")
-            .config("spark.connect.grpc.binding.address", "127.0.0.1")
-            .config("spark.connect.grpc.binding.port", str(connect_port))
-        )
-    return builder.getOrCreate()
+    with warnings.catch_warnings():
+        # The local Connect server starts with these settings; the client then offers them to
+        # the session again and warns that the static ones cannot change (they already hold).
+        warnings.filterwarnings("ignore", message="Failed to set", category=UserWarning)
+        return builder.getOrCreate()
 
 
 def run_pipeline(spark: Any, raw: Path, lake: Path) -> None:
@@ -238,6 +240,9 @@ def run_demo(
         print(text, file=stream, flush=True)
 
     began = time.perf_counter()
+    # Absolute paths: a Spark Connect server resolves relative ones against its own working
+    # folder, which a client cannot know (the adapter leaves such datasets out).
+    workdir = workdir.resolve()
     workdir.mkdir(parents=True, exist_ok=True)
     for name in _OUTPUTS:
         target = workdir / name
@@ -253,13 +258,7 @@ def run_demo(
     generate_sources(raw, customers, orders)
 
     say("Starting Spark (local mode" + (", through Spark Connect" if connect else "") + ") ...")
-    port = _free_port() if connect else None
-    driver = start_spark(workdir, connect_port=port)
-    spark = driver
-    if port is not None:
-        from pyspark.sql.connect.session import SparkSession as ConnectSession
-
-        spark = ConnectSession.builder.remote(f"sc://127.0.0.1:{port}").getOrCreate()
+    spark = start_spark(workdir, connect=connect)
     try:
         client = OpenLineage(transport=FileTransport(events_path), namespace=NAMESPACE)
         install(spark, client)
@@ -271,9 +270,7 @@ def run_demo(
             uninstall(spark)
             client.close()
     finally:
-        if spark is not driver:
-            spark.stop()
-        driver.stop()
+        spark.stop()
 
     events = load_events(events_path)
     report = summary(events)

@@ -25,12 +25,21 @@ def test_the_adapter_starts_no_spark_job(
         str(csv)
     )
 
+    table = f"jobs_{session_kind(mode_spark)}"
+    mode_spark.sql(f"DROP TABLE IF EXISTS {table}")
+    mode_spark.range(50).selectExpr("id AS n", "id % 5 AS k").write.saveAsTable(table)
+
     def frames() -> list[Any]:
         # Built afresh for each variant: under Connect the server analyzes (and infers a CSV
         # header, which runs a job) when the plan is first sent.
         parquet = mode_spark.range(10_000).selectExpr("id", "id % 10 AS k")
         header = mode_spark.read.option("header", True).csv(str(csv))
-        return [parquet, header.groupBy("k").count()]
+        declared = mode_spark.read.csv(str(csv), header=True, schema="id BIGINT, k BIGINT")
+        return [
+            parquet,
+            header.groupBy("k").count(),
+            declared.join(mode_spark.table(table), "k"),
+        ]
 
     def write_all(label: str) -> int:
         before = jobs.count()
@@ -39,7 +48,7 @@ def test_the_adapter_starts_no_spark_job(
         return int(jobs.count() - before)
 
     plain = write_all("plain")
-    assert plain >= 2
+    assert plain >= 3
 
     events = tmp_path / "events.jsonl"
     client = OpenLineage(transport=FileTransport(events), namespace=NAMESPACE)
@@ -56,7 +65,7 @@ def test_the_adapter_starts_no_spark_job(
     assert [json.loads(line)["eventType"] for line in lines] == ["START"] + [
         "START",
         "COMPLETE",
-    ] * 2 + ["COMPLETE"]
+    ] * 3 + ["COMPLETE"]
     for line in lines:
         assert validate_event(line, strict=True, formats=True) == []
     rows = [
@@ -64,7 +73,10 @@ def test_the_adapter_starts_no_spark_job(
         for line in lines[1:-1]
         if json.loads(line)["eventType"] == "COMPLETE"
     ]
-    assert rows == [10_000, 10]
+    assert rows == [10_000, 10, 100 * 10]  # CSV rows with k < 5, each joined to 10 rows
+    # Inputs with their schemas (declared, or from the catalog) came at no job's cost.
+    last = json.loads(lines[-2])
+    assert all("schema" in i["facets"] for i in last["inputs"]), last["inputs"]
 
     # The counter does see the extra jobs of the naive way to a row count (count, then write).
     before = jobs.count()

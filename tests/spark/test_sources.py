@@ -29,6 +29,36 @@ def test_a_catalog_table_input_is_its_location_with_a_table_symlink(
         {"namespace": f"file:{warehouse}", "name": f"default.{table}", "type": "TABLE"}
     ]
     assert source["facets"]["dataSource"]["name"] == "file"
+    # The catalog knows the table's columns, in both kinds of session.
+    assert source["facets"]["schema"]["fields"] == [
+        {"name": "id", "type": "long"},
+        {"name": "name", "type": "string"},
+    ]
+
+
+def test_a_declared_schema_is_the_inputs_schema(
+    mode_spark: Any, auto: Captured, data_dir: Path
+) -> None:
+    from pyspark.sql.types import LongType, StringType, StructField, StructType
+
+    raw = data_dir / "raw.csv"
+    raw.write_text("id,name\n1,a\n2,b\n")
+    as_ddl = mode_spark.read.csv(str(raw), header=True, schema="id BIGINT, name STRING")
+    as_ddl.write.parquet(str(data_dir / "from_ddl"))
+    struct = StructType([StructField("id", LongType()), StructField("name", StringType())])
+    mode_spark.read.csv(str(raw), header=True, schema=struct).write.parquet(
+        str(data_dir / "from_struct")
+    )
+
+    for run in auto.write_runs():
+        [source] = [i.to_dict() for i in run.end.inputs or []]
+        assert (source["namespace"], source["name"]) == ("file", str(raw))
+        assert source["facets"]["schema"]["fields"] == [
+            {"name": "id", "type": "long"},
+            {"name": "name", "type": "string"},
+        ]
+        assert run.output_json()["outputFacets"]["outputStatistics"]["rowCount"] == 2
+    assert len(auto.write_runs()) == 2
 
 
 def test_a_jdbc_output_is_named_by_the_naming_rules_without_credentials(
