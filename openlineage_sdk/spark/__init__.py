@@ -31,7 +31,9 @@ What each kind of session gives:
 ==================  ===============================================  ===========================
 output identity     writer settings; paths qualified by Hadoop;      writer settings; catalog
                     catalog tables by location + ``TABLE`` symlink   tables the same way
-schema              DataFrame schema (JVM agent type names)          the same
+output schema       DataFrame schema (JVM agent type names)          the same
+input schemas       each relation's columns, from the plan           a schema the reader was
+                                                                     given; catalog tables
 outputStatistics    rows, bytes, files: the write command's metrics  rows (an observation the
                     (``QueryExecutionListener``)                     server computes in the
                                                                      write's job); no bytes/files

@@ -15,6 +15,14 @@ mode, sees each command rather than each user write (so it would need to merge `
 commands back into one), and cannot emit a start before the write. It is used, in classic mode
 only, for what only it can give: the write command's own metrics (see ``_classic``).
 
+Where writes go
+---------------
+Each write is handed to a :class:`LineageSink`: ``write_started`` before Spark runs it (with the
+inputs, the output, schemas and column lineage), ``write_finished`` after (with the statistics,
+or the error). :func:`install` picks the sink by mode: automatic mode makes each write a run of
+the client (``_events.RunPerWrite``), explicit mode adds it to the current run
+(``_events.IntoCurrentRun``); a sink of one's own can be given instead.
+
 Errors
 ------
 Everything the adapter does runs inside ``try``: a failure is logged, noted in the record's
@@ -26,6 +34,7 @@ from __future__ import annotations
 
 import contextvars
 import functools
+import importlib
 import inspect
 import logging
 import threading
@@ -125,7 +134,7 @@ class WriteLineage:
     each with its reason; the matching facets are absent, never filled with a guess.
     """
 
-    mode: SessionKind
+    session_kind: SessionKind
     method: str
     app_name: str
     command: str
@@ -298,11 +307,14 @@ def installed(spark: Any) -> SparkLineage | None:
 
 
 def _writer_classes(spark: Any) -> list[tuple[type, tuple[str, ...]]]:
-    if _is_connect(spark):
-        from pyspark.sql.connect.readwriter import DataFrameWriter, DataFrameWriterV2
-    else:
-        from pyspark.sql.readwriter import DataFrameWriter, DataFrameWriterV2  # type: ignore[assignment]
-    return [(DataFrameWriter, _WRITER_METHODS), (DataFrameWriterV2, _WRITER_V2_METHODS)]
+    # The classic and the Connect writers are different classes with the same names.
+    module = importlib.import_module(
+        "pyspark.sql.connect.readwriter" if _is_connect(spark) else "pyspark.sql.readwriter"
+    )
+    return [
+        (module.DataFrameWriter, _WRITER_METHODS),
+        (module.DataFrameWriterV2, _WRITER_V2_METHODS),
+    ]
 
 
 def _patch_writers(spark: Any) -> None:
@@ -367,7 +379,7 @@ class SparkLineage:
         self.spark = spark
         self.sink = sink
         self._owned_client = owned_client
-        self.mode: SessionKind = "connect" if _is_connect(spark) else "classic"
+        self.session_kind: SessionKind = "connect" if _is_connect(spark) else "classic"
         self._listener: _classic.WriteMetricsListener | None = None
         self._hive_metastore: str | None = None
         self._default_fs: str | None = None
@@ -381,12 +393,12 @@ class SparkLineage:
             self.app_name = conf.get("spark.app.name", "spark") or "spark"
             if conf.get("spark.sql.catalogImplementation", "in-memory") == "hive":
                 self._hive_metastore = conf.get("spark.hadoop.hive.metastore.uris", None) or None
-            if self.mode == "connect":
+            if self.session_kind == "connect":
                 self._default_fs = conf.get("spark.hadoop.fs.defaultFS", None)
             self.spark_version = str(spark.version)
         except Exception as error:
             log.warning("openlineage: reading the session configuration failed: %s", error)
-        if self.mode == "classic":
+        if self.session_kind == "classic":
             try:
                 _classic.start_callback_server(spark)
                 listener = _classic.WriteMetricsListener(spark._jvm)
@@ -431,7 +443,7 @@ class SparkLineage:
             lineage, target = self._before(writer, method, original, args, kwargs)
         except Exception as error:  # whatever broke, the write still runs, with what is known
             lineage = WriteLineage(
-                self.mode,
+                self.session_kind,
                 method,
                 self.app_name,
                 method,
@@ -480,7 +492,7 @@ class SparkLineage:
     ) -> tuple[WriteLineage, _Target | None]:
         app_name = self.app_name
         lineage = WriteLineage(
-            self.mode,
+            self.session_kind,
             method,
             app_name,
             method,
@@ -532,14 +544,14 @@ class SparkLineage:
         (dataset.problems if dataset is not None else lineage.problems).append(message)
 
     def _dataframe(self, writer: Any) -> Any:
-        if self.mode == "classic":
+        if self.session_kind == "classic":
             return writer._df
         from pyspark.sql.connect.dataframe import DataFrame
 
         return DataFrame(writer._df, session=writer._spark)
 
     def _settings(self, writer: Any) -> tuple[str | None, str | None, dict[str, str]]:
-        if self.mode == "connect":
+        if self.session_kind == "connect":
             return _connect.connect_writer_settings(writer)
         if hasattr(writer, "_jwrite"):
             return _classic.jvm_writer_settings(writer._jwrite)
@@ -596,12 +608,12 @@ class SparkLineage:
         return table_identity(info, self._hive_metastore)
 
     def _qualify(self, path: str) -> str:
-        if self.mode == "classic":
+        if self.session_kind == "classic":
             return _classic.qualify_path(self.spark, path)
         return path
 
     def _path_identity(self, path: str) -> DatasetIdentity:
-        if self.mode == "classic":
+        if self.session_kind == "classic":
             located = dataset_name(self._qualify(path))
             return DatasetIdentity(located.namespace, located.name)
         return _connect.path_identity(path, self._default_fs)
@@ -614,7 +626,7 @@ class SparkLineage:
         method: str,
         target: _Target | None,
     ) -> None:
-        if self.mode == "classic":
+        if self.session_kind == "classic":
             names = None
             if method == "insertInto" and output is not None and output.schema is not None:
                 names = [f["name"] for f in output.schema]
@@ -680,7 +692,7 @@ class SparkLineage:
     def _observation(
         self, writer: Any, lineage: WriteLineage
     ) -> _connect.RowCountObservation | None:
-        if self.mode != "connect":
+        if self.session_kind != "connect":
             return None
         try:
             return _connect.RowCountObservation(writer)

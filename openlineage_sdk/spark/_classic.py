@@ -446,9 +446,11 @@ class WriteMetricsListener:
 
 def start_callback_server(spark: Any) -> None:
     """Start py4j's callback server (once per process), so the JVM can call the listener."""
-    from pyspark.java_gateway import ensure_callback_server_started
+    from pyspark import java_gateway
 
-    ensure_callback_server_started(spark.sparkContext._gateway)  # type: ignore[no-untyped-call]
+    # PySpark leaves this function unannotated; it is called as what it is to a type checker.
+    ensure_started: Any = java_gateway.ensure_callback_server_started
+    ensure_started(spark.sparkContext._gateway)
 
 
 def wait_for_listeners(spark: Any, timeout_ms: int) -> bool:

@@ -52,7 +52,7 @@ def spark_type_name(data_type: DataType) -> str:
     json_value = data_type.jsonValue()
     if isinstance(json_value, str):
         return json_value
-    return data_type.typeName()
+    return str(data_type.typeName())
 
 
 def _strip_suffix(text: str, suffix: str) -> str:

@@ -195,7 +195,7 @@ def run_pipeline(spark: Any, raw: Path, lake: Path) -> None:
     # 3. Customer value, ranked within each country, as a catalog table.
     by_country = Window.partitionBy("country").orderBy(F.col("total_spent").desc())
     value = (
-        enriched.groupBy("customer_id", "name", "country")
+        enriched.groupBy("customer_id", "name", "email", "country")
         .agg(
             F.count("*").alias("orders"),
             F.sum("amount").alias("total_spent"),
@@ -203,7 +203,9 @@ def run_pipeline(spark: Any, raw: Path, lake: Path) -> None:
             F.max("order_date").alias("last_order"),
         )
         .withColumn("rank_in_country", F.rank().over(by_country))
-        .withColumn("email_hash", F.sha2(F.col("name"), 256))
+        # Analysts get a key to join on, not the address itself.
+        .withColumn("email_hash", F.sha2(F.col("email"), 256))
+        .drop("email")
     )
     spark.sql("CREATE DATABASE IF NOT EXISTS analytics")
     value.write.mode("overwrite").saveAsTable("analytics.customer_value")

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from openlineage_sdk import OpenLineage, naming
+from openlineage_sdk import OpenLineage, RunEvent, naming
 from openlineage_sdk._version import __version__
 from openlineage_sdk.transports import MemoryTransport
 from tests.spark._support import (
@@ -317,3 +317,27 @@ def test_uninstall_stops_the_events(mode_spark: Any, client: Any, data_dir: Path
     assert installed(mode_spark) is None
     mode_spark.range(3).write.parquet(str(data_dir / "b"))
     assert [e.event_type for e in memory.events] == ["START", "COMPLETE"]
+
+
+def test_without_a_client_events_go_where_the_environment_says(
+    mode_spark: Any, data_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Nothing configured: the JSON Lines file in the working folder, as the client does."""
+    import os
+
+    from openlineage_sdk import read_event
+    from openlineage_sdk.spark import install, uninstall
+
+    for name in list(os.environ):
+        if name.startswith("OPENLINEAGE"):
+            monkeypatch.delenv(name)
+    monkeypatch.chdir(tmp_path)
+    install(mode_spark)
+    try:
+        mode_spark.range(3).write.parquet(str(data_dir / "out"))
+    finally:
+        uninstall(mode_spark)
+    lines = (tmp_path / "openlineage_events.jsonl").read_text().splitlines()
+    events = [read_event(line) for line in lines]
+    assert [e.event_type for e in events if isinstance(e, RunEvent)] == ["START", "COMPLETE"]
+    assert {e.job.namespace for e in events if isinstance(e, RunEvent)} == {"default"}
