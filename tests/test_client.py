@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import json
 import logging
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from openlineage_sdk import read_event
 from openlineage_sdk.client import DEFAULT_NAMESPACE, DEFAULT_PRODUCER, OpenLineage
 from openlineage_sdk.transports import (
     FileTransport,
@@ -49,10 +49,11 @@ def test_nothing_configured_writes_a_local_file_and_says_so(
     assert isinstance(client.transport, FileTransport)
     assert client.namespace == DEFAULT_NAMESPACE
     assert client.producer == DEFAULT_PRODUCER
-    client.emit(run_events(1)[0])
+    event = run_events(1)[0]
+    client.emit(event)
     client.close()
     lines = (tmp_path / "openlineage_events.jsonl").read_text().splitlines()
-    assert json.loads(lines[0])["eventType"] == "START"
+    assert [read_event(line) for line in lines] == [event]
     notes = [r for r in caplog.records if "openlineage_events.jsonl" in r.getMessage()]
     assert len(notes) == 1
 
@@ -72,11 +73,13 @@ def test_from_environment_builds_the_http_transport(
     with OpenLineage.from_environment(env) as client:
         assert isinstance(client.transport, HttpTransport)
         assert client.namespace == "etl"
-        client.emit(run_events(1)[0])
+        event = run_events(1)[0]
+        client.emit(event)
         assert client.flush(5).complete
         assert client.transport.spool_path is not None
         assert client.transport.spool_path.parent == tmp_path / "spool"
     assert server.requests[0].headers["Authorization"] == "Bearer k-123"
+    assert [read_event(doc) for doc in server.events] == [event]
 
 
 def test_disabled_emits_nothing(tmp_path: Path) -> None:

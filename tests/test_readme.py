@@ -12,4 +12,4 @@ def test_the_short_tour_runs() -> None:
     tour = readme.split("## A short tour", 1)[1]
     code = re.search(r"```python\n(.*?)```", tour, re.S)
     assert code is not None
-    exec(compile(code.group(1), "README.md", "exec"), {})
+    exec(compile(code.group(1), "README.md", "exec"), {})  # the README's own example

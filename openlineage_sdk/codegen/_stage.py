@@ -114,12 +114,16 @@ def types_document() -> dict[str, Any]:
 
 
 def _rewrite_types(node: Any) -> Any:
-    """Point formatted strings and numbers at the SDK's types (transformation 2)."""
+    """Point formatted strings and numbers at the SDK's types (transformation 2).
+
+    Examples (``example``) are left out of the staged schemas: they document the spec's schema
+    files, and as ``Field(examples=...)`` on every model field they would only slow imports.
+    """
     if isinstance(node, list):
         return [_rewrite_types(item) for item in node]
     if not isinstance(node, dict):
         return node
-    out = {key: _rewrite_types(value) for key, value in node.items()}
+    out = {key: _rewrite_types(value) for key, value in node.items() if key != "example"}
     kind = out.get("type")
     if kind == "string" and out.get("format") in _FORMAT_TYPES:
         target = _FORMAT_TYPES[out.pop("format")]

@@ -17,22 +17,12 @@ class BaseFacet(FacetModel):
         extra="allow",
     )
     producer: Annotated[
-        UriString,
-        Field(
-            alias="_producer",
-            examples=["https://github.com/OpenLineage/OpenLineage/blob/v1-0-0/client"],
-        ),
+        UriString, Field(alias="_producer")
     ] = "https://github.com/openlineage-sdk/openlineage-sdk"
     """
     URI identifying the producer of this metadata. For example this could be a git url with a given tag or sha
     """
-    schema_url: Annotated[
-        UriString,
-        Field(
-            alias="_schemaURL",
-            examples=["https://openlineage.io/spec/1-0-2/OpenLineage.json#/$defs/BaseFacet"],
-        ),
-    ]
+    schema_url: Annotated[UriString, Field(alias="_schemaURL")]
     """
     The JSON Pointer (https://tools.ietf.org/html/rfc6901) URL to the corresponding version of the schema definition for this facet
     """

@@ -73,16 +73,11 @@ class BaseEvent(OpenLineageModel):
     """
     the time the event occurred at
     """
-    producer: Annotated[
-        UriString, Field(examples=["https://github.com/OpenLineage/OpenLineage/blob/v1-0-0/client"])
-    ] = "https://github.com/openlineage-sdk/openlineage-sdk"
+    producer: UriString = "https://github.com/openlineage-sdk/openlineage-sdk"
     """
     URI identifying the producer of this metadata. For example this could be a git url with a given tag or sha
     """
-    schema_url: Annotated[
-        UriString | None,
-        Field(alias="schemaURL", examples=["https://openlineage.io/spec/0-0-1/OpenLineage.json"]),
-    ] = None
+    schema_url: Annotated[UriString | None, Field(alias="schemaURL")] = None
     """
     The JSON Pointer (https://tools.ietf.org/html/rfc6901) URL to the corresponding version of the schema definition for this RunEvent
     """
@@ -212,11 +207,11 @@ class Run(OpenLineageModel):
 
 
 class Job(OpenLineageModel):
-    namespace: Annotated[str, Field(examples=["my-scheduler-namespace"])]
+    namespace: str
     """
     The namespace containing that job
     """
-    name: Annotated[str, Field(examples=["myjob.mytask"])]
+    name: str
     """
     The unique name for that job within that namespace
     """
@@ -227,11 +222,11 @@ class Job(OpenLineageModel):
 
 
 class Dataset(OpenLineageModel):
-    namespace: Annotated[str, Field(examples=["my-datasource-namespace"])]
+    namespace: str
     """
     The namespace containing that dataset
     """
-    name: Annotated[str, Field(examples=["instance.schema.table"])]
+    name: str
     """
     The unique name for that dataset within that namespace
     """
@@ -282,7 +277,7 @@ class OutputDataset(Dataset):
 class RunEvent(BaseEvent):
     event_type: Annotated[
         Literal["START", "RUNNING", "COMPLETE", "ABORT", "FAIL", "OTHER"] | None,
-        Field(alias="eventType", examples=["START|RUNNING|COMPLETE|ABORT|FAIL|OTHER"]),
+        Field(alias="eventType"),
     ] = None
     """
     the current transition of the run state. It is required to issue 1 START event and 1 of [ COMPLETE, ABORT, FAIL ] event per run. Additional events with OTHER eventType can be added to the same run. For example to send additional metadata after the run is complete

@@ -7,7 +7,15 @@ in-memory list under a lock, so it returns in microseconds whatever the backend
 does. The key (the run id, else the job, else the dataset) picks one of
 ``PARTITIONS`` partitions by CRC-32, and each partition is served by exactly one
 sender thread, one batch at a time; so events of one run leave in the order they
-were emitted, always, while different runs travel in parallel.
+were emitted, always, while different runs travel in parallel. A batch takes the
+oldest events of several partitions of its sender at once, so a busy sender makes
+few, full requests.
+
+Sender threads share the GIL with the application, and while one builds a
+request (Python code in the HTTP stack) the thread that emits waits for it. So
+they do as little Python per event as possible: two of them by default, bodies
+made by one C-level join, requests that hold no reference cycle (the body is
+freed at once, not by a later garbage collection in some other thread).
 
 A partition is an ordered list of *chunks*. A chunk holds events either in
 memory or in a spool file on disk; the sender always works on the oldest chunk
@@ -54,6 +62,7 @@ import zlib
 from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from itertools import islice
 from pathlib import Path
 from typing import Protocol
 
@@ -150,7 +159,10 @@ class DeliveryOptions:
 
     Attributes:
         max_queue_size: events held in memory at most; beyond, they go to the spool.
-        concurrency: sender threads, i.e. requests in flight at once.
+        concurrency: sender threads, i.e. requests in flight at once. Each one
+            takes GIL time from the application while it builds a request; two
+            keep one request in flight while another is answered, and since a
+            request carries a whole batch, more rarely deliver faster.
         spool_dir: the spool folder, or ``None`` to keep events in memory only
             (then events that do not fit are dropped and counted).
         spool_max_bytes: the most this process writes to the spool; beyond, events are dropped.
@@ -166,7 +178,7 @@ class DeliveryOptions:
     """
 
     max_queue_size: int = 10_000
-    concurrency: int = 4
+    concurrency: int = 2
     spool_dir: Path | None = None
     spool_max_bytes: int = 1 << 30
     max_batch_bytes: int = 4 << 20
@@ -239,6 +251,24 @@ class _Lane:
 
     index: int
     chunks: deque[_Chunk] = field(default_factory=deque)
+
+
+@dataclass
+class _Batch:
+    """Events taken for one request: ``records`` holds ``parts`` in order, each
+    part being the next ``count`` events at the head of one lane."""
+
+    records: list[Record]
+    parts: list[tuple[_Lane, int]]
+
+    def split(self) -> list[tuple[_Lane, list[Record], int]]:
+        """Each part as (lane, its records, index of its first record in the batch)."""
+        out: list[tuple[_Lane, list[Record], int]] = []
+        start = 0
+        for lane, count in self.parts:
+            out.append((lane, self.records[start : start + count], start))
+            start += count
+        return out
 
 
 class _Worker:
@@ -425,10 +455,15 @@ class DeliveryEngine:
                     lane = worker.next_lane()
                 if self._stopping.is_set():
                     return  # closing: what is left is spooled by close()
-                peeked = self._peek(lane)
+                peeked = self._peek(worker, lane)
             if peeked is None:
                 continue
-            batch = peeked if isinstance(peeked, list) else self._read_lines(*peeked)
+            if isinstance(peeked, _Batch):
+                taken = peeked
+            else:
+                lines = self._read_lines(peeked)
+                taken = _Batch(lines, [(lane, len(lines))])
+            batch = taken.records
             try:
                 result = self.sender.send(batch)
             except Exception as exc:  # a sender bug must not kill the thread
@@ -442,14 +477,14 @@ class DeliveryEngine:
             if outcome is Outcome.OK:
                 attempts = server_errors = 0
                 self._down = False
-                self._ack(worker, lane, batch, delivered=len(batch))
+                self._ack(worker, taken)
             elif outcome is Outcome.RESEND:
                 continue
             elif outcome is Outcome.REJECT:
                 attempts = server_errors = 0
-                self._reject(worker, lane, batch, range(len(batch)), result.message)
+                self._reject(worker, taken, range(len(batch)), result.message)
             elif outcome is Outcome.PARTIAL:
-                self._partial(worker, lane, batch, result)
+                self._partial(worker, taken, result)
                 attempts += 1
                 self._backoff(attempts, result.retry_after)
             else:  # RETRY
@@ -459,8 +494,7 @@ class DeliveryEngine:
                     attempts = server_errors = 0
                     self._reject(
                         worker,
-                        lane,
-                        batch,
+                        taken,
                         range(len(batch)),
                         f"{result.message} (gave up after "
                         f"{self.options.max_server_error_attempts} server errors in a row)",
@@ -488,38 +522,69 @@ class DeliveryEngine:
             delay = max(delay, min(retry_after, opts.retry_after_max))
         self._stopping.wait(delay)
 
-    def _peek(self, lane: _Lane) -> list[Record] | tuple[_DiskChunk, int] | None:
-        """The next batch of the lane, left in place until acknowledged (caller holds the lock).
+    def _peek(self, worker: _Worker, lane: _Lane) -> _Batch | _DiskChunk | None:
+        """The next batch, left in place until acknowledged (caller holds the lock).
 
-        For a spool file this returns the chunk and the batch limit: the lines
-        are read after the lock is released, since only this sender consumes
-        them and lines before ``end`` never change.
+        In memory, the batch starts with the head of ``lane`` and is filled up
+        with the heads of the worker's other lanes, so a request carries as
+        many events as it may whichever runs they belong to: fewer, fuller
+        requests, hence less work per event on the sender threads. Each lane
+        contributes a prefix of its oldest chunk, so no event overtakes an
+        older one of its lane. For a spool file this returns the chunk alone:
+        its lines are read after the lock is released, since only this sender
+        consumes them and lines before ``end`` never change.
         """
         chunk = lane.chunks[0]
-        limit = max(1, self.sender.max_batch)
-        if isinstance(chunk, _MemChunk):
-            if not chunk.items:
+        if isinstance(chunk, _DiskChunk):
+            if chunk.count == 0:
                 lane.chunks.popleft()
+                chunk.release(delete=True)
                 return None
-            batch: list[Record] = []
-            size = 0
-            for item in chunk.items:
-                if batch and (
-                    len(batch) >= limit or size + len(item[1]) > self.options.max_batch_bytes
-                ):
-                    break
-                batch.append(item)
-                size += len(item[1])
-            return batch
-        if chunk.count == 0:
+            return chunk
+        if not chunk.items:
             lane.chunks.popleft()
-            chunk.release(delete=True)
             return None
-        return (chunk, limit)
+        limit = max(1, self.sender.max_batch)
+        max_bytes = self.options.max_batch_bytes
+        records: list[Record] = []
+        parts: list[tuple[_Lane, int]] = []
+        size = 0
+        full = False
+        lanes = worker.lanes
+        # ``next_lane`` left ``rr`` just after ``lane``: the others follow in turn.
+        others = (lanes[(worker.rr + i) % len(lanes)] for i in range(len(lanes) - 1))
+        source: _Lane | None = lane
+        while source is not None:
+            head = source.chunks[0] if source.chunks else None
+            if isinstance(head, _MemChunk) and head.items:
+                # The common case: as many as the count allows at once, if their bytes fit.
+                some = list(islice(head.items, limit - len(records)))
+                nbytes = sum(len(data) for _, data in some)
+                if size + nbytes <= max_bytes:
+                    records += some
+                    size += nbytes
+                else:
+                    some = []
+                    for item in head.items:
+                        if records and size + len(item[1]) > max_bytes:
+                            full = True
+                            break
+                        records.append(item)
+                        some.append(item)
+                        size += len(item[1])
+                        if len(records) >= limit:
+                            break
+                if some:
+                    parts.append((source, len(some)))
+            if full or len(records) >= limit:
+                break
+            source = next(others, None)
+        return _Batch(records, parts)
 
-    def _read_lines(self, chunk: _DiskChunk, limit: int) -> list[Record]:
+    def _read_lines(self, chunk: _DiskChunk) -> list[Record]:
         # Lines before chunk.end are complete and never change, so reading them
         # needs no coordination with writers appending after end.
+        limit = max(1, self.sender.max_batch)
         lines: list[Record] = []
         pos, end = chunk.pos, chunk.end
         buf = b""
@@ -551,8 +616,11 @@ class DeliveryEngine:
             chunk = lane.chunks[0]
             if isinstance(chunk, _MemChunk):
                 n = min(len(batch) - i, len(chunk.items))
-                for _ in range(n):
-                    chunk.items.popleft()
+                if n == len(chunk.items):
+                    chunk.items.clear()
+                else:
+                    for _ in range(n):
+                        chunk.items.popleft()
                 worker.mem_count -= n
                 if not chunk.items:
                     lane.chunks.popleft()
@@ -574,23 +642,22 @@ class DeliveryEngine:
                 continue
             i += n
 
-    def _ack(
-        self, worker: _Worker, lane: _Lane, batch: Sequence[Record], *, delivered: int
-    ) -> None:
+    def _ack(self, worker: _Worker, taken: _Batch) -> None:
         with worker.cond:
-            self._consume(worker, lane, batch)
-            worker.delivered += delivered
+            for lane, records, _ in taken.split():
+                self._consume(worker, lane, records)
+            worker.delivered += len(taken.records)
             if worker.mem_count == 0 and worker.disk_count == 0:
                 self._notify_progress()
 
     def _reject(
         self,
         worker: _Worker,
-        lane: _Lane,
-        batch: Sequence[Record],
+        taken: _Batch,
         indices: range | Sequence[int],
         message: str,
     ) -> None:
+        batch = taken.records
         refused = [batch[i][1] for i in indices]
         kept = self._keep_rejected(refused)
         log.error(
@@ -603,7 +670,8 @@ class DeliveryEngine:
         with self._errors_lock:
             self._errors.append(f"{len(refused)} event(s) refused: {message}")
         with worker.cond:
-            self._consume(worker, lane, batch)
+            for lane, records, _ in taken.split():
+                self._consume(worker, lane, records)
             worker.rejected += len(refused)
             worker.delivered += len(batch) - len(refused)
 
@@ -622,10 +690,9 @@ class DeliveryEngine:
             return None
         return path
 
-    def _partial(
-        self, worker: _Worker, lane: _Lane, batch: Sequence[Record], result: SendResult
-    ) -> None:
-        """Some events of a batch were accepted: keep only those to try again, at the head."""
+    def _partial(self, worker: _Worker, taken: _Batch, result: SendResult) -> None:
+        """Some events of a batch were accepted: keep only those to try again, at the heads."""
+        batch = taken.records
         if result.reject_indices:
             refused = [batch[i][1] for i in result.reject_indices]
             kept = self._keep_rejected(refused)
@@ -636,17 +703,21 @@ class DeliveryEngine:
                 result.message,
                 f"; they are kept in {kept}" if kept else "",
             )
-        again = [batch[i] for i in sorted(result.retry_indices)]
+        retry = set(result.retry_indices)
         with worker.cond:
-            self._consume(worker, lane, batch)
+            again_total = 0
+            for lane, records, start in taken.split():
+                self._consume(worker, lane, records)
+                again = [r for i, r in enumerate(records, start) if i in retry]
+                if again:
+                    head = _MemChunk((lane.chunks[0].seq - 1) if lane.chunks else self._next_seq())
+                    head.frozen = True
+                    head.items.extend(again)
+                    lane.chunks.appendleft(head)
+                    worker.mem_count += len(again)
+                    again_total += len(again)
             worker.rejected += len(result.reject_indices)
-            worker.delivered += len(batch) - len(result.reject_indices) - len(again)
-            if again:
-                head = _MemChunk((lane.chunks[0].seq - 1) if lane.chunks else self._next_seq())
-                head.frozen = True
-                head.items.extend(again)
-                lane.chunks.appendleft(head)
-                worker.mem_count += len(again)
+            worker.delivered += len(batch) - len(result.reject_indices) - again_total
 
     # ------------------------------------------------------------------ spilling
 

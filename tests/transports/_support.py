@@ -1,4 +1,4 @@
-"""Test helpers: an event double and a real OpenLineage HTTP backend on loopback that misbehaves on request."""
+"""Test helpers: real run events, and a real OpenLineage HTTP backend on loopback that misbehaves on request."""
 
 from __future__ import annotations
 
@@ -10,59 +10,69 @@ import struct
 import threading
 import time
 import uuid
-from collections.abc import Iterable
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from datetime import datetime, timedelta, timezone
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+from openlineage_sdk import Job, JobFacets, Run, RunEvent, read_event
+from openlineage_sdk.facets import DocumentationJobFacet
+from openlineage_sdk.lifecycle import EventType
 
-@dataclass
-class _Run:
-    run_id: str
-
-
-@dataclass
-class _Job:
-    namespace: str
-    name: str
+PRODUCER = "https://example.com/openlineage-sdk/tests"
+_EPOCH = datetime(2024, 1, 1, tzinfo=timezone.utc)
 
 
-@dataclass
-class FakeEvent:
-    """Shaped like the SDK's RunEvent for what transports use: run.run_id, job, to_json()."""
+def run_event(
+    run_id: str,
+    job: str,
+    state: EventType,
+    seq: int,
+    *,
+    namespace: str = "ns",
+    padding: int = 0,
+) -> RunEvent:
+    """A real ``RunEvent``; its eventTime, ``seq`` seconds into 2024, tells when it was emitted.
 
-    run: _Run
-    job: _Job
-    event_type: str
-    seq: int = 0
-    padding: int = 0
+    ``padding`` adds a documentation facet of that many characters, for large events.
+    """
+    facets = None
+    if padding:
+        facets = JobFacets(documentation=DocumentationJobFacet(description="x" * padding))
+    return RunEvent(
+        eventType=state,
+        eventTime=_EPOCH + timedelta(seconds=seq),
+        run=Run(runId=run_id),
+        job=Job(namespace=namespace, name=job, facets=facets),
+        producer=PRODUCER,
+    )
 
-    def to_json(self) -> str:
-        doc = {
-            "eventType": self.event_type,
-            "eventTime": "2024-01-01T00:00:00Z",
-            "producer": "https://example.com/test",
-            "schemaURL": "https://openlineage.io/spec/2-0-2/OpenLineage.json#/$defs/RunEvent",
-            "run": {"runId": self.run.run_id},
-            "job": {"namespace": self.job.namespace, "name": self.job.name},
-            "seq": self.seq,
-        }
-        if self.padding:
-            doc["pad"] = "x" * self.padding
-        return json.dumps(doc, separators=(",", ":"))
+
+def seq_of(event: RunEvent | Mapping[str, Any]) -> int:
+    """The emission number of an event made by :func:`run_event`, or of its JSON."""
+    text = event.event_time if isinstance(event, RunEvent) else event["eventTime"]
+    when = datetime.fromisoformat(str(text).replace("Z", "+00:00"))
+    return int((when - _EPOCH).total_seconds())
 
 
 def run_events(
-    runs: int, states: Iterable[str] = ("START", "RUNNING", "COMPLETE"), padding: int = 0
-) -> list[FakeEvent]:
+    runs: int,
+    states: Iterable[EventType] = ("START", "RUNNING", "COMPLETE"),
+    padding: int = 0,
+    namespace: str = "ns",
+) -> list[RunEvent]:
     """Events of several runs, interleaved the way concurrent jobs emit them."""
     states = list(states)
     ids = [str(uuid.uuid4()) for _ in range(runs)]
-    events: list[FakeEvent] = []
+    events: list[RunEvent] = []
     seq = 0
     for state in states:
         for i, run_id in enumerate(ids):
-            events.append(FakeEvent(_Run(run_id), _Job("ns", f"job{i}"), state, seq, padding))
+            events.append(
+                run_event(run_id, f"job{i}", state, seq, namespace=namespace, padding=padding)
+            )
             seq += 1
     return events
 
@@ -87,6 +97,9 @@ class Behaviour:
     batch_supported: bool = True
     batch_status: int = 404  # what a backend without the batch endpoint answers
     always_status: int | None = None
+    # Per batch request answered 200, one at a time: the events (by index) that
+    # failed, retriable or not; answered as the batch endpoint's partial_success.
+    partial: list[dict[int, bool]] = field(default_factory=list)
 
 
 class LineageServer:
@@ -180,18 +193,31 @@ class LineageServer:
             time.sleep(delay)
         if h.path.endswith("/batch") and not batch_ok:
             status = batch_status
+        payload = body if status != 200 else b""
         if status == 200:
             if h.headers.get("Content-Encoding") == "gzip":
                 raw = gzip.decompress(raw)
             doc = json.loads(raw)
             events = doc if isinstance(doc, list) else [doc]
+            failed: dict[int, bool] = {}
+            if isinstance(doc, list):
+                with self.lock:
+                    failed = self.behaviour.partial.pop(0) if self.behaviour.partial else {}
+            if failed:
+                report = [
+                    {"index": i, "retriable": again, "reason": "not now" if again else "invalid"}
+                    for i, again in sorted(failed.items())
+                ]
+                payload = json.dumps(
+                    {"status": "partial_success", "failed_events": report}
+                ).encode()
+                events = [e for i, e in enumerate(events) if i not in failed]
             with self.received:
                 self.requests.append(Request(h.path, dict(h.headers), events, time.monotonic()))
                 self.received.notify_all()
         h.send_response(status)
         if status != 200 and retry_after is not None:
             h.send_header("Retry-After", retry_after)
-        payload = body if status != 200 else b""
         h.send_header("Content-Length", str(len(payload)))
         h.end_headers()
         h.wfile.write(payload)
@@ -212,12 +238,22 @@ class LineageServer:
         return self.events
 
 
-def assert_exactly_once_in_order(received: list[dict[str, Any]], sent: list[FakeEvent]) -> None:
-    """Every sent event arrived once, and the events of each run arrived in emission order."""
-    seqs = [e["seq"] for e in received]
-    assert sorted(seqs) == sorted(e.seq for e in sent), "events lost or duplicated"
+def assert_exactly_once_in_order(
+    received: Sequence[Mapping[str, Any] | str], sent: Sequence[RunEvent]
+) -> None:
+    """Every sent event arrived once, as itself, and each run's events arrived in emission order.
+
+    What arrived is read back with ``read_event``: it must be a valid event
+    equal to one that was sent, not merely JSON with the right ids.
+    """
+    got = [read_event(doc) for doc in received]
+    assert all(isinstance(e, RunEvent) for e in got)
+    assert Counter(e.to_json() for e in got) == Counter(e.to_json() for e in sent), (
+        "events lost, duplicated or changed"
+    )
     by_run: dict[str, list[int]] = {}
-    for e in received:
-        by_run.setdefault(e["run"]["runId"], []).append(e["seq"])
+    for e in got:
+        assert isinstance(e, RunEvent)
+        by_run.setdefault(e.run.run_id, []).append(seq_of(e))
     for run_id, order in by_run.items():
         assert order == sorted(order), f"run {run_id} arrived out of order: {order}"

@@ -2,21 +2,21 @@
 
 from __future__ import annotations
 
-import json
 import multiprocessing
 import os
 from pathlib import Path
 
 import pytest
 
+from openlineage_sdk import RunEvent, read_event
 from openlineage_sdk.transports import FileTransport, TransportError
-from tests.transports._support import FakeEvent, run_events
+from tests.transports._support import run_events, seq_of
 
 
 def _writer(path: str, writer: int, count: int) -> None:
     transport = FileTransport(path)
-    for i, event in enumerate(run_events(count, states=["START"], padding=(writer + 1) * 9000)):
-        event.seq = writer * 1_000_000 + i
+    events = run_events(count, states=["START"], padding=(writer + 1) * 9000, namespace=str(writer))
+    for event in events:
         transport.emit(event)
     transport.close()
 
@@ -29,7 +29,8 @@ def test_appends_one_event_per_line(tmp_path: Path) -> None:
             transport.emit(event)
         assert transport.flush().delivered == len(events)
     lines = path.read_text().splitlines()
-    assert [json.loads(line)["seq"] for line in lines] == [e.seq for e in events]
+    assert lines == [e.to_json() for e in events]
+    assert [read_event(line) for line in lines] == events
     with FileTransport(path) as again:  # a second transport appends, never truncates
         again.emit(events[0])
     assert len(path.read_text().splitlines()) == len(events) + 1
@@ -50,8 +51,13 @@ def test_several_processes_never_mix_lines(tmp_path: Path) -> None:
     lines = path.read_bytes().split(b"\n")
     assert lines[-1] == b""
     for line in lines[:-1]:
-        doc = json.loads(line)  # a torn or interleaved line would not parse
-        seen.setdefault(doc["seq"] // 1_000_000, []).append(doc["seq"] % 1_000_000)
+        event = read_event(line)  # a torn or interleaved line would not parse
+        assert isinstance(event, RunEvent)
+        writer = int(event.job.namespace)
+        assert event.job.facets is not None
+        assert event.job.facets.documentation is not None
+        assert len(event.job.facets.documentation.description) == 9000 * (writer + 1)
+        seen.setdefault(writer, []).append(seq_of(event))
     assert sorted(seen) == list(range(writers))
     for order in seen.values():
         assert order == list(range(per_writer))  # each writer's lines in its own order
@@ -64,8 +70,8 @@ def test_reopens_a_rotated_file(tmp_path: Path) -> None:
         transport.emit(events[0])
         path.rename(tmp_path / "events.jsonl.1")
         transport.emit(events[1])
-    assert json.loads(path.read_text())["seq"] == events[1].seq
-    assert json.loads((tmp_path / "events.jsonl.1").read_text())["seq"] == events[0].seq
+    assert read_event(path.read_text()) == events[1]
+    assert read_event((tmp_path / "events.jsonl.1").read_text()) == events[0]
 
 
 def test_write_errors_are_logged_or_raised(
@@ -73,7 +79,7 @@ def test_write_errors_are_logged_or_raised(
 ) -> None:
     blocked = tmp_path / "file"
     blocked.write_text("")
-    event: FakeEvent = run_events(1)[0]
+    event = run_events(1)[0]
     FileTransport(blocked / "events.jsonl").emit(event)  # parent is a file: cannot create
     assert "could not append" in caplog.text
     with pytest.raises(TransportError, match="could not append"):

@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 import io
-import json
 import logging
+from datetime import datetime, timezone
 from importlib.metadata import EntryPoint
 from pathlib import Path
 from typing import Any, ClassVar, Literal
 
 import pytest
 
+from openlineage_sdk import DatasetEvent, Job, JobEvent, RunEvent, StaticDataset, read_event
 from openlineage_sdk.transports import (
     CompositeConfig,
     CompositeTransport,
@@ -30,7 +31,7 @@ from openlineage_sdk.transports import (
     parse_transport_config,
     transport_class,
 )
-from tests.transports._support import run_events
+from tests.transports._support import PRODUCER, run_events
 
 
 def test_console_writes_one_json_line_per_event() -> None:
@@ -39,14 +40,15 @@ def test_console_writes_one_json_line_per_event() -> None:
     with ConsoleTransport(stream) as transport:
         for event in events:
             transport.emit(event)
-    assert [json.loads(line)["seq"] for line in stream.getvalue().splitlines()] == [
-        e.seq for e in events
-    ]
+    lines = stream.getvalue().splitlines()
+    assert lines == [e.to_json() for e in events]
+    assert [read_event(line) for line in lines] == events
 
 
 def test_console_defaults_to_stdout(capsys: pytest.CaptureFixture[str]) -> None:
-    create_transport({"type": "console"}).emit(run_events(1)[0])
-    assert json.loads(capsys.readouterr().out)["eventType"] == "START"
+    event = run_events(1)[0]
+    create_transport({"type": "console"}).emit(event)
+    assert read_event(capsys.readouterr().out) == event
 
 
 def test_memory_keeps_events_and_their_json_at_emit_time() -> None:
@@ -55,7 +57,9 @@ def test_memory_keeps_events_and_their_json_at_emit_time() -> None:
     transport.emit(event)
     event.event_type = "FAIL"  # later changes do not rewrite what was emitted
     assert transport.events == [event]
-    assert json.loads(transport.json_events[0])["eventType"] == "START"
+    emitted = read_event(transport.json_events[0])
+    assert isinstance(emitted, RunEvent)
+    assert emitted.event_type == "START"
     assert transport.close().delivered == 1
     assert transport.closed
     transport.clear()
@@ -125,18 +129,13 @@ def test_composite_from_the_official_layout(tmp_path: Path) -> None:
 def test_event_key_prefers_run_then_job_then_dataset() -> None:
     event = run_events(1)[0]
     assert event_key(event) == event.run.run_id
-
-    class Job:
-        namespace, name = "ns", "daily"
-
-    class JobEvent:
-        job = Job()
-
-    class DatasetEvent:
-        dataset = Job()
-
-    assert event_key(JobEvent()) == "ns/daily"
-    assert event_key(DatasetEvent()) == "ns/daily"
+    when = datetime(2024, 1, 1, tzinfo=timezone.utc)
+    job = JobEvent(eventTime=when, job=Job(namespace="ns", name="daily"), producer=PRODUCER)
+    dataset = DatasetEvent(
+        eventTime=when, dataset=StaticDataset(namespace="ns", name="daily"), producer=PRODUCER
+    )
+    assert event_key(job) == "ns/daily"
+    assert event_key(dataset) == "ns/daily"
     assert event_key(object()) == ""
 
 

@@ -12,31 +12,27 @@ class CatalogDatasetFacet(DatasetFacet):
     model_config = ConfigDict(
         json_schema_extra={"facetKey": "catalog"},
     )
-    framework: Annotated[str, Field(examples=["iceberg, delta, hive"])]
+    framework: str
     """
     The storage framework for which the catalog is configured
     """
-    type: Annotated[str, Field(examples=["jdbc, glue, polaris"])]
+    type: str
     """
     Type of the catalog.
     """
-    name: Annotated[str, Field(examples=["my_iceberg_catalog"])]
+    name: str
     """
     Name of the catalog, as configured in the source system.
     """
-    metadata_uri: Annotated[
-        str | None, Field(alias="metadataUri", examples=["jdbc:mysql://host:3306/iceberg_database"])
-    ] = None
+    metadata_uri: Annotated[str | None, Field(alias="metadataUri")] = None
     """
     URI or connection string to the catalog, if applicable.
     """
-    warehouse_uri: Annotated[
-        str | None, Field(alias="warehouseUri", examples=["s3://bucket/path/to/iceberg/warehouse"])
-    ] = None
+    warehouse_uri: Annotated[str | None, Field(alias="warehouseUri")] = None
     """
     URI or connection string to the physical location of the data that the catalog describes.
     """
-    source: Annotated[str | None, Field(examples=["spark, flink, hive"])] = None
+    source: str | None = None
     """
     Source system where the catalog is configured.
     """

@@ -12,7 +12,7 @@ class DatasetTypeDatasetFacet(DatasetFacet):
     model_config = ConfigDict(
         json_schema_extra={"facetKey": "datasetType"},
     )
-    dataset_type: Annotated[str, Field(alias="datasetType", examples=["FILE"])]
+    dataset_type: Annotated[str, Field(alias="datasetType")]
     """
     Dataset type, for example: TABLE|VIEW|FILE|TOPIC|STREAM|MODEL|JOB_OUTPUT.
     """

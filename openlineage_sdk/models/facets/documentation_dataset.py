@@ -12,13 +12,11 @@ class DocumentationDatasetFacet(DatasetFacet):
     model_config = ConfigDict(
         json_schema_extra={"facetKey": "documentation"},
     )
-    description: Annotated[str, Field(examples=["canonical representation of entity Foo"])]
+    description: str
     """
     The description of the dataset.
     """
-    content_type: Annotated[
-        str | None, Field(alias="contentType", examples=["application/json, text/markdown"])
-    ] = None
+    content_type: Annotated[str | None, Field(alias="contentType")] = None
     """
     MIME type of the description field content.
     """

@@ -16,9 +16,7 @@ class DocumentationJobFacet(JobFacet):
     """
     The description of the job.
     """
-    content_type: Annotated[
-        str | None, Field(alias="contentType", examples=["application/json, text/markdown"])
-    ] = None
+    content_type: Annotated[str | None, Field(alias="contentType")] = None
     """
     MIME type of the description field content.
     """

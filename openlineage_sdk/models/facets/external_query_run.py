@@ -12,16 +12,11 @@ class ExternalQueryRunFacet(RunFacet):
     model_config = ConfigDict(
         json_schema_extra={"facetKey": "externalQuery"},
     )
-    external_query_id: Annotated[
-        str,
-        Field(
-            alias="externalQueryId", examples=["my-project-1234:US.bquijob_123x456_123y123z123c"]
-        ),
-    ]
+    external_query_id: Annotated[str, Field(alias="externalQueryId")]
     """
     Identifier for the external system
     """
-    source: Annotated[str, Field(examples=["bigquery"])]
+    source: str
     """
     source of the external query
     """

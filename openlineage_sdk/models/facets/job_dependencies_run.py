@@ -25,9 +25,7 @@ class JobDependenciesRunFacet(RunFacet):
     """
     Job runs that will start after completion of the current run.
     """
-    trigger_rule: Annotated[
-        str | None, Field(examples=["ALL_SUCCESS|ALL_DONE|ONE_SUCCESS|NONE_FAILED"])
-    ] = None
+    trigger_rule: str | None = None
     """
     Specifies the condition under which this job will run based on the status of upstream jobs.
     """

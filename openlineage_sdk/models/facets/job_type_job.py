@@ -13,15 +13,15 @@ class JobTypeJobFacet(JobFacet):
     model_config = ConfigDict(
         json_schema_extra={"facetKey": "jobType"},
     )
-    processing_type: Annotated[str, Field(alias="processingType", examples=["BATCH"])]
+    processing_type: Annotated[str, Field(alias="processingType")]
     """
     Job processing type: BATCH (finite jobs with clear start/end), STREAMING (continuous jobs processing data streams), or SERVICE (continuous long-running services). BATCH jobs are finite and emit START/COMPLETE/FAIL/ABORT events. STREAMING and SERVICE jobs are continuous with no natural completion point.
     """
-    integration: Annotated[str, Field(examples=["SPARK"])]
+    integration: str
     """
     OpenLineage integration type of this job: for example SPARK|DBT|AIRFLOW|FLINK
     """
-    job_type: Annotated[str | None, Field(alias="jobType", examples=["QUERY"])] = None
+    job_type: Annotated[str | None, Field(alias="jobType")] = None
     """
     Run type, for example: QUERY|COMMAND|DAG|TASK|JOB|MODEL. This is an integration-specific field.
     """

@@ -12,15 +12,11 @@ class NominalTimeRunFacet(RunFacet):
     model_config = ConfigDict(
         json_schema_extra={"facetKey": "nominalTime"},
     )
-    nominal_start_time: Annotated[
-        DateTimeString, Field(alias="nominalStartTime", examples=["2020-12-17T03:00:00.000Z"])
-    ]
+    nominal_start_time: Annotated[DateTimeString, Field(alias="nominalStartTime")]
     """
     An [ISO-8601](https://en.wikipedia.org/wiki/ISO_8601) timestamp representing the nominal start time (included) of the run. AKA the schedule time
     """
-    nominal_end_time: Annotated[
-        DateTimeString | None, Field(alias="nominalEndTime", examples=["2020-12-17T04:00:00.000Z"])
-    ] = None
+    nominal_end_time: Annotated[DateTimeString | None, Field(alias="nominalEndTime")] = None
     """
     An [ISO-8601](https://en.wikipedia.org/wiki/ISO_8601) timestamp representing the nominal end time (excluded) of the run. (Should be the nominal start time of the next run)
     """

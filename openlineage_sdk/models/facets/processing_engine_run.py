@@ -12,17 +12,17 @@ class ProcessingEngineRunFacet(RunFacet):
     model_config = ConfigDict(
         json_schema_extra={"facetKey": "processing_engine"},
     )
-    version: Annotated[str, Field(examples=["2.5.0"])]
+    version: str
     """
     Processing engine version. Might be Airflow or Spark version.
     """
-    name: Annotated[str | None, Field(examples=["Airflow"])] = None
+    name: str | None = None
     """
     Processing engine name, e.g. Airflow or Spark
     """
-    openlineage_adapter_version: Annotated[
-        str | None, Field(alias="openlineageAdapterVersion", examples=["0.19.0"])
-    ] = None
+    openlineage_adapter_version: Annotated[str | None, Field(alias="openlineageAdapterVersion")] = (
+        None
+    )
     """
     OpenLineage adapter package version. Might be e.g. OpenLineage Airflow integration package version
     """

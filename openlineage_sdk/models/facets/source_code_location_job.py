@@ -12,36 +12,23 @@ class SourceCodeLocationJobFacet(JobFacet):
     model_config = ConfigDict(
         json_schema_extra={"facetKey": "sourceCodeLocation"},
     )
-    type: Annotated[str, Field(examples=["git|svn"])]
+    type: str
     """
     the source control system
     """
-    url: Annotated[
-        UriString,
-        Field(
-            examples=["https://github.com/MarquezProject/marquez-airflow-quickstart/blob/693e35482bc2e526ced2b5f9f76ef83dec6ec691/dags/dummy_example.py"]
-        ),
-    ]
+    url: UriString
     """
     the full http URL to locate the file
     """
-    repo_url: Annotated[
-        str | None,
-        Field(
-            alias="repoUrl",
-            examples=["git@github.com:{org}/{repo}.git or https://github.com/{org}/{repo}.git|svn://<your_ip>/<repository_name>"],
-        ),
-    ] = None
+    repo_url: Annotated[str | None, Field(alias="repoUrl")] = None
     """
     the URL to the repository
     """
-    path: Annotated[str | None, Field(examples=["path/to/my/dags"])] = None
+    path: str | None = None
     """
     the path in the repo containing the source files
     """
-    version: Annotated[
-        str | None, Field(examples=["git: the git sha | Svn: the revision number"])
-    ] = None
+    version: str | None = None
     """
     the current version deployed (not a branch name, the actual unique version)
     """
@@ -53,9 +40,7 @@ class SourceCodeLocationJobFacet(JobFacet):
     """
     optional branch name
     """
-    pull_request_number: Annotated[
-        str | None, Field(alias="pullRequestNumber", examples=["42"])
-    ] = None
+    pull_request_number: Annotated[str | None, Field(alias="pullRequestNumber")] = None
     """
     optional pull request or merge request number associated with a CI run, populated from CI platform environment variables (e.g. GITHUB_REF, CI_MERGE_REQUEST_IID)
     """

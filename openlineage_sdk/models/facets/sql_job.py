@@ -12,8 +12,8 @@ class SQLJobFacet(JobFacet):
     model_config = ConfigDict(
         json_schema_extra={"facetKey": "sql"},
     )
-    query: Annotated[str, Field(examples=["SELECT * FROM foo"])]
-    dialect: Annotated[str | None, Field(examples=["snowflake"])] = None
+    query: str
+    dialect: str | None = None
     schema_url: Annotated[
         UriString, Field(alias="_schemaURL")
     ] = "https://openlineage.io/spec/facets/1-1-0/SQLJobFacet.json#/$defs/SQLJobFacet"
