@@ -56,12 +56,23 @@ def lint(session: nox.Session) -> None:
 @nox.session(default=False)
 def bench(session: nox.Session) -> None:
     """Benchmarks beside the official openlineage-python client (slow; figures, not pass/fail)."""
-    session.install("-e", ".[http,kafka,spark]", *group("bench"))
+    session.install("-e", ".[http,kafka,spark]", *group("bench"), *group("spark"))
     session.run("python", "-m", "benchmarks", *session.posargs)
 
 
 @nox.session(default=False)
 def demo(session: nox.Session) -> None:
-    """Run the demo pipeline; events go to a local JSON Lines file, no server needed."""
+    """Run the demo pipeline on local Spark; events go to a local JSON Lines file, no server.
+
+    ``nox -s demo -- --connect`` runs it through a local Spark Connect server; ``--workdir DIR``
+    chooses where its data, events and lineage graph go (default ``./openlineage-demo``).
+    """
+    session.install("-e", ".[spark]", *group("spark"))
+    session.run("python", "-m", "openlineage_sdk.spark.demo", *session.posargs)
+
+
+@nox.session(default=False)
+def quickstart(session: nox.Session) -> None:
+    """Build, validate and print one event (no Spark): the smallest example."""
     session.install("-e", ".")
     session.run("python", "examples/quickstart.py", *session.posargs)

@@ -83,7 +83,12 @@ def _job_key(namespace: str, name: str) -> str:
 
 
 def _dataset_key(namespace: str, name: str) -> str:
-    return f"{namespace}/{name}"
+    # The dataset's URI, joined as the naming conventions join namespace and name: no doubled
+    # slash before an absolute path (hdfs://host:8020/warehouse/t), a colon after a bare scheme
+    # (file:/data/orders).
+    if "://" in namespace:
+        return f"{namespace}{name}" if name.startswith("/") else f"{namespace}/{name}"
+    return f"{namespace}:{name}"
 
 
 def _schema_fields(dataset: Any) -> list[str]:

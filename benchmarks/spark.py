@@ -1,0 +1,257 @@
+"""What lineage costs a Spark write: the adapter against a plain write and the naive way.
+
+    python -m benchmarks.spark [--rows 5000000] [--repeat 5] [--mode classic|connect|both]
+
+It first writes ``--rows`` orders as Parquet; each round then reads them, filters, derives two
+columns and writes the result to Parquet three ways, in an order that rotates from round to
+round so no variant always runs first on a warm JVM:
+
+* plain: ``df.write.parquet(path)``;
+* adapter: the same call with the adapter installed in automatic mode, every event written to a
+  JSON Lines file (START and COMPLETE with schema, inputs, column lineage and the write's
+  statistics). Installing is done once, before the timed call, as an application does;
+* naive: ``df.count()`` for the row count, then the write: what lineage costs done the obvious
+  way, a second pass over the data.
+
+It prints the median wall time of each and its ratio to plain (the target is adapter <= 1.05x),
+the executor CPU time beside it (this machine is shared and its wall times swing; CPU time swings
+less), and the adapter's fixed cost per write, measured on 10-row writes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import socket
+import statistics
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from openlineage_sdk.client import OpenLineage
+from openlineage_sdk.spark import install, uninstall
+from openlineage_sdk.transports import FileTransport
+
+
+def _source(spark: Any, rows: int, scratch: Path) -> str:
+    """Orders as Parquet files: what a real ETL step reads."""
+    path = str(scratch / "source-orders")
+    spark.range(rows).selectExpr(
+        "id",
+        "id % 100 AS customer_id",
+        "CAST(id * 1.5 AS DOUBLE) AS amount",
+        "concat('sku-', CAST(id % 1000 AS STRING)) AS sku",
+    ).write.parquet(path)
+    return path
+
+
+def _frame(spark: Any, source: str) -> Any:
+    """A typical step: read, filter, derive. Counting it means reading the data again.
+
+    (Spark prunes the columns a count does not need, so the naive way's second pass reads the
+    columns the filter uses, here ``amount`` and ``sku``, not the whole table.)
+    """
+    return (
+        spark.read.parquet(source)
+        .where("amount >= 0 AND sku LIKE 'sku-%'")
+        .selectExpr("id", "customer_id", "amount * 1.2 AS gross", "upper(sku) AS sku")
+    )
+
+
+class _Clock:
+    """Wall time, and the executor CPU time the driver's status store recorded for the run."""
+
+    def __init__(self, driver: Any) -> None:
+        self._sc = driver.sparkContext._jsc.sc()
+        gateway = driver.sparkContext._gateway
+        self._no_quantiles = gateway.new_array(gateway.jvm.double, 0)
+        self._all_tasks = gateway.jvm.java.util.ArrayList()
+
+    def _cpu(self) -> float:
+        self._sc.listenerBus().waitUntilEmpty(30_000)
+        stages = self._sc.statusStore().stageList(
+            None, False, False, self._no_quantiles, self._all_tasks
+        )
+        nanos = sum(int(stages.apply(i).executorCpuTime()) for i in range(stages.size()))
+        return nanos / 1e9
+
+    def measure(self, action: Callable[[], None]) -> tuple[float, float]:
+        cpu = self._cpu()
+        start = time.perf_counter()
+        action()
+        wall = time.perf_counter() - start
+        return wall, self._cpu() - cpu
+
+
+@dataclass
+class _Variant:
+    """A way to write; ``setup`` and ``teardown`` run outside the timed part."""
+
+    action: Callable[[], None]
+    setup: Callable[[], None] = lambda: None
+    teardown: Callable[[], None] = lambda: None
+
+
+def run(
+    spark: Any, driver: Any, source: str, repeat: int, scratch: Path, label: str
+) -> dict[str, float]:
+    """Time the three variants on ``spark``; print the table; return the median wall times."""
+    df = _frame(spark, source)
+    rows = spark.read.parquet(source).count()
+    counter = iter(range(1_000_000))
+    out = scratch / "out"
+    out.mkdir(exist_ok=True)
+    events = scratch / f"events-{label}.jsonl"
+    client = OpenLineage(transport=FileTransport(events), namespace="bench")
+
+    def target() -> str:
+        return str(out / f"{label}-{next(counter)}")
+
+    def write() -> None:
+        df.write.parquet(target())
+
+    def naive() -> None:
+        df.count()
+        df.write.parquet(target())
+
+    def installed() -> None:
+        install(spark, client)
+
+    variants = {
+        "plain": _Variant(write),
+        "adapter": _Variant(write, installed, lambda: uninstall(spark)),
+        "naive": _Variant(naive),
+    }
+    names = list(variants)
+    clock = _Clock(driver)
+
+    def once(name: str) -> tuple[float, float]:
+        variant = variants[name]
+        variant.setup()
+        try:
+            return clock.measure(variant.action)
+        finally:
+            variant.teardown()
+
+    for name in names:  # warm-up: JIT, file system caches, the listener's first call
+        once(name)
+    times: dict[str, list[float]] = {name: [] for name in names}
+    cpu: dict[str, list[float]] = {name: [] for name in names}
+    for round_ in range(repeat):
+        order = names[round_ % len(names) :] + names[: round_ % len(names)]
+        for name in order:
+            wall, spent = once(name)
+            times[name].append(wall)
+            cpu[name].append(spent)
+        for child in out.iterdir():
+            shutil.rmtree(child, ignore_errors=True)
+    medians = {name: statistics.median(values) for name, values in times.items()}
+    cpu_medians = {name: statistics.median(values) for name, values in cpu.items()}
+    # Each round runs every variant once, back to back: the ratio within a round is less
+    # exposed to the machine's load drifting over minutes than the ratio of the medians.
+    paired = {
+        name: statistics.median(t / p for t, p in zip(times[name], times["plain"], strict=True))
+        for name in names
+    }
+    print(f"\n{label}: {rows:,} rows read, filtered and written to Parquet; median of {repeat}")
+    print(
+        "  variant   wall (s)   ratio   ratio in round   executor CPU (s)   ratio   "
+        "wall of each run (s)"
+    )
+    for name in names:
+        ratio = medians[name] / medians["plain"]
+        cpu_ratio = cpu_medians[name] / cpu_medians["plain"] if cpu_medians["plain"] else 0.0
+        print(
+            f"  {name:<8} {medians[name]:8.3f}  {ratio:6.3f}x  {paired[name]:13.3f}x  "
+            f"{cpu_medians[name]:15.3f}  {cpu_ratio:6.3f}x   "
+            + ", ".join(f"{t:.2f}" for t in times[name])
+        )
+
+    lines = events.read_text(encoding="utf-8").splitlines()
+    last = json.loads(lines[-1])
+    statistics_facet = last["outputs"][0].get("outputFacets", {}).get("outputStatistics", {})
+    shown = {k: v for k, v in statistics_facet.items() if not k.startswith("_")}
+    print(f"  events written: {len(lines)}; outputStatistics of the last write: {shown}")
+
+    tiny = spark.range(10).selectExpr("id")
+    fixed: list[float] = []
+    for _ in range(max(repeat * 2, 6)):
+        start = time.perf_counter()
+        tiny.write.parquet(target())
+        bare = time.perf_counter() - start
+        install(spark, client)
+        try:
+            start = time.perf_counter()
+            tiny.write.parquet(target())
+            fixed.append(time.perf_counter() - start - bare)
+        finally:
+            uninstall(spark)
+    print(
+        "  adapter's fixed cost per write (10-row writes, median of "
+        f"{len(fixed)}): {statistics.median(fixed) * 1000:.0f} ms"
+    )
+    client.close()
+    return medians
+
+
+def _classic(connect_port: int | None) -> Any:
+    from pyspark.sql import SparkSession
+
+    builder = (
+        SparkSession.builder.master("local[2]")
+        .appName("openlineage_sdk_bench")
+        .config("spark.sql.shuffle.partitions", "2")
+        .config("spark.ui.enabled", "false")
+        .config("spark.ui.showConsoleProgress", "false")
+    )
+    if connect_port is not None:
+        builder = (
+            builder.config("spark.plugins", "org.apache.spark.sql.connect.SparkConnectPlugin")
+            .config("spark.connect.grpc.binding.address", "127.0.0.1")
+            .config("spark.connect.grpc.binding.port", str(connect_port))
+        )
+    session = builder.getOrCreate()
+    session.sparkContext.setLogLevel("ERROR")
+    return session
+
+
+def main(argv: list[str]) -> None:
+    """Run the benchmark and print the tables (``argv`` without the program name)."""
+    parser = argparse.ArgumentParser(
+        prog="python -m benchmarks.spark", description=(__doc__ or "").splitlines()[0]
+    )
+    parser.add_argument("--rows", type=int, default=5_000_000)
+    parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--mode", choices=["classic", "connect", "both"], default="both")
+    options = parser.parse_args(argv)
+
+    port: int | None = None
+    if options.mode != "classic":
+        with socket.socket() as sock:
+            sock.bind(("127.0.0.1", 0))
+            port = int(sock.getsockname()[1])
+    spark = _classic(port)
+    scratch = Path(tempfile.mkdtemp(prefix="openlineage-bench-"))
+    try:
+        source = _source(spark, options.rows, scratch)
+        if options.mode in ("classic", "both"):
+            run(spark, spark, source, options.repeat, scratch, "classic")
+        if options.mode in ("connect", "both"):
+            from pyspark.sql.connect.session import SparkSession as ConnectSession
+
+            remote = ConnectSession.builder.remote(f"sc://127.0.0.1:{port}").getOrCreate()
+            run(remote, spark, source, options.repeat, scratch, "connect")
+            remote.stop()
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+        spark.stop()
+
+
+if __name__ == "__main__":
+    import sys
+
+    main(sys.argv[1:])

@@ -1,0 +1,89 @@
+"""The PySpark adapter: lineage of DataFrame writes, in classic PySpark and under Spark Connect.
+
+This is the only part of openlineage-sdk that uses PySpark, and it imports PySpark only when it
+is used: ``import openlineage_sdk.spark`` works without PySpark installed.
+
+Automatic mode: every write is a run of its own::
+
+    from openlineage_sdk import OpenLineage
+    from openlineage_sdk.spark import application_run, install
+
+    client = OpenLineage()                   # nothing configured: openlineage_events.jsonl
+    install(spark, client)
+    with application_run(spark, client):     # optional: the parent of the writes' runs
+        orders.write.parquet("s3a://lake/orders")   # START, then COMPLETE (or FAIL)
+
+Explicit mode: writes add their lineage to the run you are in::
+
+    install(spark, mode="explicit")
+    with client.run("orders.daily_load"):    # START ... COMPLETE, with the writes' datasets
+        orders.write.parquet("s3a://lake/orders")
+
+One call of a writer method (``save``, ``parquet``, ``saveAsTable``, ``insertInto``, ``jdbc``,
+``writeTo(...).create()``, ...) is one write, whatever number of commands Spark runs for it.
+Writes that do not go through the DataFrame writers are not seen: SQL statements such as
+``spark.sql("INSERT INTO ...")`` or ``CREATE TABLE ... AS SELECT``, and streaming queries.
+
+What each kind of session gives:
+
+==================  ===============================================  ===========================
+                    classic PySpark                                  Spark Connect
+==================  ===============================================  ===========================
+output identity     writer settings; paths qualified by Hadoop;      writer settings; catalog
+                    catalog tables by location + ``TABLE`` symlink   tables the same way
+output schema       DataFrame schema (JVM agent type names)          the same
+input schemas       each relation's columns, from the plan           a schema the reader was
+                                                                     given; catalog tables
+outputStatistics    rows, bytes, files: the write command's metrics  rows (an observation the
+                    (``QueryExecutionListener``)                     server computes in the
+                                                                     write's job); no bytes/files
+inputs              leaves of the analyzed plan (files, tables,      ``read`` relations of the
+                    JDBC)                                            client plan
+inputStatistics     files and bytes each file scan read              none
+columnLineage       analyzed plan (direct and indirect)              none
+==================  ===============================================  ===========================
+
+Nothing the adapter does starts a Spark job, and nothing it does can fail the write: a part it
+cannot learn is logged and left out of the events (and listed in an ``extractionError`` facet).
+"""
+
+from __future__ import annotations
+
+from openlineage_sdk.spark._adapter import (
+    LineageSink,
+    Mode,
+    SessionKind,
+    SparkLineage,
+    WriteLineage,
+    application_run,
+    install,
+    installed,
+    uninstall,
+)
+from openlineage_sdk.spark._records import (
+    ColumnLineageRecord,
+    DatasetIdentity,
+    DatasetLineage,
+    IoStats,
+    Symlink,
+)
+from openlineage_sdk.spark._schema import schema_fields, spark_type_name
+
+__all__ = [
+    "ColumnLineageRecord",
+    "DatasetIdentity",
+    "DatasetLineage",
+    "IoStats",
+    "LineageSink",
+    "Mode",
+    "SessionKind",
+    "SparkLineage",
+    "Symlink",
+    "WriteLineage",
+    "application_run",
+    "install",
+    "installed",
+    "schema_fields",
+    "spark_type_name",
+    "uninstall",
+]

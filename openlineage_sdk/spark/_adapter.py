@@ -1,0 +1,795 @@
+"""Write interception: one user write, one record of its lineage, in classic PySpark and Connect.
+
+How writes are seen
+-------------------
+The adapter wraps the public write methods of PySpark's ``DataFrameWriter`` and
+``DataFrameWriterV2`` (``save``, ``parquet``, ``saveAsTable``, ``insertInto``, ``jdbc``, ...,
+``create``, ``append``, ...), for the classic classes and the Connect classes alike. A wrapped
+call on a session the adapter is installed on becomes one write: one start before Spark runs it,
+one finish after, whatever Spark does inside (``saveAsTable`` alone runs three or four commands).
+Calls the wrappers make to each other (Connect's ``parquet`` calls ``save``) are one write, not
+two. Writers of other sessions pass straight through.
+
+The alternative, a JVM ``QueryExecutionListener`` as the source of writes, exists only in classic
+mode, sees each command rather than each user write (so it would need to merge ``saveAsTable``'s
+commands back into one), and cannot emit a start before the write. It is used, in classic mode
+only, for what only it can give: the write command's own metrics (see ``_classic``).
+
+Where writes go
+---------------
+Each write is handed to a :class:`LineageSink`: ``write_started`` before Spark runs it (with the
+inputs, the output, schemas and column lineage), ``write_finished`` after (with the statistics,
+or the error). :func:`install` picks the sink by mode: automatic mode makes each write a run of
+the client (``_events.RunPerWrite``), explicit mode adds it to the current run
+(``_events.IntoCurrentRun``); a sink of one's own can be given instead.
+
+Errors
+------
+Everything the adapter does runs inside ``try``: a failure is logged, noted in the record's
+``problems``, and the record goes out without the part that failed. The user's write runs exactly
+as it would without the adapter, and its result or exception reaches the user unchanged.
+"""
+
+from __future__ import annotations
+
+import contextvars
+import functools
+import importlib
+import inspect
+import logging
+import threading
+import time
+import weakref
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Literal, Protocol
+
+from openlineage_sdk.spark import _classic, _connect
+from openlineage_sdk.spark._events import IntoCurrentRun, RunPerWrite
+from openlineage_sdk.spark._naming import dataset_name, job_name
+from openlineage_sdk.spark._records import (
+    DatasetIdentity,
+    DatasetLineage,
+    IoStats,
+)
+from openlineage_sdk.spark._schema import schema_fields
+from openlineage_sdk.spark._tables import (
+    TableInfo,
+    describe_table,
+    planned_table,
+    table_identity,
+)
+
+if TYPE_CHECKING:
+    import uuid
+    from datetime import datetime
+
+    from openlineage_sdk.client import OpenLineage
+    from openlineage_sdk.lifecycle import LineageRun, RunRef
+    from openlineage_sdk.models.facets import ParentRunFacet
+
+__all__ = [
+    "LineageSink",
+    "Mode",
+    "SessionKind",
+    "SparkLineage",
+    "WriteLineage",
+    "application_run",
+    "install",
+    "installed",
+    "uninstall",
+]
+
+log = logging.getLogger("openlineage_sdk.spark")
+
+SessionKind = Literal["classic", "connect"]
+"""Whether a session is classic PySpark (a JVM in this process) or a Spark Connect client."""
+
+Mode = Literal["automatic", "explicit"]
+"""How writes are reported: each as a run of its own, or into the current run."""
+
+_FILE_FORMATS = frozenset({"parquet", "orc", "csv", "json", "text", "avro", "xml", "binaryfile"})
+
+# The writer methods that run a write, per class; each is one write of the adapter.
+_WRITER_METHODS = (
+    "save",
+    "saveAsTable",
+    "insertInto",
+    "parquet",
+    "csv",
+    "json",
+    "orc",
+    "text",
+    "jdbc",
+    "xml",
+)
+_WRITER_V2_METHODS = (
+    "create",
+    "replace",
+    "createOrReplace",
+    "append",
+    "overwrite",
+    "overwritePartitions",
+)
+
+# The command part of the job name, per method: the Spark command that method runs on the
+# session catalog, named as the JVM agent names it. It depends on the call alone, so the same
+# write gets the same job name in classic mode and under Connect, before and after it runs.
+_V2_COMMANDS = {
+    "create": "create_table_as_select",
+    "replace": "replace_table_as_select",
+    "createOrReplace": "replace_table_as_select",
+    "append": "append_data",
+    "overwrite": "overwrite_by_expression",
+    "overwritePartitions": "overwrite_partitions_dynamic",
+}
+
+
+@dataclass
+class WriteLineage:
+    """Everything the adapter learned about one write.
+
+    ``started`` and ``finished`` are the wall-clock times around the write; ``error`` is the
+    exception the write raised, if it did. ``problems`` lists what the adapter could not learn,
+    each with its reason; the matching facets are absent, never filled with a guess.
+    """
+
+    session_kind: SessionKind
+    method: str
+    app_name: str
+    command: str
+    job_name: str
+    inputs: list[DatasetLineage] = field(default_factory=list)
+    output: DatasetLineage | None = None
+    problems: list[str] = field(default_factory=list)
+    started: float = 0.0
+    finished: float | None = None
+    error: BaseException | None = None
+    spark_version: str | None = None
+
+
+class LineageSink(Protocol):
+    """Where the adapter reports writes: a run of the lifecycle client, or one run per write."""
+
+    def write_started(self, write: WriteLineage) -> None:
+        """The write is about to run; inputs, output and what is known before are filled in."""
+
+    def write_finished(self, write: WriteLineage) -> None:
+        """The write ran (``write.error`` tells whether it failed); statistics are filled in."""
+
+
+# ------------------------------------------------------------------------------- registry
+
+
+_registry: weakref.WeakKeyDictionary[Any, SparkLineage] = weakref.WeakKeyDictionary()
+_registry_lock = threading.Lock()
+_patched: dict[tuple[type, str], Callable[..., Any]] = {}
+_in_write: contextvars.ContextVar[bool] = contextvars.ContextVar(
+    "openlineage_in_write", default=False
+)
+
+
+def _is_connect(spark: Any) -> bool:
+    return type(spark).__module__.startswith("pyspark.sql.connect")
+
+
+def install(
+    spark: Any,
+    client: OpenLineage | None = None,
+    *,
+    mode: Mode = "automatic",
+    sink: LineageSink | None = None,
+) -> SparkLineage:
+    """Report every write made through ``spark``'s DataFrame writers.
+
+    Args:
+        spark: A classic ``SparkSession`` or a Spark Connect one.
+        client: Where automatic mode sends its events. ``None``: a client from the environment
+            (:meth:`OpenLineage.from_environment`, which with nothing configured writes the JSON
+            Lines file ``openlineage_events.jsonl``), closed by :func:`uninstall`. Explicit mode
+            takes no client: its writes go into the current run, through that run's client.
+        mode: ``"automatic"``: every write is a run of its own (START, then COMPLETE or FAIL),
+            named ``{appName}.{command}.{table}``, a child of the enclosing run when there is
+            one. ``"explicit"``: inside ``with client.run(...)``, a write adds its inputs, its
+            output and their facets to that run and emits nothing itself; outside every run it
+            is not reported.
+        sink: Instead of a mode, a :class:`LineageSink` of your own that receives each write's
+            :class:`WriteLineage` (``client`` and ``mode`` are then left out).
+
+    Returns:
+        The adapter on this session. Installing again on the same session replaces how its
+        writes are reported.
+
+    Raises:
+        ValueError: ``mode`` is not one of the two, or a client is given in explicit mode or
+            with a sink.
+    """
+    if mode not in ("automatic", "explicit"):
+        raise ValueError(f"mode must be 'automatic' or 'explicit', got {mode!r}")
+    owned: OpenLineage | None = None
+    if sink is not None:
+        if client is not None or mode != "automatic":
+            raise ValueError("give either a sink or a client and mode, not both")
+        chosen: LineageSink = sink
+    elif mode == "explicit":
+        if client is not None:
+            raise ValueError(
+                "explicit mode reports into the current run, through that run's client; "
+                "pass no client"
+            )
+        chosen = IntoCurrentRun()
+    else:
+        if client is None:
+            from openlineage_sdk.client import OpenLineage
+
+            client = owned = OpenLineage.from_environment()
+        chosen = RunPerWrite(client)
+    with _registry_lock:
+        existing = _registry.get(spark)
+        if existing is not None:
+            existing.replace_sink(chosen, owned)
+            return existing
+        adapter = SparkLineage(spark, chosen, owned_client=owned)
+        _registry[spark] = adapter
+        _patch_writers(spark)
+        return adapter
+
+
+def uninstall(spark: Any) -> None:
+    """Stop reporting ``spark``'s writes. Writers of that session pass straight through again.
+
+    A client :func:`install` made itself is closed (its events delivered or kept safe).
+    """
+    with _registry_lock:
+        adapter = _registry.pop(spark, None)
+    if adapter is not None:
+        adapter.close()
+
+
+def application_run(
+    spark: Any,
+    client: OpenLineage,
+    *,
+    namespace: str | None = None,
+    run_id: str | uuid.UUID | None = None,
+    nominal_time: datetime | None = None,
+    parent: LineageRun | RunRef | ParentRunFacet | Literal["auto"] | None = "auto",
+) -> LineageRun:
+    """The Spark application's own run: the parent of its writes' runs in automatic mode.
+
+    ::
+
+        with application_run(spark, client):   # START ... COMPLETE (or FAIL)
+            orders.write.parquet(path)          # a run of its own, a child of the application's
+
+    The job is named ``{appName}`` by the naming conventions and carries the ``jobType`` facet
+    (``APPLICATION``, processing type ``NONE``, integration ``SPARK``) and the
+    ``processing_engine`` run facet, as the JVM agent marks an application's run.
+
+    Args:
+        spark: The session (classic or Connect); gives the app name and Spark's version.
+        client: Where the run's events go.
+        namespace: The job namespace; the client's when ``None``.
+        run_id: The run id; a new UUIDv7 when ``None``.
+        nominal_time: The scheduled start, for the nominalTime facet.
+        parent: As :meth:`OpenLineage.run`: the enclosing run by default (a scheduler's task).
+
+    Returns:
+        The run, not started: use it as a context manager, or call ``start()`` yourself.
+    """
+    from openlineage_sdk.spark._events import application_facets
+
+    adapter = installed(spark)
+    if adapter is not None:
+        app_name, version = adapter.app_name, adapter.spark_version
+    else:
+        app_name, version = "spark", None
+        try:
+            app_name = spark.conf.get("spark.app.name", "spark") or "spark"
+            version = str(spark.version)
+        except Exception as error:
+            log.warning("openlineage: reading the session configuration failed: %s", error)
+    run_facets, job_facets = application_facets(version, client.producer)
+    return client.run(
+        job_name(app_name, None, None),
+        namespace=namespace,
+        run_facets=run_facets,
+        job_facets=job_facets,
+        run_id=run_id,
+        nominal_time=nominal_time,
+        parent=parent,
+    )
+
+
+def installed(spark: Any) -> SparkLineage | None:
+    """The adapter installed on ``spark``, if any."""
+    return _registry.get(spark)
+
+
+def _writer_classes(spark: Any) -> list[tuple[type, tuple[str, ...]]]:
+    # The classic and the Connect writers are different classes with the same names.
+    module = importlib.import_module(
+        "pyspark.sql.connect.readwriter" if _is_connect(spark) else "pyspark.sql.readwriter"
+    )
+    return [
+        (module.DataFrameWriter, _WRITER_METHODS),
+        (module.DataFrameWriterV2, _WRITER_V2_METHODS),
+    ]
+
+
+def _patch_writers(spark: Any) -> None:
+    """Wrap the writer classes' write methods, once per class for the whole process."""
+    for cls, methods in _writer_classes(spark):
+        for method in methods:
+            original = cls.__dict__.get(method)
+            if original is None or (cls, method) in _patched:
+                continue
+            _patched[(cls, method)] = original
+            setattr(cls, method, _wrap(method, original))
+        if not _is_connect(spark) and cls.__name__ == "DataFrameWriterV2":
+            _patch_v2_init(cls)
+
+
+def _patch_v2_init(cls: type) -> None:
+    # The classic DataFrameWriterV2 hands the table name to the JVM and keeps no copy; note it.
+    if (cls, "__init__") in _patched:
+        return
+    original = cls.__dict__["__init__"]
+    _patched[(cls, "__init__")] = original
+
+    @functools.wraps(original)
+    def init(self: Any, df: Any, table: str) -> None:
+        original(self, df, table)
+        self._openlineage_table = table
+
+    cls.__init__ = init  # type: ignore[misc]
+
+
+def _wrap(method: str, original: Callable[..., Any]) -> Callable[..., Any]:
+    @functools.wraps(original)
+    def write(self: Any, *args: Any, **kwargs: Any) -> Any:
+        adapter = _registry.get(getattr(self, "_spark", None)) if not _in_write.get() else None
+        if adapter is None:
+            return original(self, *args, **kwargs)
+        return adapter.run_write(self, method, original, args, kwargs)
+
+    write.__openlineage_original__ = original  # type: ignore[attr-defined]
+    return write
+
+
+# ------------------------------------------------------------------------------- one write
+
+
+@dataclass
+class _Target:
+    kind: Literal["path", "table", "jdbc"]
+    location: str  # path, table name or JDBC URL
+    fmt: str | None
+    jdbc_table: str | None = None
+    table_path: str | None = None
+    existed: bool = False
+
+
+class SparkLineage:
+    """The adapter on one session: intercepts its writes and reports each one to the sink."""
+
+    def __init__(
+        self, spark: Any, sink: LineageSink, *, owned_client: OpenLineage | None = None
+    ) -> None:
+        self.spark = spark
+        self.sink = sink
+        self._owned_client = owned_client
+        self.session_kind: SessionKind = "connect" if _is_connect(spark) else "classic"
+        self._listener: _classic.WriteMetricsListener | None = None
+        self._hive_metastore: str | None = None
+        self._default_fs: str | None = None
+        self.listener_timeout_ms = 10_000
+        self.fast_wait_s = 0.25
+        self.app_name = "spark"
+        self.spark_version: str | None = None
+        try:
+            conf = spark.conf
+            # Fixed for a session's life: read once, not on every write.
+            self.app_name = conf.get("spark.app.name", "spark") or "spark"
+            if conf.get("spark.sql.catalogImplementation", "in-memory") == "hive":
+                self._hive_metastore = conf.get("spark.hadoop.hive.metastore.uris", None) or None
+            if self.session_kind == "connect":
+                self._default_fs = conf.get("spark.hadoop.fs.defaultFS", None)
+            self.spark_version = str(spark.version)
+        except Exception as error:
+            log.warning("openlineage: reading the session configuration failed: %s", error)
+        if self.session_kind == "classic":
+            try:
+                _classic.start_callback_server(spark)
+                listener = _classic.WriteMetricsListener(spark._jvm)
+                spark._jsparkSession.listenerManager().register(listener)
+                self._listener = listener
+            except Exception as error:
+                log.warning(
+                    "openlineage: no write metrics listener, statistics left out: %s", error
+                )
+
+    def replace_sink(self, sink: LineageSink, owned_client: OpenLineage | None = None) -> None:
+        """Report this session's writes to ``sink`` from now on."""
+        previous, self._owned_client = self._owned_client, owned_client
+        self.sink = sink
+        if previous is not None:
+            previous.close()
+
+    def close(self) -> None:
+        """Unregister what the adapter registered on the session; close a client it made."""
+        if self._listener is not None:
+            try:
+                self.spark._jsparkSession.listenerManager().unregister(self._listener)
+            except Exception as error:
+                log.debug("openlineage: unregistering the listener failed: %s", error)
+            self._listener = None
+        if self._owned_client is not None:
+            self._owned_client.close()
+            self._owned_client = None
+
+    # -- the write
+
+    def run_write(
+        self,
+        writer: Any,
+        method: str,
+        original: Callable[..., Any],
+        args: tuple[Any, ...],
+        kwargs: dict[str, Any],
+    ) -> Any:
+        """Run one user write with lineage around it; returns what the write returns."""
+        try:
+            lineage, target = self._before(writer, method, original, args, kwargs)
+        except Exception as error:  # whatever broke, the write still runs, with what is known
+            lineage = WriteLineage(
+                self.session_kind,
+                method,
+                self.app_name,
+                method,
+                job_name(self.app_name, method, None),
+                started=time.time(),
+                spark_version=self.spark_version,
+            )
+            target = None
+            self._problem(lineage, "lineage", error)
+        self._notify("write_started", lineage)
+        observation = self._observation(writer, lineage)
+        token = self._listener.begin() if self._listener is not None else None
+        guard = _in_write.set(True)
+        try:
+            if observation is not None:
+                with observation:
+                    result = original(writer, *args, **kwargs)
+            else:
+                result = original(writer, *args, **kwargs)
+        except BaseException as error:
+            lineage.error = error
+            raise
+        finally:
+            _in_write.reset(guard)
+            lineage.finished = time.time()
+            try:
+                self._after(lineage, target, observation, token)
+            except Exception as error:
+                self._problem(lineage, "after the write", error)
+            self._notify("write_finished", lineage)
+        return result
+
+    def _notify(self, event: str, lineage: WriteLineage) -> None:
+        try:
+            getattr(self.sink, event)(lineage)
+        except Exception as error:
+            log.warning("openlineage: the sink failed on %s: %s", event, error, exc_info=True)
+
+    def _before(
+        self,
+        writer: Any,
+        method: str,
+        original: Callable[..., Any],
+        args: tuple[Any, ...],
+        kwargs: dict[str, Any],
+    ) -> tuple[WriteLineage, _Target | None]:
+        app_name = self.app_name
+        lineage = WriteLineage(
+            self.session_kind,
+            method,
+            app_name,
+            method,
+            job_name(app_name, method, None),
+            started=time.time(),
+            spark_version=self.spark_version,
+        )
+        target: _Target | None = None
+        try:
+            target = self._target(writer, method, original, args, kwargs)
+            lineage.command = _command(method, target)
+        except Exception as error:
+            self._problem(lineage, "output target", error)
+        output: DatasetLineage | None = None
+        if target is not None:
+            try:
+                output = DatasetLineage(self._identity(target), "output")
+            except Exception as error:
+                self._problem(lineage, "output dataset", error)
+        lineage.output = output
+        table = output.identity.symlinks[0].name if output and output.identity.symlinks else None
+        lineage.job_name = job_name(
+            app_name, lineage.command, table or (output.identity.name if output else None)
+        )
+        df = self._dataframe(writer)
+        if output is not None:
+            try:
+                if method == "insertInto" and target is not None:
+                    output.schema = schema_fields(self.spark.table(target.location).schema)
+                else:
+                    output.schema = schema_fields(df.schema)
+            except Exception as error:
+                self._problem(lineage, "output schema", error, output)
+        try:
+            self._inputs(df, lineage, output, method, target)
+        except Exception as error:
+            self._problem(lineage, "inputs", error)
+        return lineage, target
+
+    def _problem(
+        self,
+        lineage: WriteLineage,
+        what: str,
+        error: BaseException,
+        dataset: DatasetLineage | None = None,
+    ) -> None:
+        message = f"{what}: {type(error).__name__}: {error}"
+        log.warning("openlineage: %s", message, exc_info=log.isEnabledFor(logging.DEBUG))
+        (dataset.problems if dataset is not None else lineage.problems).append(message)
+
+    def _dataframe(self, writer: Any) -> Any:
+        if self.session_kind == "classic":
+            return writer._df
+        from pyspark.sql.connect.dataframe import DataFrame
+
+        return DataFrame(writer._df, session=writer._spark)
+
+    def _settings(self, writer: Any) -> tuple[str | None, str | None, dict[str, str]]:
+        if self.session_kind == "connect":
+            return _connect.connect_writer_settings(writer)
+        if hasattr(writer, "_jwrite"):
+            return _classic.jvm_writer_settings(writer._jwrite)
+        return None, None, {}
+
+    def _target(
+        self,
+        writer: Any,
+        method: str,
+        original: Callable[..., Any],
+        args: tuple[Any, ...],
+        kwargs: dict[str, Any],
+    ) -> _Target:
+        bound = inspect.signature(original).bind(writer, *args, **kwargs).arguments
+        extra = bound.get("options") or {}
+        source, _mode, options = self._settings(writer)
+        options = {**options, **{k: str(v) for k, v in extra.items() if v is not None}}
+        if method in _WRITER_V2_METHODS:
+            table = getattr(writer, "_table_name", None) or getattr(
+                writer, "_openlineage_table", None
+            )
+            if not table:
+                raise ValueError("the writer's table is not known")
+            return _Target("table", str(table), source)
+        if method == "jdbc":
+            return _Target("jdbc", str(bound["url"]), "jdbc", jdbc_table=str(bound["table"]))
+        if method in ("saveAsTable", "insertInto"):
+            name = str(bound.get("name") or bound.get("tableName"))
+            return _Target(
+                "table", name, bound.get("format") or source, table_path=options.get("path")
+            )
+        fmt = method if method != "save" else (bound.get("format") or source)
+        if fmt is None:
+            fmt = self.spark.conf.get("spark.sql.sources.default", "parquet")
+        if str(fmt).lower() == "jdbc":
+            return _Target("jdbc", options["url"], "jdbc", jdbc_table=options.get("dbtable"))
+        path = bound.get("path") or options.get("path")
+        if not path:
+            raise ValueError(f"a {fmt} write without a path")
+        return _Target("path", str(path), str(fmt))
+
+    def _identity(self, target: _Target) -> DatasetIdentity:
+        if target.kind == "jdbc":
+            located = dataset_name(target.location, target.jdbc_table)
+            return DatasetIdentity(located.namespace, located.name)
+        if target.kind == "path":
+            return self._path_identity(target.location)
+        info = describe_table(self.spark, target.location)
+        target.existed = info is not None and info.location is not None
+        if info is None or info.location is None:
+            info = planned_table(self.spark, target.location, target.table_path)
+            if target.table_path is not None:
+                info = TableInfo(info.database, info.table, self._qualify(target.table_path))
+        return table_identity(info, self._hive_metastore)
+
+    def _qualify(self, path: str) -> str:
+        if self.session_kind == "classic":
+            return _classic.qualify_path(self.spark, path)
+        return path
+
+    def _path_identity(self, path: str) -> DatasetIdentity:
+        if self.session_kind == "classic":
+            located = dataset_name(self._qualify(path))
+            return DatasetIdentity(located.namespace, located.name)
+        return _connect.path_identity(path, self._default_fs)
+
+    def _inputs(
+        self,
+        df: Any,
+        lineage: WriteLineage,
+        output: DatasetLineage | None,
+        method: str,
+        target: _Target | None,
+    ) -> None:
+        if self.session_kind == "classic":
+            names = None
+            if method == "insertInto" and output is not None and output.schema is not None:
+                names = [f["name"] for f in output.schema]
+            extraction = _classic.plan_inputs_and_lineage(df, self._hive_metastore, names)
+            lineage.inputs = [
+                DatasetLineage(
+                    identity, "input", extraction.schemas.get((identity.namespace, identity.name))
+                )
+                for identity in extraction.inputs
+            ]
+            for problem in extraction.problems:
+                lineage.problems.append(problem)
+                log.warning("openlineage: %s", problem)
+            if output is not None:
+                output.column_lineage = extraction.column_lineage
+            return
+        reads = _connect.client_plan_reads(df)
+        lineage.problems.extend(reads.problems)
+        found: list[DatasetLineage] = []
+        for _fmt, path in reads.paths:
+            try:
+                found.append(
+                    DatasetLineage(_connect.path_identity(path, self._default_fs), "input")
+                )
+            except Exception as error:  # one bad input must not hide the rest
+                self._problem(lineage, f"input {path}", error)
+                continue
+            declared = reads.declared.get(path)
+            if declared is not None:
+                try:
+                    found[-1].schema = schema_fields(_connect.declared_schema(self.spark, declared))
+                except Exception as error:
+                    self._problem(lineage, f"input {path}: declared schema", error, found[-1])
+        for name in reads.tables:
+            try:
+                info = describe_table(self.spark, name)
+                if info is None or info.location is None:
+                    raise ValueError(f"{name} is not a table with a location")
+                found.append(DatasetLineage(table_identity(info, self._hive_metastore), "input"))
+            except Exception as error:  # one bad input must not hide the rest
+                self._problem(lineage, f"input table {name}", error)
+                continue
+            try:
+                # The catalog knows a table's columns: analysing it reads no data.
+                found[-1].schema = schema_fields(self.spark.table(name).schema)
+            except Exception as error:
+                self._problem(lineage, f"input table {name}: schema", error, found[-1])
+        for url, table in reads.jdbc:
+            try:
+                located = dataset_name(url, table)
+                found.append(
+                    DatasetLineage(DatasetIdentity(located.namespace, located.name), "input")
+                )
+            except Exception as error:  # one bad input must not hide the rest
+                self._problem(lineage, "input JDBC table", error)
+        seen: set[tuple[str, str]] = set()
+        for dataset in found:
+            key = (dataset.identity.namespace, dataset.identity.name)
+            if key not in seen:
+                seen.add(key)
+                lineage.inputs.append(dataset)
+
+    def _observation(
+        self, writer: Any, lineage: WriteLineage
+    ) -> _connect.RowCountObservation | None:
+        if self.session_kind != "connect":
+            return None
+        try:
+            return _connect.RowCountObservation(writer)
+        except Exception as error:
+            self._problem(lineage, "row count observation", error)
+            return None
+
+    def _after(
+        self,
+        lineage: WriteLineage,
+        target: _Target | None,
+        observation: _connect.RowCountObservation | None,
+        token: int | None,
+    ) -> None:
+        output = lineage.output
+        try:
+            if observation is not None and output is not None and lineage.error is None:
+                rows = observation.row_count()
+                output.stats = IoStats(row_count=rows) if rows is not None else None
+            if token is not None and self._listener is not None:
+                self._classic_stats(lineage, token, target)
+        except Exception as error:
+            self._problem(lineage, "statistics", error)
+        if output is not None and target is not None and target.kind == "table":
+            self._confirm_table(lineage, output, target)
+
+    def _confirm_table(
+        self, lineage: WriteLineage, output: DatasetLineage, target: _Target
+    ) -> None:
+        """Check a table the write created against the catalog; its record wins if they differ.
+
+        Before the write, a new table's location is where Spark's session catalog would put it;
+        after the write the catalog knows. They agree unless a catalog places tables its own way.
+        """
+        if target.existed or lineage.error is not None:
+            return
+        try:
+            info = describe_table(self.spark, target.location)
+            if info is None or info.location is None:
+                return
+            actual = table_identity(info, self._hive_metastore)
+            if actual != output.identity:
+                output.problems.append(
+                    f"output: the table lives at {actual.namespace} {actual.name}, "
+                    f"not where the start event placed it"
+                )
+                output.identity = actual
+        except Exception as error:
+            self._problem(lineage, "output table after the write", error, output)
+
+    def _classic_stats(self, lineage: WriteLineage, token: int, target: _Target | None) -> None:
+        assert self._listener is not None
+        if lineage.error is not None or lineage.output is None or target is None:
+            self._listener.end(token)
+            return
+        if target.kind == "jdbc":
+            # A JDBC write reports no write metrics: nothing to wait for, and nothing missing.
+            self._listener.end(token)
+            return
+        # The command's end event was posted before the write returned; the listener usually
+        # has its metrics within milliseconds. If not, drain the listener bus, after which
+        # everything the write's commands reported has arrived, or never will.
+        collector = self._listener.collector(token)
+        drained = collector.wait(self.fast_wait_s) or _classic.wait_for_listeners(
+            self.spark, self.listener_timeout_ms
+        )
+        collected = self._listener.end(token)
+        if not drained:
+            lineage.output.problems.append("statistics: the listener bus did not drain in time")
+            return
+        commands = [c for c in collected.commands if c.output is not None]
+        if len(commands) != 1:
+            lineage.output.problems.append(
+                f"statistics: {len(commands)} write commands reported metrics, expected one"
+            )
+            return
+        lineage.output.stats = commands[0].output
+        # A scan over one input's location read exactly that input; an input scanned twice (a
+        # self-join) or a scan over several locations has no statistics of its own.
+        scanned: dict[tuple[str, str], list[IoStats]] = {}
+        for paths, stats in commands[0].scans:
+            if len(paths) == 1:
+                located = dataset_name(paths[0])
+                scanned.setdefault((located.namespace, located.name), []).append(stats)
+        for dataset in lineage.inputs:
+            found = scanned.get((dataset.identity.namespace, dataset.identity.name), [])
+            if len(found) == 1:
+                dataset.stats = found[0]
+
+
+def _command(method: str, target: _Target) -> str:
+    if method in _V2_COMMANDS:
+        return _V2_COMMANDS[method]
+    if method == "saveAsTable":
+        return "execute_create_data_source_table_as_select_command"
+    if target.kind == "path" and (target.fmt or "").lower() in _FILE_FORMATS:
+        return "execute_insert_into_hadoop_fs_relation_command"
+    if method == "insertInto":
+        return "execute_insert_into_hadoop_fs_relation_command"
+    return "execute_save_into_data_source_command"

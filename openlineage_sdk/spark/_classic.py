@@ -1,0 +1,467 @@
+"""Classic PySpark: what the driver's JVM knows, read through py4j.
+
+Only code in this module touches the JVM, and only in classic mode (under Spark Connect there is
+no JVM on the client). It reads three things:
+
+* the writer's settings (``source``, save mode, options), which the JVM ``DataFrameWriter`` keeps;
+* the DataFrame's analyzed logical plan, fetched as JSON in one call, and the relations at its
+  leaves (file locations, catalog tables, JDBC tables), for inputs and column lineage;
+* the metrics of the write command itself (rows, bytes and files written, and what each file
+  scan read), delivered by a ``QueryExecutionListener`` after the command ran.
+
+Why a listener: the write command's ``QueryExecution`` is created and dropped inside the JVM
+``DataFrameWriter``; nothing hands it back to Python. Spark gives it to the session's
+``QueryExecutionListener``s, on the listener bus, once the command finished, with its metrics
+already summed from every task, on every executor, by Spark itself. Reading them costs a handful
+of calls on the driver and no Spark job, and works on a cluster exactly as in local mode. The
+listener is a Python object the JVM calls back through py4j's callback server, which PySpark
+also uses for streaming listeners; it exists in classic mode only.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import threading
+from dataclasses import dataclass, field
+from typing import Any
+
+from openlineage_sdk.models.records import SchemaDatasetFacetFields
+from openlineage_sdk.spark._naming import dataset_name
+from openlineage_sdk.spark._plan import (
+    PlanNode,
+    column_lineage,
+    leaf_nodes,
+    leaf_schema_json,
+    root_output,
+)
+from openlineage_sdk.spark._records import ColumnLineageRecord, DatasetIdentity, IoStats
+from openlineage_sdk.spark._schema import schema_fields
+from openlineage_sdk.spark._tables import TableInfo, table_identity
+
+__all__ = [
+    "CommandMetrics",
+    "WriteMetricsListener",
+    "jvm_writer_settings",
+    "plan_inputs_and_lineage",
+]
+
+log = logging.getLogger("openlineage_sdk.spark")
+
+# Upper bound on physical plan nodes visited for scan metrics, so a huge plan costs bounded time.
+_MAX_PLAN_NODES = 400
+
+
+class _JvmClasses:
+    """JVM classes the adapter calls, looked up once.
+
+    Each step of a py4j package path (``jvm.scala.jdk...``) is a round trip to the JVM, so a
+    class is resolved once per gateway rather than on every use.
+    """
+
+    _cache: dict[int, _JvmClasses] = {}  # noqa: RUF012 - a process-wide cache by gateway
+
+    def __init__(self, jvm: Any) -> None:
+        self.converters = jvm.scala.jdk.javaapi.CollectionConverters
+        self.project = jvm.org.apache.spark.sql.catalyst.plans.logical.Project
+        self.hadoop_path = jvm.org.apache.hadoop.fs.Path
+
+    @classmethod
+    def of(cls, jvm: Any) -> _JvmClasses:
+        found = cls._cache.get(id(jvm))
+        if found is None:
+            found = cls._cache[id(jvm)] = cls(jvm)
+        return found
+
+
+def _as_list(jvm: Any, seq: Any) -> list[Any]:
+    """A Scala ``Seq`` as a Python list.
+
+    Indexing by ``size()`` rather than iterating the py4j list proxy: the proxy finds the end
+    of a list by provoking an exception in the JVM, which alone costs some 20 ms.
+    """
+    java_list = _JvmClasses.of(jvm).converters.asJava(seq)
+    return [java_list.get(i) for i in range(java_list.size())]
+
+
+def qualify_path(spark: Any, path: str) -> str:
+    """``path`` made absolute, with the scheme and authority of its file system (on the driver).
+
+    Hadoop resolves a path without a scheme against ``fs.defaultFS``: HDFS on most clusters.
+    """
+    hadoop_path = _JvmClasses.of(spark._jvm).hadoop_path(path)
+    conf = spark._jsc.hadoopConfiguration()
+    return str(hadoop_path.getFileSystem(conf).makeQualified(hadoop_path).toString())
+
+
+def _option(value: Any) -> Any:
+    return value.get() if value.isDefined() else None
+
+
+_SAVE_MODES = {
+    "Append": "append",
+    "Overwrite": "overwrite",
+    "ErrorIfExists": "error",
+    "Ignore": "ignore",
+}
+
+
+def jvm_writer_settings(jwrite: Any) -> tuple[str | None, str | None, dict[str, str]]:
+    """``(source, mode, options)`` of a JVM ``DataFrameWriter``.
+
+    They are protected members of Spark's writer, which Scala compiles to public accessors.
+    """
+    source = jwrite.source()
+    mode = _SAVE_MODES.get(str(jwrite.curmode().toString()))
+    options: dict[str, str] = {}
+    iterator = jwrite.extraOptions().iterator()
+    while iterator.hasNext():
+        pair = iterator.next()
+        options[str(pair._1())] = str(pair._2())
+    return (str(source) if source is not None else None), mode, options
+
+
+# ---------------------------------------------------------------------------------------- inputs
+
+
+@dataclass
+class LeafDatasets:
+    """The datasets each leaf of a plan reads, by the leaf's pre-order index."""
+
+    by_leaf: dict[int, list[DatasetIdentity]] = field(default_factory=dict)
+    problems: list[str] = field(default_factory=list)
+
+    def all(self) -> list[DatasetIdentity]:
+        seen: dict[tuple[str, str], DatasetIdentity] = {}
+        for identities in self.by_leaf.values():
+            for identity in identities:
+                seen.setdefault((identity.namespace, identity.name), identity)
+        return list(seen.values())
+
+
+def _catalog_table_info(table: Any) -> TableInfo:
+    ident = table.identifier()
+    location = _option(table.storage().locationUri())
+    provider = _option(table.provider())
+    return TableInfo(
+        database=_option(ident.database()),
+        table=str(ident.table()),
+        location=str(location) if location is not None else None,
+        provider=str(provider) if provider is not None else None,
+        table_type=str(table.tableType().name()),
+    )
+
+
+def leaf_identities(jvm: Any, leaf: Any, hive_metastore: str | None) -> list[DatasetIdentity]:
+    """The datasets one leaf relation of a logical plan reads."""
+    name = leaf.getClass().getSimpleName()
+    if name == "HiveTableRelation":
+        return [table_identity(_catalog_table_info(leaf.tableMeta()), hive_metastore)]
+    if name == "LogicalRelation":
+        table = _option(leaf.catalogTable())
+        if table is not None:
+            return [table_identity(_catalog_table_info(table), hive_metastore)]
+        relation = leaf.relation()
+        relation_name = relation.getClass().getSimpleName()
+        if relation_name == "HadoopFsRelation":
+            paths = _as_list(jvm, relation.location().rootPaths())
+            return [_path_identity(str(p.toString())) for p in paths]
+        if relation_name == "JDBCRelation":
+            options = relation.jdbcOptions()
+            return [_jdbc_identity(str(options.url()), str(options.tableOrQuery()))]
+        raise ValueError(f"relation {relation_name} has no known dataset")
+    if name in ("DataSourceV2Relation", "DataSourceV2ScanRelation"):
+        relation = leaf if name == "DataSourceV2Relation" else leaf.relation()
+        table = relation.table()
+        if table.getClass().getSimpleName() in (
+            "ParquetTable",
+            "OrcTable",
+            "CSVTable",
+            "JsonTable",
+        ):
+            return [_path_identity(str(p)) for p in _as_list(jvm, table.paths())]
+        raise ValueError(f"v2 table {table.name()} has no known dataset")
+    return []  # Range, LocalRelation, LogicalRDD, OneRowRelation: nothing stored is read
+
+
+def _path_identity(uri: str) -> DatasetIdentity:
+    located = dataset_name(uri)
+    return DatasetIdentity(located.namespace, located.name)
+
+
+def _jdbc_identity(url: str, table_or_query: str) -> DatasetIdentity:
+    located = dataset_name(url, table_or_query)
+    return DatasetIdentity(located.namespace, located.name)
+
+
+@dataclass
+class PlanExtraction:
+    """Inputs and column lineage of a DataFrame, from its analyzed plan."""
+
+    inputs: list[DatasetIdentity]
+    column_lineage: ColumnLineageRecord | None
+    problems: list[str]
+    schemas: dict[tuple[str, str], list[SchemaDatasetFacetFields]] = field(default_factory=dict)
+
+
+def plan_inputs_and_lineage(
+    df: Any, hive_metastore: str | None, output_names: list[str] | None = None
+) -> PlanExtraction:
+    """What ``df`` reads, and how each of its columns derives from what it reads.
+
+    One py4j call fetches the whole analyzed plan as JSON; a few more per leaf relation read its
+    location. Nothing runs on the cluster.
+    """
+    jvm = df.sparkSession._jvm
+    plan = df._jdf.queryExecution().analyzed()
+    leaves = _as_list(jvm, plan.collectLeaves())
+    found = LeafDatasets()
+    for index, leaf in enumerate(leaves):
+        try:
+            found.by_leaf[index] = leaf_identities(jvm, leaf, hive_metastore)
+        except Exception as error:  # one unreadable relation must not hide the rest
+            found.problems.append(f"input {leaf.getClass().getSimpleName()}: {error}")
+    lineage: ColumnLineageRecord | None = None
+    schemas: dict[tuple[str, str], list[SchemaDatasetFacetFields]] = {}
+    try:
+        wrapped = _JvmClasses.of(jvm).project(plan.output(), plan)
+        output, tree = root_output(json.loads(wrapped.toJSON()))
+        json_leaves = leaf_nodes(tree)
+        if len(json_leaves) != len(leaves):
+            raise ValueError(f"{len(json_leaves)} leaves in the JSON, {len(leaves)} in the plan")
+        by_index = {json_leaves[i].index: ids for i, ids in found.by_leaf.items()}
+        try:
+            schemas = _leaf_schemas(json_leaves, found)
+        except Exception as error:
+            found.problems.append(f"input schemas: {error}")
+        lineage = column_lineage(tree, output, by_index, output_names)
+    except Exception as error:
+        found.problems.append(f"column lineage: {error}")
+    return PlanExtraction(found.all(), lineage, found.problems, schemas)
+
+
+def _leaf_schemas(
+    json_leaves: list[PlanNode], found: LeafDatasets
+) -> dict[tuple[str, str], list[SchemaDatasetFacetFields]]:
+    """The schema facet fields of each input, from the columns of the leaf that reads it."""
+    from pyspark.sql.types import StructType
+
+    schemas: dict[tuple[str, str], list[SchemaDatasetFacetFields]] = {}
+    for position, identities in found.by_leaf.items():
+        keys = [(i.namespace, i.name) for i in identities if (i.namespace, i.name) not in schemas]
+        if keys:
+            struct = StructType.fromJson(leaf_schema_json(json_leaves[position]))
+            fields = schema_fields(struct)
+            for key in keys:
+                schemas[key] = fields
+    return schemas
+
+
+# --------------------------------------------------------------------------------- write metrics
+
+
+@dataclass
+class CommandMetrics:
+    """The metrics one executed command reported."""
+
+    command: str
+    output: IoStats | None
+    scans: list[tuple[list[str], IoStats]]
+
+
+_WRITE_METRICS = ("numOutputRows", "numOutputBytes", "numFiles")
+
+# Physical nodes that perform a write, and report what they wrote.
+_WRITE_NODES = frozenset(
+    {
+        "DataWritingCommandExec",
+        "AppendDataExec",
+        "OverwriteByExpressionExec",
+        "OverwritePartitionsDynamicExec",
+        "CreateTableAsSelectExec",
+        "AtomicCreateTableAsSelectExec",
+        "ReplaceTableAsSelectExec",
+        "AtomicReplaceTableAsSelectExec",
+        "WriteToDataSourceV2Exec",
+    }
+)
+
+
+def _class_name(node: Any) -> str:
+    return str(node.getClass().getSimpleName())
+
+
+def _metric_values(jvm: Any, node: Any, names: tuple[str, ...]) -> dict[str, int]:
+    metrics = _JvmClasses.of(jvm).converters.asJava(node.metrics())
+    values: dict[str, int] = {}
+    for name in names:
+        metric = metrics.get(name)
+        if metric is not None:
+            values[name] = int(metric.value())
+    return values
+
+
+def _unwrap(node: Any) -> tuple[Any, str]:
+    while True:
+        name = _class_name(node)
+        if name == "AdaptiveSparkPlanExec":
+            node = node.executedPlan()
+        elif name == "CommandResultExec":
+            node = node.commandPhysicalPlan()
+        elif name.endswith("QueryStageExec"):
+            # A write after a shuffle runs as the final stage of an adaptive plan (Spark 4
+            # wraps it in a ResultQueryStageExec); the write node is that stage's plan.
+            node = node.plan()
+        else:
+            return node, name
+
+
+def _scans(jvm: Any, node: Any, budget: list[int]) -> list[tuple[list[str], IoStats]]:
+    """Every file scan under ``node``, with the files and bytes it read.
+
+    Only leaves are visited (``collectLeaves`` is one call), descending into adaptive plans and
+    query stages, which are leaves that wrap plans of their own.
+    """
+    found: list[tuple[list[str], IoStats]] = []
+    for leaf in _as_list(jvm, node.collectLeaves()):
+        budget[0] -= 1
+        if budget[0] < 0:
+            break
+        name = _class_name(leaf)
+        if name == "AdaptiveSparkPlanExec":
+            found.extend(_scans(jvm, leaf.executedPlan(), budget))
+        elif name.endswith("QueryStageExec"):
+            found.extend(_scans(jvm, leaf.plan(), budget))
+        elif name == "FileSourceScanExec":
+            values = _metric_values(jvm, leaf, ("numFiles", "filesSize"))
+            paths = [
+                str(p.toString()) for p in _as_list(jvm, leaf.relation().location().rootPaths())
+            ]
+            # The files a scan opened and their size are exactly what it read. (Its row count
+            # is after the filters pushed into the reader, so it is not reported as rows read.)
+            found.append(
+                (paths, IoStats(size=values.get("filesSize"), file_count=values.get("numFiles")))
+            )
+    return found
+
+
+def command_metrics(jvm: Any, qe: Any) -> CommandMetrics | None:
+    """The write metrics of an executed command, or ``None`` when it wrote nothing.
+
+    A write command's physical node (``DataWritingCommandExec`` for file sources, the v2 write
+    nodes, any command reporting the same metrics) holds the rows, bytes and files written,
+    which Spark summed from every task.
+    """
+    root, name = _unwrap(qe.executedPlan())
+    if name not in _WRITE_NODES and name != "ExecutedCommandExec":
+        return None
+    values = _metric_values(jvm, root, _WRITE_METRICS)
+    if not values:
+        return None
+    output = IoStats(
+        row_count=values.get("numOutputRows"),
+        size=values.get("numOutputBytes"),
+        file_count=values.get("numFiles"),
+    )
+    return CommandMetrics(name, output, _scans(jvm, root, [_MAX_PLAN_NODES]))
+
+
+class _Collector:
+    """The metrics gathered for one write while it runs."""
+
+    def __init__(self) -> None:
+        self.commands: list[CommandMetrics] = []
+        self.failures: list[str] = []
+        self.arrived = threading.Event()  # set when a command with write metrics arrived
+
+    def wait(self, timeout_s: float) -> bool:
+        """Wait until write metrics arrived; False on time-out."""
+        return self.arrived.wait(timeout_s)
+
+
+class WriteMetricsListener:
+    """A JVM ``QueryExecutionListener``, implemented in Python, that hands write metrics over.
+
+    It is registered once per session. While no write of the adapter is in flight it returns at
+    once; while writes are in flight it reads the metrics of every write command and gives them
+    to the in-flight writes. With one write in flight that is unambiguous. With several (writes
+    from several threads at once) a command's metrics go nowhere rather than to the wrong write.
+    """
+
+    def __init__(self, jvm: Any) -> None:
+        self._jvm = jvm
+        self._lock = threading.Lock()
+        self._active: dict[int, _Collector] = {}
+        self._next = 0
+        self._errors = 0
+
+    # -- the adapter's side
+
+    def begin(self) -> int:
+        """Start collecting for a write; returns its token."""
+        with self._lock:
+            self._next += 1
+            self._active[self._next] = _Collector()
+            return self._next
+
+    def collector(self, token: int) -> _Collector:
+        """What has arrived so far for a write."""
+        with self._lock:
+            return self._active.get(token) or _Collector()
+
+    def end(self, token: int) -> _Collector:
+        """Stop collecting for a write and return what arrived."""
+        with self._lock:
+            return self._active.pop(token, _Collector())
+
+    # -- the JVM's side (py4j calls these on the listener bus thread)
+
+    def onSuccess(self, func_name: str, qe: Any, duration_ns: int) -> None:  # noqa: N802
+        if not self._active:
+            return
+        try:
+            metrics = command_metrics(self._jvm, qe)
+        except Exception as error:  # never let an exception travel back into Spark
+            self._errors += 1
+            log.debug("reading write metrics failed: %s", error)
+            return
+        if metrics is None:
+            return
+        with self._lock:
+            if len(self._active) == 1:
+                collector = next(iter(self._active.values()))
+                collector.commands.append(metrics)
+                collector.arrived.set()
+
+    def onFailure(self, func_name: str, qe: Any, exception: Any) -> None:  # noqa: N802
+        if not self._active:
+            return
+        with self._lock:
+            if len(self._active) == 1:
+                next(iter(self._active.values())).failures.append(str(func_name))
+
+    class Java:
+        implements = ["org.apache.spark.sql.util.QueryExecutionListener"]  # noqa: RUF012
+
+
+def start_callback_server(spark: Any) -> None:
+    """Start py4j's callback server (once per process), so the JVM can call the listener."""
+    from pyspark import java_gateway
+
+    # PySpark leaves this function unannotated; it is called as what it is to a type checker.
+    ensure_started: Any = java_gateway.ensure_callback_server_started
+    ensure_started(spark.sparkContext._gateway)
+
+
+def wait_for_listeners(spark: Any, timeout_ms: int) -> bool:
+    """Wait until the listener bus delivered every event posted so far (the write's included).
+
+    A command posts its end event before the call that ran it returns, so once the bus is
+    drained our listener has seen every command of the write. Returns False on time-out.
+    """
+    try:
+        spark.sparkContext._jsc.sc().listenerBus().waitUntilEmpty(timeout_ms)
+        return True
+    except Exception as error:
+        log.debug("waiting for the listener bus failed: %s", error)
+        return False

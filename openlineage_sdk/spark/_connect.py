@@ -1,0 +1,199 @@
+"""Spark Connect: what the client can know without a JVM.
+
+Under Spark Connect the Python process holds no JVM and no plan the server resolved. It has:
+
+* the writer's settings, which the Connect ``DataFrameWriter`` keeps in its write operation;
+* the DataFrame's unresolved plan (the protobuf it sends), whose ``read`` relations name the
+  files, tables and JDBC tables it reads;
+* the observed metrics the server returns with a command: the adapter adds a ``count(1)``
+  observation to the DataFrame being written, which the server computes while it writes, in the
+  same job, and sends back in the ``ExecutePlan`` response. That gives the row count. The server
+  sends no plan metrics for commands, so the bytes and files written are not known here and are
+  left out rather than guessed.
+
+Nothing in this module touches a JVM (a test checks that), so it behaves on a remote cluster
+exactly as against a local server.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import uuid
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from openlineage_sdk.spark._naming import dataset_name
+from openlineage_sdk.spark._records import DatasetIdentity
+
+if TYPE_CHECKING:
+    from pyspark.sql.types import StructType
+
+__all__ = [
+    "ClientPlanReads",
+    "RowCountObservation",
+    "client_plan_reads",
+    "connect_writer_settings",
+    "declared_schema",
+]
+
+log = logging.getLogger("openlineage_sdk.spark")
+
+
+def connect_writer_settings(writer: Any) -> tuple[str | None, str | None, dict[str, str]]:
+    """``(source, mode, options)`` of a Connect ``DataFrameWriter`` or ``DataFrameWriterV2``."""
+    operation = writer._write
+    options = {str(k): str(v) for k, v in operation.options.items() if v is not None}
+    source = getattr(operation, "source", None) or getattr(operation, "provider", None)
+    mode = operation.mode.lower() if isinstance(operation.mode, str) else None
+    return source, mode, options
+
+
+@dataclass
+class ClientPlanReads:
+    """What an unresolved Connect plan reads."""
+
+    paths: list[tuple[str | None, str]] = field(default_factory=list)  # (format, path)
+    declared: dict[str, str] = field(default_factory=dict)  # path -> the schema the user gave
+    tables: list[str] = field(default_factory=list)
+    jdbc: list[tuple[str, str]] = field(default_factory=list)  # (url, table)
+    problems: list[str] = field(default_factory=list)
+
+
+def _relations(message: Any) -> Iterator[Any]:
+    """Every ``Relation`` message nested anywhere in ``message``, itself included."""
+    if message.DESCRIPTOR.full_name == "spark.connect.Relation":
+        yield message
+    for descriptor, value in message.ListFields():
+        if descriptor.message_type is None:
+            continue
+        if _is_repeated(descriptor):
+            if descriptor.message_type.GetOptions().map_entry:
+                continue
+            for item in value:
+                yield from _relations(item)
+        else:
+            yield from _relations(value)
+
+
+def _is_repeated(descriptor: Any) -> bool:
+    repeated = getattr(descriptor, "is_repeated", None)  # protobuf >= 5 drops ``label``
+    if repeated is not None:
+        return bool(repeated)
+    return bool(descriptor.label == descriptor.LABEL_REPEATED)
+
+
+def client_plan_reads(df: Any) -> ClientPlanReads:
+    """The files, tables and JDBC tables a Connect DataFrame's plan reads."""
+    found = ClientPlanReads()
+    relation = df._plan.plan(df._session.client)
+    for node in _relations(relation):
+        kind = node.WhichOneof("rel_type")
+        if kind == "sql":
+            found.problems.append("inputs of a SQL relation are not known on a Connect client")
+        if kind != "read":
+            continue
+        read = node.read
+        if read.HasField("named_table"):
+            found.tables.append(read.named_table.unparsed_identifier)
+        elif read.HasField("data_source"):
+            source = read.data_source
+            fmt = source.format or None
+            options = dict(source.options)
+            if (fmt or "").lower() == "jdbc":
+                url = options.get("url")
+                table = options.get("dbtable") or options.get("query")
+                if url and table:
+                    found.jdbc.append((url, table))
+                continue
+            paths = list(source.paths) or ([options["path"]] if "path" in options else [])
+            found.paths.extend((fmt, p) for p in paths)
+            if source.HasField("schema") and source.schema:
+                found.declared.update(dict.fromkeys(paths, source.schema))
+    return found
+
+
+def declared_schema(spark: Any, text: str) -> StructType:
+    """The schema a reader was given: Spark's JSON form, or DDL (parsed by the server).
+
+    A schema the user declared is known without reading any data: JSON is read here, DDL costs
+    one parse request, which runs no job.
+    """
+    from pyspark.sql.types import StructType
+
+    if text.lstrip().startswith("{"):
+        return StructType.fromJson(json.loads(text))
+    parsed = spark.client._analyze(method="ddl_parse", ddl_string=text).parsed
+    if not isinstance(parsed, StructType):
+        raise TypeError(f"the declared schema is a {type(parsed).__name__}, not a struct")
+    return parsed
+
+
+def path_identity(path: str, default_fs: str | None) -> DatasetIdentity:
+    """A path's dataset, qualified with the server's default file system when it has no scheme."""
+    if "://" not in path and not path.startswith(("file:", "dbfs:")):
+        if not path.startswith("/"):
+            raise ValueError(f"relative path {path!r} depends on the server's working directory")
+        if default_fs and not default_fs.startswith("file:"):
+            path = default_fs.rstrip("/") + path
+    located = dataset_name(path)
+    return DatasetIdentity(located.namespace, located.name)
+
+
+class RowCountObservation:
+    """A ``count(1)`` observation attached to the DataFrame a Connect writer writes.
+
+    The server evaluates it as the rows stream into the write, in the same job, and returns the
+    value with the command's response: no extra job, and the count is of exactly what was
+    written.
+    """
+
+    def __init__(self, writer: Any) -> None:
+        from pyspark.sql.connect.dataframe import DataFrame
+
+        # The Connect functions themselves: the generic ones pick classic or Connect by the
+        # process's mode, and a process may hold a classic session next to a Connect one.
+        from pyspark.sql.connect.functions import count, lit
+        from pyspark.sql.connect.observation import Observation
+
+        self._writer = writer
+        self._original = writer._write._child
+        self._observation = Observation(f"openlineage_sdk_{uuid.uuid4().hex}")
+        frame = DataFrame(self._original, session=writer._spark)
+        # ``observe`` asks the server whether the plan is streaming (a round trip of its own)
+        # to refuse streaming plans. A plan handed to a batch writer is a batch plan (the
+        # server refuses a streaming one for the write itself), so the answer is known: it is
+        # put where the DataFrame caches it.
+        frame.__dict__.setdefault("isStreaming", False)
+        observed = frame.observe(self._observation, count(lit(1)).alias("rows"))
+        self._observed_plan = observed._plan
+        self._swapped = False
+
+    def __enter__(self) -> RowCountObservation:
+        # Swapping the plan is the last step before the user's write: it must not fail it.
+        try:
+            self._writer._write._child = self._observed_plan
+            self._swapped = True
+        except Exception as error:
+            self._swapped = False
+            log.warning("openlineage: no row count observation: %s", error)
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        # The writer goes back to the user's plan, so a second call on it is unchanged.
+        if self._swapped:
+            try:
+                self._writer._write._child = self._original
+            except Exception as error:
+                log.warning("openlineage: restoring the writer's plan failed: %s", error)
+
+    def row_count(self) -> int | None:
+        """The observed count, or ``None`` when the server sent none."""
+        if not self._swapped:
+            return None
+        result = self._observation._result
+        if not result:
+            return None
+        value = result.get("rows")
+        return int(value) if value is not None else None

@@ -1,0 +1,427 @@
+"""From what the adapter learned about a write to OpenLineage: datasets, facets, and runs.
+
+Facets
+------
+Each write becomes, with the producer of the client that emits it:
+
+* for the output and each input, the dataset (namespace and name by the naming module) with its
+  ``dataSource``, ``schema`` and ``symlinks`` (a catalog table's name over its location); the
+  output also gets ``columnLineage`` and, once the write ran, ``outputStatistics``; an input gets
+  ``inputStatistics`` when Spark reported what its scan read;
+* the run facets ``processing_engine`` (Spark's version and this SDK's) and, when some part could
+  not be learned, ``extractionError`` listing why;
+* the job facet ``jobType``: ``BATCH``, ``SPARK``, ``SQL_JOB``, as the JVM agent marks the runs
+  of Spark actions.
+
+A statistic that is not known is left out of its facet, never filled in; a facet whose statistics
+are all unknown is left out. Every facet is built on its own: one that fails is logged, noted in
+the write's problems, and left out, and the rest go out.
+
+Where the events go
+-------------------
+:class:`RunPerWrite` (automatic mode) makes each write a run of the client's: START before the
+write with the inputs, the output and what is known before it runs; COMPLETE after it with the
+statistics (or FAIL with the write's exception in an errorMessage facet, or ABORT when it was
+interrupted). The run's parent is found by the lifecycle (``parent="auto"``): the run whose
+``with`` block the write is in, such as the application's run.
+
+:class:`IntoCurrentRun` (explicit mode) adds the same datasets and facets to the run whose block
+the write is in (``openlineage_sdk.lifecycle.current_run()``), and emits nothing itself: the
+user's run carries them in its next event. It adds no ``jobType``, which is the user's job's to
+say, and adds ``processing_engine`` only when the run has none.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import weakref
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, TypeVar
+
+from openlineage_sdk._version import __version__
+from openlineage_sdk.lifecycle import LineageRun, current_run
+from openlineage_sdk.models.base import (
+    DatasetFacet,
+    InputDatasetFacet,
+    OutputDatasetFacet,
+    RunFacet,
+)
+from openlineage_sdk.models.core import (
+    DatasetFacets,
+    InputDataset,
+    InputDatasetFacets,
+    OutputDataset,
+    OutputDatasetFacets,
+)
+from openlineage_sdk.models.facets import (
+    ColumnLineageDatasetFacet,
+    ExtractionErrorRunFacet,
+    InputStatisticsInputDatasetFacet,
+    JobTypeJobFacet,
+    OutputStatisticsOutputDatasetFacet,
+    ProcessingEngineRunFacet,
+    SchemaDatasetFacet,
+    SymlinksDatasetFacet,
+)
+from openlineage_sdk.models.records import ExtractionErrorRunFacetError
+
+if TYPE_CHECKING:
+    from openlineage_sdk.client import OpenLineage
+    from openlineage_sdk.spark._adapter import WriteLineage
+    from openlineage_sdk.spark._records import DatasetLineage
+
+__all__ = [
+    "IntoCurrentRun",
+    "RunPerWrite",
+    "application_facets",
+    "input_datasets",
+    "job_type_facet",
+    "output_datasets",
+    "processing_engine_facet",
+    "run_facets",
+]
+
+log = logging.getLogger("openlineage_sdk.spark")
+
+_T = TypeVar("_T")
+
+
+def _attempt(write: WriteLineage, what: str, build: Callable[[], _T]) -> _T | None:
+    """``build()``, or ``None`` with the failure logged and noted in the write's problems."""
+    try:
+        return build()
+    except Exception as error:
+        message = f"{what}: {type(error).__name__}: {error}"
+        log.warning("openlineage: %s", message, exc_info=log.isEnabledFor(logging.DEBUG))
+        write.problems.append(message)
+        return None
+
+
+# ------------------------------------------------------------------------------------ datasets
+
+
+def _dataset_facets(
+    write: WriteLineage, dataset: DatasetLineage, producer: str
+) -> dict[str, DatasetFacet]:
+    identity = dataset.identity
+    label = f"{dataset.role} {identity.namespace} {identity.name}"
+    built: dict[str, DatasetFacet | None] = {
+        "dataSource": _attempt(
+            write,
+            f"{label}: dataSource facet",
+            lambda: identity.dataset_name().datasource_facet(producer),
+        )
+    }
+    schema = dataset.schema
+    if schema is not None:
+        built["schema"] = _attempt(
+            write,
+            f"{label}: schema facet",
+            lambda: SchemaDatasetFacet(producer=producer, fields=schema),
+        )
+    if identity.symlinks:
+        built["symlinks"] = _attempt(
+            write,
+            f"{label}: symlinks facet",
+            lambda: SymlinksDatasetFacet(
+                producer=producer,
+                identifiers=[
+                    {"namespace": s.namespace, "name": s.name, "type": s.type}
+                    for s in identity.symlinks
+                ],
+            ),
+        )
+    lineage = dataset.column_lineage
+    if dataset.role == "output" and lineage is not None and (lineage.fields or lineage.dataset):
+        built["columnLineage"] = _attempt(
+            write,
+            f"{label}: columnLineage facet",
+            lambda: ColumnLineageDatasetFacet(
+                producer=producer, fields=lineage.fields, dataset=lineage.dataset or None
+            ),
+        )
+    return {key: facet for key, facet in built.items() if facet is not None}
+
+
+def _output_statistics(
+    write: WriteLineage, dataset: DatasetLineage, producer: str
+) -> dict[str, OutputDatasetFacet]:
+    stats = dataset.stats
+    if stats is None or stats.is_empty():
+        return {}
+    facet = _attempt(
+        write,
+        "output: outputStatistics facet",
+        lambda: OutputStatisticsOutputDatasetFacet(
+            producer=producer,
+            row_count=stats.row_count,
+            size=stats.size,
+            file_count=stats.file_count,
+        ),
+    )
+    return {"outputStatistics": facet} if facet is not None else {}
+
+
+def _input_statistics(
+    write: WriteLineage, dataset: DatasetLineage, producer: str
+) -> dict[str, InputDatasetFacet]:
+    stats = dataset.stats
+    if stats is None or stats.is_empty():
+        return {}
+    facet = _attempt(
+        write,
+        f"input {dataset.identity.name}: inputStatistics facet",
+        lambda: InputStatisticsInputDatasetFacet(
+            producer=producer,
+            row_count=stats.row_count,
+            size=stats.size,
+            file_count=stats.file_count,
+        ),
+    )
+    return {"inputStatistics": facet} if facet is not None else {}
+
+
+def _input_dataset(write: WriteLineage, dataset: DatasetLineage, producer: str) -> InputDataset:
+    facets = _dataset_facets(write, dataset, producer)
+    io = _input_statistics(write, dataset, producer) if write.error is None else {}
+    return InputDataset(
+        namespace=dataset.identity.namespace,
+        name=dataset.identity.name,
+        facets=DatasetFacets.model_validate(facets) if facets else None,
+        input_facets=InputDatasetFacets.model_validate(io) if io else None,
+    )
+
+
+def input_datasets(write: WriteLineage, producer: str) -> list[InputDataset]:
+    """The write's inputs as ``InputDataset``s, with every facet that could be built."""
+    result: list[InputDataset] = []
+    for dataset in write.inputs:
+        built = _attempt(
+            write,
+            f"input {dataset.identity.name}",
+            lambda d=dataset: _input_dataset(write, d, producer),  # type: ignore[misc]
+        )
+        if built is not None:
+            result.append(built)
+    return result
+
+
+def output_datasets(write: WriteLineage, producer: str) -> list[OutputDataset]:
+    """The write's output as a list of one ``OutputDataset`` (none when it is not known)."""
+    dataset = write.output
+    if dataset is None:
+        return []
+    facets = _dataset_facets(write, dataset, producer)
+    io = _output_statistics(write, dataset, producer) if write.error is None else {}
+    built = _attempt(
+        write,
+        f"output {dataset.identity.name}",
+        lambda: OutputDataset(
+            namespace=dataset.identity.namespace,
+            name=dataset.identity.name,
+            facets=DatasetFacets.model_validate(facets) if facets else None,
+            output_facets=OutputDatasetFacets.model_validate(io) if io else None,
+        ),
+    )
+    return [built] if built is not None else []
+
+
+# ----------------------------------------------------------------------------- run and job
+
+
+def processing_engine_facet(spark_version: str, producer: str) -> ProcessingEngineRunFacet:
+    """``processing_engine``: Spark's version and this SDK's, as the JVM agent writes it."""
+    return ProcessingEngineRunFacet(
+        producer=producer,
+        name="spark",
+        version=spark_version,
+        openlineage_adapter_version=__version__,
+    )
+
+
+def job_type_facet(producer: str, job_type: str = "SQL_JOB") -> JobTypeJobFacet:
+    """``jobType`` of a Spark action's job (``SQL_JOB``) or an application's (``APPLICATION``).
+
+    The JVM agent marks an application's own run ``processingType: NONE`` (it runs no data
+    processing of its own; its actions do) and each action ``BATCH``.
+    """
+    return JobTypeJobFacet(
+        producer=producer,
+        processing_type="NONE" if job_type == "APPLICATION" else "BATCH",
+        integration="SPARK",
+        job_type=job_type,
+    )
+
+
+def _problems(write: WriteLineage) -> list[str]:
+    found = list(write.problems)
+    for dataset in [*write.inputs, *([write.output] if write.output is not None else [])]:
+        found.extend(dataset.problems)
+    return found
+
+
+def _extraction_error(
+    producer: str, total: int, failed: int, errors: list[ExtractionErrorRunFacetError]
+) -> ExtractionErrorRunFacet:
+    return ExtractionErrorRunFacet(
+        producer=producer, total_tasks=total, failed_tasks=failed, errors=errors
+    )
+
+
+def _errors(write: WriteLineage, number: int) -> list[ExtractionErrorRunFacetError]:
+    # A facet rebuilt for the write's end fails again the same way: each problem once.
+    return [
+        {"errorMessage": problem, "task": write.method, "taskNumber": number}
+        for problem in dict.fromkeys(_problems(write))
+    ]
+
+
+def run_facets(write: WriteLineage, producer: str) -> dict[str, RunFacet]:
+    """``processing_engine``, and ``extractionError`` when a part of the write's lineage failed.
+
+    Call it after the datasets were built, so that failures in building them are listed too.
+    """
+    facets: dict[str, RunFacet] = {}
+    version = write.spark_version
+    if version:
+        engine = _attempt(
+            write, "processing_engine facet", lambda: processing_engine_facet(version, producer)
+        )
+        if engine is not None:
+            facets["processing_engine"] = engine
+    errors = _errors(write, 0)
+    if errors:
+        error_facet = _attempt(
+            write, "extractionError facet", lambda: _extraction_error(producer, 1, 1, errors)
+        )
+        if error_facet is not None:
+            facets["extractionError"] = error_facet
+    return facets
+
+
+def application_facets(
+    spark_version: str | None, producer: str
+) -> tuple[list[RunFacet], list[JobTypeJobFacet]]:
+    """Run and job facets of a Spark application's own run."""
+    run: list[RunFacet] = []
+    if spark_version:
+        run.append(processing_engine_facet(spark_version, producer))
+    return run, [job_type_facet(producer, "APPLICATION")]
+
+
+# ------------------------------------------------------------------------------------- sinks
+
+
+class RunPerWrite:
+    """Automatic mode: each write is a run of ``client``, with START and COMPLETE, FAIL or ABORT.
+
+    Args:
+        client: Where the events go; its producer and namespace are the runs'.
+    """
+
+    def __init__(self, client: OpenLineage) -> None:
+        self.client = client
+        self._lock = threading.Lock()
+        self._runs: dict[int, LineageRun] = {}
+
+    def write_started(self, write: WriteLineage) -> None:
+        """Open the write's run and emit its START."""
+        producer = self.client.producer
+        inputs = input_datasets(write, producer)
+        outputs = output_datasets(write, producer)
+        job_facets = _attempt(write, "jobType facet", lambda: job_type_facet(producer))
+        run = self.client.run(
+            write.job_name,
+            inputs=inputs,
+            outputs=outputs,
+            run_facets=run_facets(write, producer),
+            job_facets=[job_facets] if job_facets is not None else [],
+            parent="auto",
+        )
+        with self._lock:
+            self._runs[id(write)] = run
+        run.start()
+
+    def write_finished(self, write: WriteLineage) -> None:
+        """Emit the write's COMPLETE with its statistics, or FAIL or ABORT."""
+        with self._lock:
+            run = self._runs.pop(id(write), None)
+        if run is None:
+            return  # its start failed, and was logged then
+        producer = self.client.producer
+        inputs = input_datasets(write, producer)
+        outputs = output_datasets(write, producer)
+        facets = run_facets(write, producer)
+        error = write.error
+        if error is None:
+            run.complete(inputs=inputs, outputs=outputs, run_facets=facets)
+        elif isinstance(error, Exception):
+            run.fail(error, inputs=inputs, outputs=outputs, run_facets=facets)
+        else:  # KeyboardInterrupt and the like: stopped from outside
+            run.abort(inputs=inputs, outputs=outputs, run_facets=facets)
+
+
+@dataclass
+class _Tally:
+    """The writes one run received in explicit mode, for its extractionError facet."""
+
+    total: int = 0
+    failed: int = 0
+    errors: list[ExtractionErrorRunFacetError] = field(default_factory=list)
+
+
+class IntoCurrentRun:
+    """Explicit mode: each write adds its lineage to the current run and emits nothing."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._runs: dict[int, LineageRun] = {}
+        self._tallies: weakref.WeakKeyDictionary[LineageRun, _Tally] = weakref.WeakKeyDictionary()
+        self._warned = False
+
+    def write_started(self, write: WriteLineage) -> None:
+        """Add the write's inputs, output and run facets to the current run."""
+        run = current_run()
+        if run is None:
+            if not self._warned:
+                self._warned = True
+                log.warning(
+                    "openlineage: a Spark write outside every run is not reported in explicit "
+                    "mode (install(spark, client) reports each write as a run of its own)"
+                )
+            return
+        with self._lock:
+            self._runs[id(write)] = run
+        producer = run.client.producer
+        run.add_inputs(*input_datasets(write, producer))
+        run.add_outputs(*output_datasets(write, producer))
+        version = write.spark_version
+        if version and "processing_engine" not in run.run_facets:
+            run.add_run_facets(processing_engine_facet(version, producer))
+
+    def write_finished(self, write: WriteLineage) -> None:
+        """Add what the write reported (statistics) and what could not be learned."""
+        with self._lock:
+            run = self._runs.pop(id(write), None)
+        if run is None:
+            return
+        producer = run.client.producer
+        run.add_inputs(*input_datasets(write, producer))
+        run.add_outputs(*output_datasets(write, producer))
+        with self._lock:
+            tally = self._tallies.setdefault(run, _Tally())
+            number = tally.total
+            tally.total += 1
+            errors = _errors(write, number)
+            if errors:
+                tally.failed += 1
+                tally.errors.extend(errors)
+            facet = (
+                _extraction_error(producer, tally.total, tally.failed, list(tally.errors))
+                if tally.failed
+                else None
+            )
+        if facet is not None:
+            run.add_run_facets(facet)

@@ -1,0 +1,478 @@
+"""Column lineage from a Spark logical plan, read from the plan's JSON form.
+
+Catalyst can write any logical plan as JSON (``TreeNode.toJSON``): the plan's nodes in pre-order,
+each with its class, its fields and its expressions, every expression again a pre-order list of
+nodes. One call fetches the whole plan, however large, so walking it costs nothing on the JVM and
+no round trip per node. This module reads that JSON, with no Spark import at all:
+
+* every attribute is known by its ``exprId``; a leaf relation's attributes depend on the
+  relation's columns (``IDENTITY``);
+* walking the plan bottom-up, each new attribute (an ``Alias`` in a projection, an aggregation or
+  a window, the outputs of a union, an expand or a generator) depends on the attributes its
+  expression reads, through the transformation the expression applies on the way;
+* filters, join conditions, grouping keys and sort orders change which rows the output holds, so
+  what they read becomes dataset-wide lineage (``INDIRECT``: ``FILTER``, ``JOIN``, ``GROUP_BY``,
+  ``SORT``); conditions inside an expression (``CASE WHEN``, ``IF``) and window specifications
+  affect one field only, so they stay on that field (``INDIRECT``: ``CONDITIONAL``, ``WINDOW``).
+
+A plan node or expression the walk does not know adds no lineage: unknown means left out, never
+guessed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, NamedTuple
+
+from openlineage_sdk.models.records import (
+    ColumnLineageDatasetFacetField,
+    InputField,
+    InputFieldTransformation,
+)
+from openlineage_sdk.spark._records import ColumnLineageRecord, DatasetIdentity
+
+__all__ = [
+    "Attribute",
+    "PlanNode",
+    "column_lineage",
+    "leaf_nodes",
+    "leaf_schema_json",
+    "parse_plan",
+]
+
+JsonNode = Mapping[str, Any]
+
+
+class Transform(NamedTuple):
+    """A transformation as a hashable value: ``(type, subtype, masking)``."""
+
+    type: str
+    subtype: str
+    masking: bool = False
+
+    def as_record(self) -> InputFieldTransformation:
+        return {"type": self.type, "subtype": self.subtype, "masking": self.masking}
+
+
+IDENTITY = Transform("DIRECT", "IDENTITY")
+TRANSFORMATION = Transform("DIRECT", "TRANSFORMATION")
+_DIRECT_RANK = {"IDENTITY": 0, "TRANSFORMATION": 1, "AGGREGATION": 2}
+
+
+def combine(outer: Transform, inner: Transform) -> Transform:
+    """The transformation of ``outer`` applied to a value that ``inner`` produced.
+
+    Anything indirect on the way makes the whole path indirect (the outer reason wins); direct
+    steps keep the strongest of the two (identity < transformation < aggregation). Masking
+    anywhere on the path masks the result.
+    """
+    masking = outer.masking or inner.masking
+    if outer.type == "INDIRECT":
+        return Transform("INDIRECT", outer.subtype, masking)
+    if inner.type == "INDIRECT":
+        return Transform("INDIRECT", inner.subtype, masking)
+    subtype = max(outer.subtype, inner.subtype, key=lambda s: _DIRECT_RANK.get(s, 1))
+    return Transform("DIRECT", subtype, masking)
+
+
+# Expression classes (simple names) that pass a value through unchanged.
+_TRANSPARENT = frozenset(
+    {
+        "Alias",
+        "AttributeReference",
+        "KnownNotNull",
+        "KnownFloatingPointNormalized",
+        "KnownNullable",
+        "PromotePrecision",
+        "OuterReference",
+    }
+)
+# Functions whose output hides the input value: hashes and masks.
+_MASKING = frozenset(
+    {"Md5", "Sha1", "Sha2", "Crc32", "Murmur3Hash", "XxHash64", "HiveHash", "Mask"}
+)
+# Aggregate functions that count rather than carry values, which masks them too.
+_COUNTING = frozenset({"Count", "CountIf", "HyperLogLogPlusPlus", "CountMinSketchAgg"})
+
+
+@dataclass(frozen=True)
+class Expr:
+    """One expression node: its simple class name, its own fields and its children."""
+
+    cls: str
+    fields: JsonNode
+    children: tuple[Expr, ...]
+
+
+@dataclass(frozen=True)
+class Attribute:
+    """A named attribute of a plan (``name#exprId``)."""
+
+    name: str
+    expr_id: int
+
+
+@dataclass(frozen=True)
+class PlanNode:
+    """One logical plan node with its expressions already parsed."""
+
+    cls: str
+    fields: JsonNode
+    children: tuple[PlanNode, ...]
+    index: int  # position in the plan's pre-order, which matches Catalyst's collectLeaves order
+
+    def expressions(self, name: str) -> list[Expr]:
+        """The expressions in field ``name`` (a single expression or a list of them)."""
+        return _expressions(self.fields.get(name))
+
+
+def _simple(class_name: str) -> str:
+    return class_name.rsplit(".", 1)[-1]
+
+
+def _parse_expr(nodes: Sequence[JsonNode], start: int) -> tuple[Expr, int]:
+    node = nodes[start]
+    count = int(node.get("num-children", 0))
+    children: list[Expr] = []
+    position = start + 1
+    for _ in range(count):
+        child, position = _parse_expr(nodes, position)
+        children.append(child)
+    return Expr(_simple(str(node.get("class", ""))), node, tuple(children)), position
+
+
+def _is_expr_list(value: Any) -> bool:
+    return (
+        isinstance(value, list)
+        and bool(value)
+        and isinstance(value[0], dict)
+        and "class" in value[0]
+        and "num-children" in value[0]
+    )
+
+
+def _expressions(value: Any) -> list[Expr]:
+    """Expressions from a JSON field: one pre-order list, or a list (of lists) of them."""
+    if _is_expr_list(value):
+        return [_parse_expr(value, 0)[0]]
+    result: list[Expr] = []
+    if isinstance(value, list):
+        for item in value:
+            result.extend(_expressions(item))
+    return result
+
+
+def parse_plan(nodes: Sequence[JsonNode]) -> PlanNode:
+    """The plan tree of Catalyst's ``toJSON`` output."""
+    root, end = _parse_plan(nodes, 0)
+    if end != len(nodes):
+        raise ValueError(f"plan JSON has {len(nodes) - end} nodes past the root's subtree")
+    return root
+
+
+def _parse_plan(nodes: Sequence[JsonNode], start: int) -> tuple[PlanNode, int]:
+    node = nodes[start]
+    count = int(node.get("num-children", 0))
+    children: list[PlanNode] = []
+    position = start + 1
+    for _ in range(count):
+        child, position = _parse_plan(nodes, position)
+        children.append(child)
+    return PlanNode(_simple(str(node.get("class", ""))), node, tuple(children), start), position
+
+
+def leaf_nodes(plan: PlanNode) -> list[PlanNode]:
+    """The plan's leaves in pre-order, the order of Catalyst's ``collectLeaves``."""
+    if not plan.children:
+        return [plan]
+    leaves: list[PlanNode] = []
+    for child in plan.children:
+        leaves.extend(leaf_nodes(child))
+    return leaves
+
+
+def _attribute(expr: Expr) -> Attribute | None:
+    if expr.cls == "AttributeReference":
+        return Attribute(str(expr.fields.get("name")), _expr_id(expr.fields))
+    return None
+
+
+def _expr_id(fields: JsonNode) -> int:
+    expr_id = fields.get("exprId")
+    if isinstance(expr_id, Mapping):
+        return int(expr_id["id"])
+    raise ValueError("named expression without an exprId")
+
+
+def _named_id(expr: Expr) -> int | None:
+    """The exprId an output expression defines (an alias) or passes on (an attribute)."""
+    if expr.cls in ("Alias", "AttributeReference"):
+        return _expr_id(expr.fields)
+    return None
+
+
+# One dependency: (dataset identity, field, transformation).
+Dep = tuple[DatasetIdentity, str, Transform]
+
+
+@dataclass
+class _Walk:
+    deps: dict[int, set[Dep]] = field(default_factory=dict)
+    dataset: set[Dep] = field(default_factory=set)
+
+    def refs(self, expr: Expr, path: Transform = IDENTITY) -> set[Dep]:
+        """What ``expr`` reads, each dependency through the path's transformation."""
+        found: set[Dep] = set()
+        for expr_id, how in _references(expr, path):
+            for source, column, inner in self.deps.get(expr_id, ()):
+                found.add((source, column, combine(how, inner)))
+        return found
+
+    def indirect(self, exprs: Iterable[Expr], subtype: str) -> None:
+        for expr in exprs:
+            self.dataset |= self.refs(expr, Transform("INDIRECT", subtype))
+
+
+def _references(expr: Expr, path: Transform) -> Iterable[tuple[int, Transform]]:
+    """Every attribute ``expr`` reads, with the transformation on the way from the root."""
+    if expr.cls == "AttributeReference":
+        yield _expr_id(expr.fields), path
+        return
+    if expr.cls in _TRANSPARENT:
+        step = path
+    elif expr.cls == "AggregateExpression":
+        counting = bool(expr.children) and expr.children[0].cls in _COUNTING
+        step = combine(path, Transform("DIRECT", "AGGREGATION", counting))
+        for index, child in enumerate(expr.children):
+            if index > 0:  # the FILTER (WHERE ...) clause of an aggregate
+                yield from _references(child, combine(path, Transform("INDIRECT", "CONDITIONAL")))
+            else:
+                yield from _references(child, step)
+        return
+    elif expr.cls in _MASKING:
+        step = combine(path, Transform("DIRECT", "TRANSFORMATION", True))
+    elif expr.cls == "CaseWhen":
+        has_else = expr.fields.get("elseValue") is not None
+        branch_children = len(expr.children) - (1 if has_else else 0)
+        for index, child in enumerate(expr.children):
+            if index < branch_children and index % 2 == 0:
+                yield from _references(child, combine(path, Transform("INDIRECT", "CONDITIONAL")))
+            else:
+                yield from _references(child, combine(path, TRANSFORMATION))
+        return
+    elif expr.cls == "If":
+        for index, child in enumerate(expr.children):
+            if index == 0:
+                yield from _references(child, combine(path, Transform("INDIRECT", "CONDITIONAL")))
+            else:
+                yield from _references(child, combine(path, TRANSFORMATION))
+        return
+    elif expr.cls == "WindowExpression":
+        for index, child in enumerate(expr.children):
+            if index == 0:
+                yield from _references(child, path)
+            else:
+                yield from _references(child, combine(path, Transform("INDIRECT", "WINDOW")))
+        return
+    elif expr.cls in ("ScalarSubquery", "Exists", "ListQuery", "InSubquery", "LateralSubquery"):
+        # The subquery's own plan is not walked: what it reads is left out, never guessed.
+        step = combine(path, TRANSFORMATION)
+    else:
+        step = combine(path, TRANSFORMATION)
+    for child in expr.children:
+        yield from _references(child, step)
+
+
+def _outputs(node: PlanNode) -> list[int]:
+    """The exprIds of a node's output attributes, in order."""
+    cls = node.cls
+    if cls == "Project":
+        return [i for e in node.expressions("projectList") if (i := _named_id(e)) is not None]
+    if cls == "Aggregate":
+        return [
+            i for e in node.expressions("aggregateExpressions") if (i := _named_id(e)) is not None
+        ]
+    if cls == "Window":
+        child = _outputs(node.children[0]) if node.children else []
+        return child + [
+            i for e in node.expressions("windowExpressions") if (i := _named_id(e)) is not None
+        ]
+    if cls == "Join":
+        join_type = str(node.fields.get("joinType", {}).get("object", ""))
+        left = _outputs(node.children[0])
+        if "LeftSemi" in join_type or "LeftAnti" in join_type or "ExistenceJoin" in join_type:
+            return left
+        return left + _outputs(node.children[1])
+    if cls == "Generate":
+        generated = [
+            i for e in node.expressions("generatorOutput") if (i := _named_id(e)) is not None
+        ]
+        return (_outputs(node.children[0]) if node.children else []) + generated
+    if cls == "HiveTableRelation":
+        return [
+            i
+            for key in ("dataCols", "partitionCols")
+            for e in node.expressions(key)
+            if (i := _named_id(e)) is not None
+        ]
+    if "output" in node.fields and (cls == "Expand" or not node.children):
+        return [i for e in node.expressions("output") if (i := _named_id(e)) is not None]
+    if node.children:
+        return _outputs(node.children[0])
+    return []
+
+
+def leaf_schema_json(node: PlanNode) -> dict[str, Any]:
+    """A leaf relation's columns as Spark's JSON form of a ``StructType``.
+
+    The attributes of a leaf in the analyzed plan are every column of the relation (columns
+    are pruned later, by the optimizer), each with its data type in Spark's JSON form.
+    """
+    keys = ("dataCols", "partitionCols") if node.cls == "HiveTableRelation" else ("output",)
+    fields = [
+        {
+            "name": str(e.fields["name"]),
+            "type": e.fields["dataType"],
+            "nullable": bool(e.fields.get("nullable", True)),
+            "metadata": e.fields.get("metadata") or {},
+        }
+        for key in keys
+        for e in node.expressions(key)
+        if e.cls == "AttributeReference"
+    ]
+    return {"type": "struct", "fields": fields}
+
+
+def _leaf_attributes(node: PlanNode) -> list[Attribute]:
+    keys = ("dataCols", "partitionCols") if node.cls == "HiveTableRelation" else ("output",)
+    return [a for key in keys for e in node.expressions(key) if (a := _attribute(e)) is not None]
+
+
+def _visit(
+    node: PlanNode, walk: _Walk, leaf_datasets: Mapping[int, Sequence[DatasetIdentity]]
+) -> None:
+    for child in node.children:
+        _visit(child, walk, leaf_datasets)
+    cls = node.cls
+    if not node.children:
+        for source in leaf_datasets.get(node.index, ()):
+            for attribute in _leaf_attributes(node):
+                walk.deps.setdefault(attribute.expr_id, set()).add(
+                    (source, attribute.name, IDENTITY)
+                )
+        return
+    if cls in ("Project", "Aggregate", "Window"):
+        key = {"Project": "projectList", "Aggregate": "aggregateExpressions"}.get(
+            cls, "windowExpressions"
+        )
+        for expr in node.expressions(key):
+            if expr.cls == "Alias":
+                walk.deps[_expr_id(expr.fields)] = walk.refs(expr)
+        if cls == "Aggregate":
+            walk.indirect(node.expressions("groupingExpressions"), "GROUP_BY")
+    elif cls == "Filter":
+        walk.indirect(node.expressions("condition"), "FILTER")
+    elif cls == "Join":
+        walk.indirect(node.expressions("condition"), "JOIN")
+    elif cls == "Sort":
+        walk.indirect(node.expressions("order"), "SORT")
+    elif cls in ("Union", "Intersect", "Except"):
+        _visit_set_operation(node, walk)
+    elif cls == "Expand":
+        _visit_expand(node, walk)
+    elif cls == "Generate":
+        generated = [
+            i for e in node.expressions("generatorOutput") if (i := _named_id(e)) is not None
+        ]
+        found: set[Dep] = set()
+        for expr in node.expressions("generator"):
+            found |= walk.refs(expr, TRANSFORMATION)
+        for expr_id in generated:
+            walk.deps[expr_id] = set(found)
+
+
+def _visit_set_operation(node: PlanNode, walk: _Walk) -> None:
+    child_outputs = [_outputs(child) for child in node.children]
+    if node.cls != "Union":
+        # Intersect and Except keep the rows of the left side that the right side decides on.
+        for other in child_outputs[1:]:
+            for expr_id in other:
+                walk.dataset |= {
+                    (s, c, combine(Transform("INDIRECT", "FILTER"), t))
+                    for s, c, t in walk.deps.get(expr_id, ())
+                }
+        return
+    # A union's output attributes are its first child's; each reads every child's column there.
+    for position, expr_id in enumerate(child_outputs[0]):
+        combined = set(walk.deps.get(expr_id, ()))
+        for other in child_outputs[1:]:
+            if position < len(other):
+                combined |= walk.deps.get(other[position], set())
+        walk.deps[expr_id] = combined
+
+
+def _visit_expand(node: PlanNode, walk: _Walk) -> None:
+    # ROLLUP and CUBE: each output column is, row by row, one of the projections' columns.
+    outputs = _outputs(node)
+    projections = node.fields.get("projections")
+    rows = projections if isinstance(projections, list) else []
+    expanded: dict[int, set[Dep]] = {i: set() for i in outputs}
+    for row in rows:
+        for position, expr in enumerate(_expressions(row)):
+            if position < len(outputs):
+                expanded[outputs[position]] |= walk.refs(expr)
+    walk.deps.update(expanded)
+
+
+def column_lineage(
+    plan: PlanNode,
+    output: Sequence[Attribute],
+    leaf_datasets: Mapping[int, Sequence[DatasetIdentity]],
+    output_names: Sequence[str] | None = None,
+) -> ColumnLineageRecord:
+    """The column lineage of ``plan``'s ``output``.
+
+    ``leaf_datasets`` maps a leaf's pre-order ``index`` to the datasets it reads (a file relation
+    over several paths reads several). ``output_names`` renames the output fields by position,
+    for writes that match columns by position (``insertInto``).
+    """
+    walk = _Walk()
+    _visit(plan, walk, leaf_datasets)
+    names = list(output_names) if output_names is not None else [a.name for a in output]
+    fields: dict[str, ColumnLineageDatasetFacetField] = {}
+    for position, attribute in enumerate(output):
+        if position >= len(names):
+            break
+        deps = walk.deps.get(attribute.expr_id, set())
+        if deps:
+            fields[names[position]] = {"inputFields": _input_fields(deps)}
+    return ColumnLineageRecord(fields=fields, dataset=_input_fields(walk.dataset))
+
+
+def _input_fields(deps: Iterable[Dep]) -> list[InputField]:
+    grouped: dict[tuple[str, str, str], set[Transform]] = {}
+    for source, column, how in deps:
+        grouped.setdefault((source.namespace, source.name, column), set()).add(how)
+    return [
+        {
+            "namespace": namespace,
+            "name": name,
+            "field": column,
+            "transformations": [t.as_record() for t in sorted(hows)],
+        }
+        for (namespace, name, column), hows in sorted(grouped.items())
+    ]
+
+
+def root_output(nodes: Sequence[JsonNode]) -> tuple[list[Attribute], PlanNode]:
+    """Split the JSON of ``Project(plan.output, plan)`` into the output and the plan itself.
+
+    Wrapping the plan in a projection of its own output puts the output attributes (names and
+    exprIds) in the same JSON as the plan, so one call fetches both.
+    """
+    wrapper = parse_plan(nodes)
+    if wrapper.cls != "Project" or len(wrapper.children) != 1:
+        raise ValueError("expected Project(output, plan)")
+    output = [a for e in wrapper.expressions("projectList") if (a := _attribute(e)) is not None]
+    return output, wrapper.children[0]

@@ -1,0 +1,91 @@
+"""What the extraction layer learns about a write, before it becomes facets.
+
+The JSON-shaped parts (schema fields, column-lineage input fields) are the TypedDicts of
+:mod:`openlineage_sdk.models.records`, keyed by the spec's JSON names, so they go into the facet
+classes as they are. The dataclasses here are the adapter's own: a dataset's identity with its
+symlinks, statistics where ``None`` means unknown, and one dataset's findings with the reasons for
+what is missing.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+from openlineage_sdk.models.records import (
+    ColumnLineageDatasetFacetField,
+    InputField,
+    SchemaDatasetFacetFields,
+)
+from openlineage_sdk.naming import DatasetName
+
+__all__ = [
+    "ColumnLineageRecord",
+    "DatasetIdentity",
+    "DatasetLineage",
+    "IoStats",
+    "Symlink",
+]
+
+
+@dataclass(frozen=True)
+class ColumnLineageRecord:
+    """Column lineage of one output: per output field, and for the dataset as a whole.
+
+    ``fields`` and ``dataset`` are exactly the ``fields`` and ``dataset`` of the column lineage
+    facet.
+    """
+
+    fields: dict[str, ColumnLineageDatasetFacetField]
+    dataset: list[InputField]
+
+
+@dataclass(frozen=True)
+class Symlink:
+    """Another name of the same dataset, for example the catalog table over a location."""
+
+    namespace: str
+    name: str
+    type: str = "TABLE"
+
+
+@dataclass(frozen=True)
+class DatasetIdentity:
+    """Who a dataset is: its namespace and name, and its other names."""
+
+    namespace: str
+    name: str
+    symlinks: tuple[Symlink, ...] = ()
+
+    def dataset_name(self) -> DatasetName:
+        """The naming module's value for this dataset (it makes the dataSource facet)."""
+        return DatasetName(self.namespace, self.name)
+
+
+@dataclass(frozen=True)
+class IoStats:
+    """Statistics of what a write wrote or a read read. ``None`` means unknown, never zero."""
+
+    row_count: int | None = None
+    size: int | None = None
+    file_count: int | None = None
+
+    def is_empty(self) -> bool:
+        """True when nothing is known."""
+        return self.row_count is None and self.size is None and self.file_count is None
+
+
+@dataclass
+class DatasetLineage:
+    """What the adapter learned about one input or the output of a write.
+
+    Every part but the identity is optional: when extracting a part fails, the adapter logs the
+    reason in ``problems`` and the event goes out without that facet.
+    """
+
+    identity: DatasetIdentity
+    role: Literal["input", "output"]
+    schema: list[SchemaDatasetFacetFields] | None = None
+    stats: IoStats | None = None
+    column_lineage: ColumnLineageRecord | None = None
+    problems: list[str] = field(default_factory=list)

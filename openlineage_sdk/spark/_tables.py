@@ -1,0 +1,117 @@
+"""Catalog tables: where a table lives, and its dataset identity with the symlink to its name.
+
+The JVM agent names a catalog table by its storage location (the files are the dataset) and adds
+a ``TABLE`` symlink carrying the table's name: in a Hive metastore ``hive://{host}:{port}`` and
+``{db}.{table}``, otherwise the warehouse location and ``{db}.{table}``. This module does the same.
+
+Locations come from ``DESCRIBE TABLE EXTENDED`` (or ``DESCRIBE DATABASE EXTENDED`` for a table a
+write is about to create), which the driver answers from the catalog alone: no Spark job, and the
+same SQL in classic PySpark and under Spark Connect.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import urlsplit
+
+from openlineage_sdk.spark._naming import dataset_name
+from openlineage_sdk.spark._records import DatasetIdentity, Symlink
+
+__all__ = ["TableInfo", "describe_table", "planned_table", "table_identity"]
+
+
+@dataclass(frozen=True)
+class TableInfo:
+    """What the catalog says about a table."""
+
+    database: str | None
+    table: str
+    location: str | None
+    provider: str | None = None
+    table_type: str | None = None
+
+    @property
+    def qualified_name(self) -> str:
+        """``{db}.{table}``, the name the JVM agent puts in the table symlink."""
+        return f"{self.database}.{self.table}" if self.database else self.table
+
+
+def _rows(spark: Any, statement: str) -> dict[str, str]:
+    result: dict[str, str] = {}
+    for row in spark.sql(statement).collect():
+        key = (row[0] or "").strip()
+        if key and key not in result:
+            result[key] = (row[1] or "").strip()
+    return result
+
+
+def _quote(name: str) -> str:
+    """Quote each part of a possibly qualified name that is not already quoted."""
+    parts = re.findall(r"`(?:[^`]|``)*`|[^.]+", name)
+    return ".".join(p if p.startswith("`") else f"`{p}`" for p in parts)
+
+
+def describe_table(spark: Any, name: str) -> TableInfo | None:
+    """The catalog's record of table ``name``, or ``None`` when there is no such table."""
+    if not spark.catalog.tableExists(name):
+        return None
+    info = _rows(spark, f"DESCRIBE TABLE EXTENDED {_quote(name)}")
+    table = info.get("Table") or name.rsplit(".", 1)[-1].strip("`")
+    return TableInfo(
+        database=info.get("Database") or None,
+        table=table,
+        location=info.get("Location") or None,
+        provider=info.get("Provider") or None,
+        table_type=info.get("Type") or None,
+    )
+
+
+def planned_table(spark: Any, name: str, path: str | None = None) -> TableInfo:
+    """Where a table a write is about to create will live.
+
+    A table given a ``path`` is external and lives there; a managed table lives under its
+    database's location, in a folder named after the table in lower case, as Spark's session
+    catalog places it.
+    """
+    parts = [p.strip("`") for p in re.findall(r"`(?:[^`]|``)*`|[^.]+", name)]
+    table = parts[-1]
+    database = parts[-2] if len(parts) >= 2 else spark.catalog.currentDatabase()
+    if str(spark.conf.get("spark.sql.caseSensitive", "false")).lower() != "true":
+        # The session catalog stores names in lower case unless told to respect case.
+        table, database = table.lower(), database.lower()
+    if path is not None:
+        return TableInfo(database, table, path)
+    db_info = _rows(spark, f"DESCRIBE DATABASE EXTENDED {_quote(database)}")
+    root = db_info.get("Location")
+    location = f"{root.rstrip('/')}/{table.lower()}" if root else None
+    return TableInfo(database, table, location)
+
+
+def table_identity(info: TableInfo, hive_metastore: str | None = None) -> DatasetIdentity:
+    """The dataset identity of a catalog table: its location, with a symlink to its name."""
+    if info.location is None:
+        raise ValueError(f"table {info.qualified_name} has no location")
+    located = dataset_name(info.location)
+    if hive_metastore:
+        metastore = urlsplit(hive_metastore)
+        port = f":{metastore.port}" if metastore.port else ""
+        symlink = Symlink(f"hive://{metastore.hostname}{port}", info.qualified_name)
+    else:
+        symlink = Symlink(_warehouse_namespace(info.location), info.qualified_name)
+    return DatasetIdentity(located.namespace, located.name, (symlink,))
+
+
+def _warehouse_namespace(location: str) -> str:
+    """The folder holding a table's folder, as a URI: the symlink namespace for its name."""
+    parent = location.rstrip("/").rsplit("/", 1)[0]
+    parts = urlsplit(parent)
+    scheme = {"s3a": "s3", "s3n": "s3", "abfs": "abfss", "wasb": "wasbs"}.get(
+        parts.scheme, parts.scheme
+    )
+    if scheme in ("", "file"):
+        if parts.netloc:
+            return f"file://{parts.netloc}{parts.path}"
+        return f"file:{parts.path}"
+    return f"{scheme}://{parts.netloc}{parts.path}"

@@ -1,0 +1,320 @@
+"""The demo pipeline: a small orders ETL on local Spark, with lineage on.
+
+    python -m openlineage_sdk.spark.demo [--workdir DIR] [--connect]
+
+What it does, all on this machine (Python and Java 17; no server):
+
+1. Generates sample data as a source system would drop it: ``raw/customers.csv`` and
+   ``raw/orders.csv`` (plain Python, no Spark).
+2. Starts a local Spark session (with ``--connect``, a local Spark Connect server and a Connect
+   client session of it) and installs the lineage adapter in automatic mode, inside the
+   application's own run.
+3. Runs three steps, each one write and so one run, a child of the application's run:
+
+   * ``orders_clean``: valid orders with their date, to Parquet files;
+   * ``daily_revenue``: orders joined with customers, revenue per day and country, to Parquet;
+   * ``analytics.customer_value``: each customer's orders, spend and rank in their country, to a
+     catalog table in a local warehouse.
+
+4. Prints a summary of the events (jobs, runs, states, datasets, row counts, schemas) and writes
+   a self-contained HTML lineage graph. Events are in ``openlineage_events.jsonl`` (JSON Lines),
+   in the working folder.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import os
+import random
+import shutil
+import sys
+import time
+import warnings
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+__all__ = ["DemoResult", "main", "run_demo"]
+
+APP_NAME = "orders_etl"
+NAMESPACE = "demo"
+
+# What the demo writes in its working folder; only these are removed before a new run.
+_OUTPUTS = (
+    "raw",
+    "lake",
+    "warehouse",
+    "spark",
+    "openlineage_events.jsonl",
+    "lineage.html",
+    "log4j2.properties",
+)
+
+_COUNTRIES = ("DE", "FR", "NL", "PL", "SE", "ES", "IT", "US")
+_STATUSES = ("delivered",) * 8 + ("shipped", "cancelled")
+
+ORDERS_SCHEMA = (
+    "order_id BIGINT, customer_id INT, ordered_at TIMESTAMP, status STRING, "
+    "amount DECIMAL(10,2), currency STRING"
+)
+CUSTOMERS_SCHEMA = "customer_id INT, name STRING, email STRING, country STRING, signup_date DATE"
+
+# Spark's own logging: errors only, to the console. Without a file of its own, Spark prints its
+# default profile's banner and warnings at start. PySpark's gateway takes the level of its own
+# logger as the default and announces it when it differs from the root's, so both are ERROR.
+_LOG4J2 = """\
+rootLogger.level = error
+rootLogger.appenderRef.stderr.ref = console
+appender.console.type = Console
+appender.console.name = console
+appender.console.target = SYSTEM_ERR
+appender.console.layout.type = PatternLayout
+appender.console.layout.pattern = %d{HH:mm:ss} %p %c{1}: %m%n
+logger.gateway.name = org.apache.spark.api.python.PythonGatewayServer
+logger.gateway.level = error
+# A local Spark Connect server logs the errors it returns to its client (the client raises them)
+# and, while it shuts down, the client's release of a session it already closed.
+logger.connect.name = org.apache.spark.sql.connect.utils.ErrorUtils
+logger.connect.level = off
+"""
+
+
+@dataclass(frozen=True)
+class DemoResult:
+    """Where the demo left its results."""
+
+    workdir: Path
+    events: Path
+    html: Path
+    summary: str
+
+
+def generate_sources(raw: Path, customers: int, orders: int, seed: int = 7) -> tuple[Path, Path]:
+    """Write ``customers.csv`` and ``orders.csv`` under ``raw``: deterministic sample data."""
+    rng = random.Random(seed)
+    raw.mkdir(parents=True, exist_ok=True)
+    customers_csv, orders_csv = raw / "customers.csv", raw / "orders.csv"
+    first = ("Ada", "Ben", "Chloe", "Dev", "Ella", "Finn", "Greta", "Hugo", "Ines", "Jon")
+    last = ("Meyer", "Dubois", "Visser", "Nowak", "Berg", "Garcia", "Rossi", "Smith")
+    start = datetime(2024, 1, 1)
+    with customers_csv.open("w", newline="", encoding="utf-8") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(["customer_id", "name", "email", "country", "signup_date"])
+        for customer in range(1, customers + 1):
+            name = f"{rng.choice(first)} {rng.choice(last)}"
+            email = f"{name.lower().replace(' ', '.')}.{customer}@example.com"
+            signup = (start - timedelta(days=rng.randrange(0, 900))).date().isoformat()
+            writer.writerow([customer, name, email, rng.choice(_COUNTRIES), signup])
+    with orders_csv.open("w", newline="", encoding="utf-8") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(["order_id", "customer_id", "ordered_at", "status", "amount", "currency"])
+        for order in range(1, orders + 1):
+            at = start + timedelta(seconds=rng.randrange(0, 90 * 24 * 3600))
+            writer.writerow(
+                [
+                    order,
+                    rng.randrange(1, customers + 1),
+                    at.isoformat(sep=" "),
+                    rng.choice(_STATUSES),
+                    f"{rng.uniform(3, 400):.2f}",
+                    "EUR",
+                ]
+            )
+    return customers_csv, orders_csv
+
+
+def start_spark(workdir: Path, *, connect: bool = False) -> Any:
+    """A quiet local Spark session whose warehouse and scratch space live in ``workdir``.
+
+    With ``connect``, PySpark starts a local Spark Connect server and returns a Connect client
+    session of it: the process then works as a Connect client does, with no JVM of its own in
+    reach of the pipeline code.
+    """
+    from pyspark.sql import SparkSession
+
+    # Local mode on loopback: no warning about the host name resolving to a loopback address.
+    os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
+    log4j = workdir / "log4j2.properties"
+    log4j.write_text(_LOG4J2, encoding="utf-8")
+    scratch = workdir / "spark"
+    java_options = (
+        f"-Dlog4j2.configurationFile={log4j.resolve().as_uri()} "
+        f"-Dderby.system.home={scratch.resolve() / 'derby'}"
+    )
+    builder = SparkSession.builder
+    builder = builder.remote("local[2]") if connect else builder.master("local[2]")
+    builder = (
+        builder.appName(APP_NAME)
+        .config("spark.ui.enabled", "false")
+        .config("spark.ui.showConsoleProgress", "false")
+        .config("spark.sql.shuffle.partitions", "4")
+        .config("spark.sql.session.timeZone", "UTC")
+        .config("spark.sql.warehouse.dir", str((workdir / "warehouse").resolve()))
+        .config("spark.local.dir", str(scratch.resolve() / "tmp"))
+        .config("spark.driver.extraJavaOptions", java_options)
+    )
+    with warnings.catch_warnings():
+        # The local Connect server starts with these settings; the client then offers them to
+        # the session again and warns that the static ones cannot change (they already hold).
+        warnings.filterwarnings("ignore", message="Failed to set", category=UserWarning)
+        return builder.getOrCreate()
+
+
+def run_pipeline(spark: Any, raw: Path, lake: Path) -> None:
+    """The ETL itself: plain PySpark, nothing about lineage in it."""
+    from pyspark.sql import Window
+    from pyspark.sql import functions as F  # noqa: N812 - the usual PySpark spelling
+
+    customers = spark.read.csv(str(raw / "customers.csv"), header=True, schema=CUSTOMERS_SCHEMA)
+    orders = spark.read.csv(str(raw / "orders.csv"), header=True, schema=ORDERS_SCHEMA)
+
+    # 1. Clean: keep real orders, derive the order date.
+    clean = (
+        orders.where((F.col("status") != "cancelled") & (F.col("amount") > 0))
+        .withColumn("order_date", F.to_date("ordered_at"))
+        .select("order_id", "customer_id", "order_date", "status", "amount", "currency")
+    )
+    clean.write.mode("overwrite").parquet(str(lake / "staging" / "orders_clean"))
+
+    # 2. Revenue per day and country.
+    staged = spark.read.parquet(str(lake / "staging" / "orders_clean"))
+    enriched = staged.join(customers, "customer_id")
+    daily = (
+        enriched.groupBy("order_date", "country")
+        .agg(
+            F.sum("amount").alias("revenue"),
+            F.count("*").alias("orders"),
+            F.countDistinct("customer_id").alias("customers"),
+        )
+        .orderBy("order_date", "country")
+    )
+    daily.write.mode("overwrite").parquet(str(lake / "marts" / "daily_revenue"))
+
+    # 3. Customer value, ranked within each country, as a catalog table.
+    by_country = Window.partitionBy("country").orderBy(F.col("total_spent").desc())
+    value = (
+        enriched.groupBy("customer_id", "name", "email", "country")
+        .agg(
+            F.count("*").alias("orders"),
+            F.sum("amount").alias("total_spent"),
+            F.min("order_date").alias("first_order"),
+            F.max("order_date").alias("last_order"),
+        )
+        .withColumn("rank_in_country", F.rank().over(by_country))
+        # Analysts get a key to join on, not the address itself.
+        .withColumn("email_hash", F.sha2(F.col("email"), 256))
+        .drop("email")
+    )
+    spark.sql("CREATE DATABASE IF NOT EXISTS analytics")
+    value.write.mode("overwrite").saveAsTable("analytics.customer_value")
+
+
+def run_demo(
+    workdir: Path,
+    *,
+    connect: bool = False,
+    customers: int = 2_000,
+    orders: int = 100_000,
+    out: Any = None,
+) -> DemoResult:
+    """Run the whole demo in ``workdir``; print progress and the summary to ``out``.
+
+    Args:
+        workdir: The working folder; the demo's earlier results in it are replaced.
+        connect: Run the pipeline through a local Spark Connect server.
+        customers: How many customers to generate.
+        orders: How many orders to generate.
+        out: Where to print (``sys.stdout`` when ``None``).
+
+    Returns:
+        Where the events, the HTML graph and the summary are.
+    """
+    from openlineage_sdk.client import OpenLineage
+    from openlineage_sdk.report import lineage_html, load_events, summary
+    from openlineage_sdk.spark import application_run, install, uninstall
+    from openlineage_sdk.transports import FileTransport
+
+    stream = out if out is not None else sys.stdout
+
+    def say(text: str) -> None:
+        print(text, file=stream, flush=True)
+
+    began = time.perf_counter()
+    # Absolute paths: a Spark Connect server resolves relative ones against its own working
+    # folder, which a client cannot know (the adapter leaves such datasets out).
+    workdir = workdir.resolve()
+    workdir.mkdir(parents=True, exist_ok=True)
+    for name in _OUTPUTS:
+        target = workdir / name
+        if target.is_dir():
+            shutil.rmtree(target)
+        elif target.exists():
+            target.unlink()
+    raw, lake = workdir / "raw", workdir / "lake"
+    events_path = workdir / "openlineage_events.jsonl"
+    html_path = workdir / "lineage.html"
+
+    say(f"Generating {customers:,} customers and {orders:,} orders in {raw} ...")
+    generate_sources(raw, customers, orders)
+
+    say("Starting Spark (local mode" + (", through Spark Connect" if connect else "") + ") ...")
+    spark = start_spark(workdir, connect=connect)
+    try:
+        client = OpenLineage(transport=FileTransport(events_path), namespace=NAMESPACE)
+        install(spark, client)
+        try:
+            say("Running the pipeline with lineage on ...")
+            with application_run(spark, client):
+                run_pipeline(spark, raw, lake)
+        finally:
+            uninstall(spark)
+            client.close()
+    finally:
+        spark.stop()
+
+    events = load_events(events_path)
+    report = summary(events)
+    html_path.write_text(lineage_html(events, title=f"{APP_NAME} lineage"), encoding="utf-8")
+    say("")
+    say(report)
+    say("")
+    say(f"Events (JSON Lines): {events_path.resolve()}")
+    say(f"Lineage graph:       {html_path.resolve()}  (open it in a browser)")
+    say(f"Done in {time.perf_counter() - began:.0f} s.")
+    return DemoResult(workdir, events_path, html_path, report)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Command line entry: ``python -m openlineage_sdk.spark.demo``."""
+    parser = argparse.ArgumentParser(
+        prog="python -m openlineage_sdk.spark.demo",
+        description="A small orders ETL on local Spark with OpenLineage lineage on.",
+    )
+    parser.add_argument(
+        "--workdir",
+        type=Path,
+        default=Path("openlineage-demo"),
+        help="working folder for data, warehouse, events and the HTML graph "
+        "(default: ./openlineage-demo)",
+    )
+    parser.add_argument(
+        "--connect",
+        action="store_true",
+        help="run the pipeline through a local Spark Connect server",
+    )
+    parser.add_argument("--orders", type=int, default=100_000, help="orders to generate")
+    parser.add_argument("--customers", type=int, default=2_000, help="customers to generate")
+    options = parser.parse_args(argv)
+    run_demo(
+        options.workdir,
+        connect=options.connect,
+        customers=options.customers,
+        orders=options.orders,
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,166 @@
+"""Spark fixtures: one real local Spark driver per test run, used classically and over Connect.
+
+One JVM serves both modes. The classic session is started with the Spark Connect plugin, which
+runs a real Spark Connect gRPC server inside that driver on a free loopback port; the Connect
+session is a plain Connect client of that server. The client side of the Connect session holds
+no JVM, exactly as on a cluster (the adapter's Connect code never reaches for one; a test checks
+that), while the tests themselves can still count the jobs the shared driver ran.
+
+``mode_spark`` runs a test once per mode, so the same suite covers classic PySpark and Spark
+Connect.
+"""
+
+from __future__ import annotations
+
+import shutil
+import socket
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.spark._support import NAMESPACE, PRODUCER, Captured
+
+pyspark = pytest.importorskip("pyspark")
+
+if shutil.which("java") is None:  # pragma: no cover - CI installs Java 17
+    pytest.skip("the Spark tests need Java", allow_module_level=True)
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@pytest.fixture(scope="session")
+def spark_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("spark")
+
+
+@pytest.fixture(scope="session")
+def connect_port() -> int:
+    return _free_port()
+
+
+@pytest.fixture(scope="session")
+def spark(spark_root: Path, connect_port: int) -> Iterator[Any]:
+    """The classic session (and the driver that also serves Spark Connect)."""
+    from pyspark.sql import SparkSession
+
+    session = (
+        SparkSession.builder.master("local[2]")
+        .appName("openlineage_sdk_tests")
+        .config("spark.sql.shuffle.partitions", "2")
+        .config("spark.default.parallelism", "2")
+        .config("spark.ui.enabled", "false")
+        .config("spark.ui.showConsoleProgress", "false")
+        .config("spark.sql.warehouse.dir", str(spark_root / "warehouse"))
+        .config("spark.driver.extraJavaOptions", f"-Dderby.system.home={spark_root / 'derby'}")
+        .config("spark.plugins", "org.apache.spark.sql.connect.SparkConnectPlugin")
+        .config("spark.connect.grpc.binding.address", "127.0.0.1")
+        .config("spark.connect.grpc.binding.port", str(connect_port))
+        .getOrCreate()
+    )
+    session.sparkContext.setLogLevel("ERROR")
+    yield session
+    session.stop()
+
+
+@pytest.fixture(scope="session")
+def spark_connect(spark: Any, connect_port: int) -> Iterator[Any]:
+    """A Spark Connect client session of the test driver."""
+    # PySpark's generic builder refuses a remote session next to a classic one in the same
+    # process; the Connect builder itself has no such rule, and is what a Connect-only client uses.
+    from pyspark.sql.connect.session import SparkSession as ConnectSession
+
+    session = ConnectSession.builder.remote(f"sc://127.0.0.1:{connect_port}").getOrCreate()
+    yield session
+    session.stop()
+
+
+@pytest.fixture(
+    params=[
+        pytest.param("classic", marks=pytest.mark.spark),
+        pytest.param("connect", marks=[pytest.mark.spark, pytest.mark.connect]),
+    ]
+)
+def mode_spark(request: pytest.FixtureRequest) -> Any:
+    """The classic session, then the Connect session: the same test in both modes."""
+    if request.param == "classic":
+        return request.getfixturevalue("spark")
+    return request.getfixturevalue("spark_connect")
+
+
+class JobCounter:
+    """Counts the Spark jobs the test driver ran, through its status tracker.
+
+    The status store is fed by the listener bus, asynchronously; draining the bus first makes
+    the count include every job that has ended.
+    """
+
+    def __init__(self, spark: Any) -> None:
+        self._sc = spark.sparkContext
+
+    def count(self) -> int:
+        jsc = self._sc._jsc.sc()
+        jsc.listenerBus().waitUntilEmpty(10_000)
+        return int(jsc.statusStore().jobsList(None).size())
+
+
+@pytest.fixture
+def jobs(spark: Any) -> JobCounter:
+    return JobCounter(spark)
+
+
+@pytest.fixture
+def data_dir(spark_root: Path, request: pytest.FixtureRequest) -> Path:
+    """A fresh folder for one test's files, named after the test."""
+    name = "".join(c if c.isalnum() else "_" for c in request.node.name)
+    path = spark_root / "data" / f"{name}_{time.monotonic_ns()}"
+    path.mkdir(parents=True)
+    return path
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        if "tests/spark/" in str(item.fspath).replace("\\", "/"):
+            item.add_marker(pytest.mark.spark)
+
+
+# ------------------------------------------------------------------------------ lineage events
+
+
+@pytest.fixture
+def memory() -> Iterator[Any]:
+    """A real MemoryTransport; after the test every event it got must validate strictly."""
+    from openlineage_sdk import validate_event
+    from openlineage_sdk.transports import MemoryTransport
+
+    transport = MemoryTransport()
+    yield transport
+    for text in transport.json_events:
+        assert validate_event(text, strict=True, formats=True) == [], text
+
+
+@pytest.fixture
+def client(memory: Any) -> Iterator[Any]:
+    """A real client over the memory transport, raising on errors so none goes unseen."""
+    from openlineage_sdk.client import OpenLineage
+
+    with OpenLineage(
+        transport=memory, producer=PRODUCER, namespace=NAMESPACE, raise_on_error=True
+    ) as ol:
+        yield ol
+
+
+@pytest.fixture
+def auto(mode_spark: Any, client: Any, memory: Any) -> Iterator[Captured]:
+    """The adapter in automatic mode on the session of the test's mode, and what it emitted."""
+    from openlineage_sdk.spark import install, uninstall
+
+    install(mode_spark, client)
+    yield Captured(memory)
+    uninstall(mode_spark)

@@ -1,0 +1,121 @@
+"""The demo pipeline, end to end, as ``nox -s demo`` runs it: a process of its own."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from openlineage_sdk import RunEvent, validate_event
+from openlineage_sdk.report import load_events
+from tests.conftest import ROOT
+
+APP = "orders_etl"
+INSERT = "execute_insert_into_hadoop_fs_relation_command"
+JOBS = {
+    f"demo/{APP}",
+    f"demo/{APP}.{INSERT}.staging_orders_clean",
+    f"demo/{APP}.{INSERT}.marts_daily_revenue",
+    f"demo/{APP}.execute_create_data_source_table_as_select_command.analytics_customer_value",
+}
+
+
+@pytest.mark.parametrize("connect", [False, True], ids=["classic", "connect"])
+def test_the_demo_runs_and_reports_its_lineage(tmp_path: Path, connect: bool) -> None:
+    workdir = tmp_path / "demo"
+    command = [
+        sys.executable,
+        "-m",
+        "openlineage_sdk.spark.demo",
+        "--workdir",
+        str(workdir),
+        "--orders",
+        "5000",
+        "--customers",
+        "300",
+        *(["--connect"] if connect else []),
+    ]
+    done = subprocess.run(
+        command, cwd=ROOT, capture_output=True, text=True, timeout=300, check=False
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+
+    # Quiet: nothing from Spark's logging, no progress bars; only the JVM's own note about the
+    # incubator module it is started with may reach the terminal.
+    noise = [
+        line
+        for line in done.stderr.splitlines()
+        if line.strip() and not line.startswith("WARNING: Using incubator modules")
+    ]
+    assert noise == []
+
+    events_path = workdir / "openlineage_events.jsonl"
+    html_path = workdir / "lineage.html"
+    out = done.stdout
+    assert f"Events (JSON Lines): {events_path.resolve()}" in out
+    assert f"Lineage graph:       {html_path.resolve()}" in out
+    assert "8 events, 4 jobs, 4 runs, 5 datasets" in out
+    for job in JOBS:
+        assert f"\n  {job}\n" in out
+
+    events = load_events(events_path)
+    for line in events_path.read_text().splitlines():
+        assert validate_event(line, strict=True, formats=True) == []
+    runs = [e for e in events if isinstance(e, RunEvent)]
+    assert len(runs) == len(events) == 8
+    assert {f"{e.job.namespace}/{e.job.name}" for e in runs} == JOBS
+    assert {e.event_type for e in runs} == {"START", "COMPLETE"}
+    application = next(e.run.run_id for e in runs if e.job.name == APP)
+    for event in runs:
+        if event.job.name != APP:
+            assert event.run.facets is not None
+            assert event.run.facets.parent is not None
+            assert event.run.facets.parent.run == {"runId": application}
+
+    outputs = {o.name: o for e in runs if e.event_type == "COMPLETE" for o in e.outputs or []}
+    lake = workdir.resolve() / "lake"
+    table = workdir.resolve() / "warehouse" / "analytics.db" / "customer_value"
+    assert set(outputs) == {
+        str(lake / "staging" / "orders_clean"),
+        str(lake / "marts" / "daily_revenue"),
+        str(table),
+    }
+    value = outputs[str(table)]
+    assert value.facets is not None
+    assert value.facets.symlinks is not None
+    assert value.facets.symlinks.identifiers == [
+        {
+            # The folder holding the table's folder, as the JVM agent names it.
+            "namespace": f"file:{workdir.resolve() / 'warehouse' / 'analytics.db'}",
+            "name": "analytics.customer_value",
+            "type": "TABLE",
+        }
+    ]
+    assert value.output_facets is not None
+    assert value.output_facets.output_statistics is not None
+    assert value.output_facets.output_statistics.row_count is not None
+    assert 0 < value.output_facets.output_statistics.row_count <= 300
+    clean = outputs[str(lake / "staging" / "orders_clean")]
+    assert clean.facets is not None
+    assert clean.facets.schema_ is not None
+    assert [f["name"] for f in clean.facets.schema_.fields or []] == [
+        "order_id",
+        "customer_id",
+        "order_date",
+        "status",
+        "amount",
+        "currency",
+    ]
+    if not connect:
+        assert clean.facets.column_lineage is not None
+    assert f"{outputs[str(lake / 'marts' / 'daily_revenue')].name}" in out
+
+    html = html_path.read_text()
+    assert html.startswith("<!DOCTYPE html>")
+    assert "<svg" in html
+    assert "analytics.db/customer_value" in html
+    # Self-contained: nothing to load from elsewhere.
+    assert "<script src=" not in html
+    assert "<link " not in html

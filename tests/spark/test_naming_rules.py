@@ -1,0 +1,95 @@
+"""Dataset names for every store the adapter meets, and Spark job names."""
+
+from __future__ import annotations
+
+import pytest
+
+from openlineage_sdk.naming import NamingError
+from openlineage_sdk.spark._naming import dataset_name, job_name
+from openlineage_sdk.spark._tables import TableInfo, table_identity
+
+
+@pytest.mark.parametrize(
+    ("uri", "namespace", "name"),
+    [
+        ("file:/data/orders", "file", "/data/orders"),
+        ("file:///data/orders/", "file", "/data/orders"),
+        ("/data/orders", "file", "/data/orders"),
+        ("hdfs://namenode:8020/warehouse/orders", "hdfs://namenode:8020", "/warehouse/orders"),
+        ("s3a://lake-bucket/raw/orders", "s3://lake-bucket", "raw/orders"),
+        ("s3://lake-bucket/raw/orders", "s3://lake-bucket", "raw/orders"),
+        ("gs://lake-bucket/raw/orders", "gs://lake-bucket", "raw/orders"),
+        ("hdfs://namenode/warehouse/orders", "hdfs://namenode:8020", "/warehouse/orders"),
+        (
+            "abfss://lake@account.dfs.core.windows.net/raw/orders",
+            "abfss://lake@account.dfs.core.windows.net",
+            "/raw/orders",
+        ),
+        (
+            "wasbs://lake@account.blob.core.windows.net/raw/orders",
+            "wasbs://lake@account.dfs.core.windows.net",
+            "raw/orders",
+        ),
+        # No workspace in the path: the namespace the JVM agent writes for it.
+        ("dbfs:/mnt/lake/orders", "dbfs", "/mnt/lake/orders"),
+        ("dbfs://workspace/mnt/lake/orders", "dbfs://workspace", "/mnt/lake/orders"),
+        (
+            "jdbc:postgresql://db.example.com/shop?currentSchema=sales&password=x",
+            "postgres://db.example.com:5432",
+            "shop.sales.orders",
+        ),
+    ],
+)
+def test_storage_locations(uri: str, namespace: str, name: str) -> None:
+    located = dataset_name(uri, "orders" if uri.startswith("jdbc:") else None)
+    assert (located.namespace, located.name) == (namespace, name)
+
+
+def test_a_table_on_object_storage_links_to_its_warehouse() -> None:
+    info = TableInfo("sales", "orders", "s3a://lake-bucket/warehouse/sales.db/orders")
+    identity = table_identity(info)
+    assert (identity.namespace, identity.name) == ("s3://lake-bucket", "warehouse/sales.db/orders")
+    [link] = identity.symlinks
+    assert (link.namespace, link.name, link.type) == (
+        "s3://lake-bucket/warehouse/sales.db",
+        "sales.orders",
+        "TABLE",
+    )
+
+
+def test_a_table_in_a_hive_metastore_links_to_the_metastore() -> None:
+    info = TableInfo("sales", "orders", "hdfs://namenode:8020/warehouse/sales.db/orders")
+    [link] = table_identity(info, "thrift://metastore:9083").symlinks
+    assert (link.namespace, link.name) == ("hive://metastore:9083", "sales.orders")
+
+
+def test_other_unnamed_locations_still_raise() -> None:
+    with pytest.raises(NamingError, match="bucket"):
+        dataset_name("s3a:///raw/orders")
+
+
+@pytest.mark.parametrize(
+    ("app", "command", "table", "name"),
+    [
+        (
+            "my awesome App",
+            "execute_insert_into_hive_table",
+            "mydb.mytable",
+            "my_awesome_app.execute_insert_into_hive_table.mydb_mytable",
+        ),
+        (
+            "etl",
+            "execute_insert_into_hadoop_fs_relation_command",
+            "/warehouse/raw/orders",
+            "etl.execute_insert_into_hadoop_fs_relation_command.raw_orders",
+        ),
+        # A part that names nothing is dropped, or the app called spark: never a failed write.
+        ("etl", "save", "///", "etl.save"),
+        ("***", "save", "t", "spark.save.t"),
+        ("etl", None, None, "etl"),
+    ],
+)
+def test_job_names_follow_app_command_table(
+    app: str, command: str | None, table: str | None, name: str
+) -> None:
+    assert job_name(app, command, table) == name

@@ -1,0 +1,231 @@
+"""Lineage never breaks the user's write, and costs it no Spark job."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from openlineage_sdk import OpenLineage, validate_event
+from openlineage_sdk.transports import FileTransport, MemoryTransport
+from openlineage_sdk.transports.base import TransportError
+from tests.spark._support import NAMESPACE, Captured, files_of, session_kind
+
+
+def test_the_adapter_starts_no_spark_job(
+    mode_spark: Any, jobs: Any, data_dir: Path, tmp_path: Path
+) -> None:
+    """Counted by the driver's status tracker, with every event written to a real file."""
+    from openlineage_sdk.spark import application_run, install, uninstall
+
+    csv = data_dir / "csv"
+    mode_spark.range(200).selectExpr("id", "id % 10 AS k").write.option("header", True).csv(
+        str(csv)
+    )
+
+    table = f"jobs_{session_kind(mode_spark)}"
+    mode_spark.sql(f"DROP TABLE IF EXISTS {table}")
+    mode_spark.range(50).selectExpr("id AS n", "id % 5 AS k").write.saveAsTable(table)
+
+    def frames() -> list[Any]:
+        # Built afresh for each variant: under Connect the server analyzes (and infers a CSV
+        # header, which runs a job) when the plan is first sent.
+        parquet = mode_spark.range(10_000).selectExpr("id", "id % 10 AS k")
+        header = mode_spark.read.option("header", True).csv(str(csv))
+        declared = mode_spark.read.csv(str(csv), header=True, schema="id BIGINT, k BIGINT")
+        return [
+            parquet,
+            header.groupBy("k").count(),
+            declared.join(mode_spark.table(table), "k"),
+        ]
+
+    def write_all(label: str) -> int:
+        before = jobs.count()
+        for index, frame in enumerate(frames()):
+            frame.write.parquet(str(data_dir / f"{label}{index}"))
+        return int(jobs.count() - before)
+
+    plain = write_all("plain")
+    assert plain >= 3
+
+    events = tmp_path / "events.jsonl"
+    client = OpenLineage(transport=FileTransport(events), namespace=NAMESPACE)
+    install(mode_spark, client)
+    try:
+        with application_run(mode_spark, client):
+            traced = write_all("traced")
+    finally:
+        uninstall(mode_spark)
+        client.close()
+    assert traced == plain
+
+    lines = events.read_text().splitlines()
+    assert [json.loads(line)["eventType"] for line in lines] == ["START"] + [
+        "START",
+        "COMPLETE",
+    ] * 3 + ["COMPLETE"]
+    for line in lines:
+        assert validate_event(line, strict=True, formats=True) == []
+    rows = [
+        json.loads(line)["outputs"][0]["outputFacets"]["outputStatistics"]["rowCount"]
+        for line in lines[1:-1]
+        if json.loads(line)["eventType"] == "COMPLETE"
+    ]
+    assert rows == [10_000, 10, 100 * 10]  # CSV rows with k < 5, each joined to 10 rows
+    # Inputs with their schemas (declared, or from the catalog) came at no job's cost.
+    last = json.loads(lines[-2])
+    assert all("schema" in i["facets"] for i in last["inputs"]), last["inputs"]
+
+    # The counter does see the extra jobs of the naive way to a row count (count, then write).
+    before = jobs.count()
+    naive = frames()[0]
+    naive.count()
+    naive.write.parquet(str(data_dir / "naive"))
+    assert jobs.count() - before > 1
+
+
+@pytest.mark.parametrize("broken", ["_dataframe", "_target", "_inputs", "_after"])
+def test_any_failing_step_of_the_adapter_leaves_the_write_intact(
+    mode_spark: Any,
+    auto: Captured,
+    data_dir: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    broken: str,
+) -> None:
+    from openlineage_sdk.spark._adapter import SparkLineage
+
+    def fail(*args: Any, **kwargs: Any) -> Any:
+        raise RuntimeError(f"injected into {broken}")
+
+    monkeypatch.setattr(SparkLineage, broken, fail)
+    out = data_dir / "out"
+    mode_spark.range(6).write.parquet(str(out))
+
+    assert mode_spark.read.parquet(str(out)).count() == 6
+    [run] = auto.runs()
+    assert run.types == ["START", "COMPLETE"]
+    assert run.end.run.facets is not None
+    failure = run.end.run.facets.extraction_error
+    assert failure is not None
+    assert (failure.total_tasks, failure.failed_tasks) == (1, 1)
+    assert any(f"injected into {broken}" in e["errorMessage"] for e in failure.errors)
+
+
+@pytest.mark.parametrize(
+    ("target", "facet"),
+    [
+        ("SchemaDatasetFacet", "schema"),
+        ("SymlinksDatasetFacet", "symlinks"),
+        ("OutputStatisticsOutputDatasetFacet", "outputStatistics"),
+        ("ProcessingEngineRunFacet", "processing_engine"),
+    ],
+)
+def test_a_facet_that_cannot_be_built_is_left_out_and_the_rest_goes_out(
+    mode_spark: Any,
+    auto: Captured,
+    monkeypatch: pytest.MonkeyPatch,
+    target: str,
+    facet: str,
+) -> None:
+    from openlineage_sdk.spark import _events
+
+    def fail(*args: Any, **kwargs: Any) -> Any:
+        raise ValueError(f"cannot build {facet}")
+
+    monkeypatch.setattr(_events, target, fail)
+    table = f"robust_{session_kind(mode_spark)}_{facet.lower()}"
+    mode_spark.sql(f"DROP TABLE IF EXISTS {table}")
+    auto.clear()
+    mode_spark.range(5).write.saveAsTable(table)
+
+    run = auto.only_write()
+    assert run.types == ["START", "COMPLETE"]
+    event = run.end.to_dict()
+    output = event["outputs"][0]
+    present = {
+        *output["facets"],
+        *output.get("outputFacets", {}),
+        *event["run"]["facets"],
+    }
+    assert facet not in present
+    assert {"dataSource", "schema", "symlinks", "outputStatistics", "processing_engine"} - {
+        facet
+    } <= present
+    errors = event["run"]["facets"]["extractionError"]["errors"]
+    assert any(f"cannot build {facet}" in e["errorMessage"] for e in errors)
+    assert mode_spark.table(table).count() == 5
+
+
+def test_a_failing_transport_never_fails_the_write(mode_spark: Any, data_dir: Path) -> None:
+    from openlineage_sdk.spark import install, uninstall
+
+    class Down(MemoryTransport):
+        def emit(self, event: Any) -> None:
+            raise TransportError("backend down")
+
+    # raise_on_error: the client lets the error through; the adapter still must not.
+    install(mode_spark, OpenLineage(transport=Down(), raise_on_error=True))
+    try:
+        mode_spark.range(3).write.parquet(str(data_dir / "out"))
+    finally:
+        uninstall(mode_spark)
+    assert len(files_of(data_dir / "out")) >= 1
+
+
+def test_a_failing_sink_never_fails_the_write(mode_spark: Any, data_dir: Path) -> None:
+    from openlineage_sdk.spark import WriteLineage, install, uninstall
+
+    class Broken:
+        def write_started(self, write: WriteLineage) -> None:
+            raise RuntimeError("sink down")
+
+        def write_finished(self, write: WriteLineage) -> None:
+            raise RuntimeError("sink down")
+
+    install(mode_spark, sink=Broken())
+    try:
+        mode_spark.range(3).write.parquet(str(data_dir / "out"))
+    finally:
+        uninstall(mode_spark)
+    assert len(files_of(data_dir / "out")) >= 1
+
+
+def test_an_interrupted_write_is_aborted() -> None:
+    """The sink's side alone: a write stopped by KeyboardInterrupt ends its run with ABORT."""
+    from openlineage_sdk.spark import DatasetIdentity, DatasetLineage, WriteLineage
+    from openlineage_sdk.spark._events import RunPerWrite
+
+    memory = MemoryTransport()
+    sink = RunPerWrite(OpenLineage(transport=memory, namespace=NAMESPACE))
+    write = WriteLineage(
+        "classic",
+        "parquet",
+        "app",
+        "execute_insert_into_hadoop_fs_relation_command",
+        "app.execute_insert_into_hadoop_fs_relation_command.data_out",
+        output=DatasetLineage(DatasetIdentity("file", "/data/out"), "output"),
+        spark_version="4.3.0",
+    )
+    sink.write_started(write)
+    write.error = KeyboardInterrupt()
+    sink.write_finished(write)
+
+    assert [e.event_type for e in Captured(memory).events()] == ["START", "ABORT"]
+    for text in memory.json_events:
+        assert validate_event(text, strict=True, formats=True) == []
+
+
+def test_install_twice_replaces_how_writes_are_reported(mode_spark: Any, data_dir: Path) -> None:
+    from openlineage_sdk.spark import install, uninstall
+
+    first, second = MemoryTransport(), MemoryTransport()
+    adapter = install(mode_spark, OpenLineage(transport=first))
+    try:
+        assert install(mode_spark, OpenLineage(transport=second)) is adapter
+        mode_spark.range(3).write.parquet(str(data_dir / "out"))
+    finally:
+        uninstall(mode_spark)
+    assert first.events == []
+    assert [e.event_type for e in Captured(second).events()] == ["START", "COMPLETE"]

@@ -1,0 +1,343 @@
+"""Automatic mode: each write is a run with real events, in classic PySpark and under Connect.
+
+Every event a test emits is checked against the spec's schemas (strict, with formats) by the
+``memory`` fixture.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from openlineage_sdk import OpenLineage, RunEvent, naming
+from openlineage_sdk._version import __version__
+from openlineage_sdk.transports import MemoryTransport
+from tests.spark._support import (
+    NAMESPACE,
+    Captured,
+    bytes_of,
+    files_of,
+    session_kind,
+)
+
+APP = "openlineage_sdk_tests"
+INSERT = "execute_insert_into_hadoop_fs_relation_command"
+
+
+def test_a_parquet_write_is_one_run_start_then_complete(
+    mode_spark: Any, auto: Captured, data_dir: Path
+) -> None:
+    out = data_dir / "orders"
+    mode_spark.range(1000).selectExpr("id", "id % 7 AS k").write.parquet(str(out))
+
+    [run] = auto.runs()
+    assert run.types == ["START", "COMPLETE"]
+    assert run.job_name == naming.spark_job_name(APP, INSERT, str(out))
+    assert run.job_name == f"{APP}.{INSERT}.{data_dir.name}_orders"
+    assert {e.job.namespace for e in run.events} == {NAMESPACE}
+    assert run.start.event_time <= run.end.event_time
+
+    job_type = run.start.job.facets.job_type if run.start.job.facets else None
+    assert job_type is not None
+    assert (job_type.processing_type, job_type.integration, job_type.job_type) == (
+        "BATCH",
+        "SPARK",
+        "SQL_JOB",
+    )
+    engine = run.start.run.facets.processing_engine if run.start.run.facets else None
+    assert engine is not None
+    assert (engine.name, engine.version, engine.openlineage_adapter_version) == (
+        "spark",
+        mode_spark.version,
+        __version__,
+    )
+    assert run.start.run.facets is not None
+    assert run.start.run.facets.parent is None  # no enclosing run
+    assert run.end.run.facets is not None
+    assert run.end.run.facets.extraction_error is None  # nothing went wrong
+
+    # The START already names the output, with its schema; statistics come with COMPLETE.
+    [started] = run.start.outputs or []
+    assert (started.namespace, started.name) == ("file", str(out))
+    assert started.output_facets is None
+    output = run.output_json()
+    assert output["facets"]["dataSource"]["name"] == "file"
+    assert output["facets"]["dataSource"]["uri"] == "file:"
+    assert output["facets"]["schema"]["fields"] == [
+        {"name": "id", "type": "long"},
+        {"name": "k", "type": "long"},
+    ]
+    stats = output["outputFacets"]["outputStatistics"]
+    assert stats["rowCount"] == 1000
+    if session_kind(mode_spark) == "classic":
+        files = files_of(out)
+        assert stats["fileCount"] == len(files)
+        assert stats["size"] == bytes_of(files)
+    else:
+        # The Connect server does not return a command's write metrics: left out, not guessed.
+        assert set(stats) == {"_producer", "_schemaURL", "rowCount"}
+
+
+def test_start_goes_out_before_the_write_and_complete_after(
+    mode_spark: Any, data_dir: Path
+) -> None:
+    from openlineage_sdk.spark import install, uninstall
+
+    out = data_dir / "out"
+    seen: list[tuple[str | None, bool]] = []
+
+    class Watching(MemoryTransport):
+        def emit(self, event: Any) -> None:
+            seen.append((event.event_type, (out / "_SUCCESS").exists()))
+            super().emit(event)
+
+    install(mode_spark, OpenLineage(transport=Watching(), namespace=NAMESPACE))
+    try:
+        mode_spark.range(10).write.parquet(str(out))
+    finally:
+        uninstall(mode_spark)
+    assert seen == [("START", False), ("COMPLETE", True)]
+
+
+def test_save_as_table_is_one_run_named_by_location_with_a_table_symlink(
+    mode_spark: Any, auto: Captured, spark_root: Path
+) -> None:
+    table = f"orders_{session_kind(mode_spark)}"
+    mode_spark.sql(f"DROP TABLE IF EXISTS {table}")
+    auto.clear()
+    mode_spark.range(50).selectExpr("id").write.mode("overwrite").saveAsTable(table)
+
+    # Spark runs three commands for it; the user made one call: one run.
+    [run] = auto.runs()
+    assert run.types == ["START", "COMPLETE"]
+    assert run.job_name == (
+        f"{APP}.execute_create_data_source_table_as_select_command.default_{table}"
+    )
+    output = run.output_json()
+    warehouse = spark_root / "warehouse"
+    assert (output["namespace"], output["name"]) == ("file", str(warehouse / table))
+    assert output["facets"]["symlinks"]["identifiers"] == [
+        {"namespace": f"file:{warehouse}", "name": f"default.{table}", "type": "TABLE"}
+    ]
+    assert output["outputFacets"]["outputStatistics"]["rowCount"] == 50
+    assert run.end.run.facets is not None
+    assert run.end.run.facets.extraction_error is None
+
+
+def test_an_aggregate_written_after_a_shuffle_has_its_statistics(
+    mode_spark: Any, auto: Captured, data_dir: Path
+) -> None:
+    out = data_dir / "by_key"
+    mode_spark.range(300).selectExpr("id % 12 AS k", "id").groupBy("k").count().write.parquet(
+        str(out)
+    )
+
+    stats = auto.only_write().output_json()["outputFacets"]["outputStatistics"]
+    assert stats["rowCount"] == 12
+    if session_kind(mode_spark) == "classic":
+        assert (stats["fileCount"], stats["size"]) == (len(files_of(out)), bytes_of(files_of(out)))
+
+
+def test_a_failing_write_emits_fail_and_raises_the_error_unchanged(
+    mode_spark: Any, auto: Captured, data_dir: Path
+) -> None:
+    out = data_dir / "exists"
+    out.mkdir()
+    (out / "keep.txt").write_text("x")
+    with pytest.raises(Exception, match="already exists") as raised:
+        mode_spark.range(5).write.mode("error").parquet(str(out))
+    assert type(raised.value).__module__.startswith("pyspark.errors")
+
+    [run] = auto.runs()
+    assert run.types == ["START", "FAIL"]
+    assert run.end.run.facets is not None
+    error = run.end.run.facets.error_message
+    assert error is not None
+    assert "already exists" in error.message
+    assert error.programming_language == "python"
+    assert error.stack_trace is not None
+    assert "already exists" in error.stack_trace
+    assert "outputFacets" not in run.output_json()  # nothing was written: no statistics
+
+
+def test_writes_inside_a_run_are_its_children(
+    mode_spark: Any, auto: Captured, client: OpenLineage, data_dir: Path
+) -> None:
+    with client.run("nightly") as app:
+        mode_spark.range(3).write.parquet(str(data_dir / "a"))
+        mode_spark.range(4).write.parquet(str(data_dir / "b"))
+
+    runs = auto.runs()
+    assert [r.job_name for r in runs] == [
+        "nightly",
+        f"{APP}.{INSERT}.{data_dir.name}_a",
+        f"{APP}.{INSERT}.{data_dir.name}_b",
+    ]
+    assert runs[0].types == ["START", "COMPLETE"]
+    for child in runs[1:]:
+        assert child.types == ["START", "COMPLETE"]
+        for event in child.events:
+            assert event.run.facets is not None
+            parent = event.run.facets.parent
+            assert parent is not None
+            assert parent.run == {"runId": app.run_id}
+            assert parent.job == {"namespace": NAMESPACE, "name": "nightly"}
+            assert parent.root == {
+                "run": {"runId": app.run_id},
+                "job": {"namespace": NAMESPACE, "name": "nightly"},
+            }
+    # The application's own events end after its writes' runs.
+    assert auto.events()[-1].run.run_id == app.run_id
+
+
+def test_the_application_run_is_the_parent_of_the_writes(
+    mode_spark: Any, auto: Captured, client: OpenLineage, data_dir: Path
+) -> None:
+    from openlineage_sdk.spark import application_run
+
+    with application_run(mode_spark, client) as app:
+        mode_spark.range(3).write.parquet(str(data_dir / "a"))
+
+    application, write = auto.runs()
+    assert application.job_name == APP
+    assert application.types == ["START", "COMPLETE"]
+    facets = application.start.job.facets
+    assert facets is not None
+    assert facets.job_type is not None
+    assert (facets.job_type.processing_type, facets.job_type.job_type) == ("NONE", "APPLICATION")
+    assert application.start.run.facets is not None
+    engine = application.start.run.facets.processing_engine
+    assert engine is not None
+    assert engine.version == mode_spark.version
+    assert write.start.run.facets is not None
+    assert write.start.run.facets.parent is not None
+    assert write.start.run.facets.parent.run == {"runId": app.run_id}
+
+
+def test_inputs_of_a_join_are_both_files_with_schema_and_statistics(
+    mode_spark: Any, auto: Captured, data_dir: Path
+) -> None:
+    left, right, out = data_dir / "left", data_dir / "right", data_dir / "out"
+    mode_spark.range(20).selectExpr("id", "id % 3 AS k").write.parquet(str(left))
+    mode_spark.range(3).selectExpr("id AS k", "concat('name', id) AS name").write.parquet(
+        str(right)
+    )
+    auto.clear()
+
+    joined = mode_spark.read.parquet(str(left)).join(mode_spark.read.parquet(str(right)), "k")
+    joined.write.parquet(str(out))
+
+    run = auto.only_write()
+    inputs = {(i.namespace, i.name): i.to_dict() for i in run.end.inputs or []}
+    assert sorted(inputs) == [("file", str(left)), ("file", str(right))]
+    assert run.output_json()["outputFacets"]["outputStatistics"]["rowCount"] == 20
+    left_input = inputs[("file", str(left))]
+    if session_kind(mode_spark) == "classic":
+        assert left_input["facets"]["schema"]["fields"] == [
+            {"name": "id", "type": "long"},
+            {"name": "k", "type": "long"},
+        ]
+        read = left_input["inputFacets"]["inputStatistics"]
+        assert (read["fileCount"], read["size"]) == (
+            len(files_of(left)),
+            bytes_of(files_of(left)),
+        )
+        assert "rowCount" not in read  # rows read after pushed filters are not rows stored
+    else:
+        # A Connect client knows what a plan reads, not its schema or what the scan read.
+        assert set(left_input["facets"]) == {"dataSource"}
+        assert "inputFacets" not in left_input
+
+
+def test_writer_v2_create_is_one_run_of_the_table(
+    mode_spark: Any, auto: Captured, spark_root: Path
+) -> None:
+    table = f"v2_orders_{session_kind(mode_spark)}"
+    mode_spark.sql(f"DROP TABLE IF EXISTS {table}")
+    auto.clear()
+    mode_spark.range(7).selectExpr("id").writeTo(table).using("parquet").create()
+
+    run = auto.only_write()
+    assert run.job_name == f"{APP}.create_table_as_select.default_{table}"
+    output = run.output_json()
+    assert (output["namespace"], output["name"]) == ("file", str(spark_root / "warehouse" / table))
+    assert output["outputFacets"]["outputStatistics"]["rowCount"] == 7
+
+
+def test_a_writer_used_twice_is_two_runs(mode_spark: Any, auto: Captured, data_dir: Path) -> None:
+    writer = mode_spark.range(4).write.mode("overwrite").format("parquet")
+    writer.save(str(data_dir / "a"))
+    writer.save(str(data_dir / "b"))
+
+    runs = auto.write_runs()
+    assert [r.types for r in runs] == [["START", "COMPLETE"]] * 2
+    assert [r.output().name for r in runs] == [str(data_dir / "a"), str(data_dir / "b")]
+    assert [r.output_json()["outputFacets"]["outputStatistics"]["rowCount"] for r in runs] == [
+        4,
+        4,
+    ]
+
+
+def test_a_new_table_in_a_database_with_its_own_location(
+    mode_spark: Any, auto: Captured, data_dir: Path
+) -> None:
+    database = f"mart_{session_kind(mode_spark)}"
+    mode_spark.sql(f"DROP DATABASE IF EXISTS {database} CASCADE")
+    mode_spark.sql(f"CREATE DATABASE {database} LOCATION '{data_dir / 'mart'}'")
+    auto.clear()
+    mode_spark.range(2).write.saveAsTable(f"{database}.Daily")
+
+    run = auto.only_write()
+    output = run.output_json()
+    assert (output["namespace"], output["name"]) == ("file", str(data_dir / "mart" / "daily"))
+    assert output["facets"]["symlinks"]["identifiers"] == [
+        {"namespace": f"file:{data_dir / 'mart'}", "name": f"{database}.daily", "type": "TABLE"}
+    ]
+    assert run.end.run.facets is not None
+    assert run.end.run.facets.extraction_error is None
+
+
+def test_writes_of_another_session_pass_through(
+    spark: Any, mode_spark: Any, auto: Captured, data_dir: Path
+) -> None:
+    other = spark.newSession() if session_kind(mode_spark) == "classic" else spark
+    other.range(3).write.parquet(str(data_dir / "other"))
+    assert auto.events() == []
+
+
+def test_uninstall_stops_the_events(mode_spark: Any, client: Any, data_dir: Path) -> None:
+    from openlineage_sdk.spark import install, installed, uninstall
+
+    memory = client.transport
+    install(mode_spark, client)
+    mode_spark.range(3).write.parquet(str(data_dir / "a"))
+    uninstall(mode_spark)
+    assert installed(mode_spark) is None
+    mode_spark.range(3).write.parquet(str(data_dir / "b"))
+    assert [e.event_type for e in memory.events] == ["START", "COMPLETE"]
+
+
+def test_without_a_client_events_go_where_the_environment_says(
+    mode_spark: Any, data_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Nothing configured: the JSON Lines file in the working folder, as the client does."""
+    import os
+
+    from openlineage_sdk import read_event
+    from openlineage_sdk.spark import install, uninstall
+
+    for name in list(os.environ):
+        if name.startswith("OPENLINEAGE"):
+            monkeypatch.delenv(name)
+    monkeypatch.chdir(tmp_path)
+    install(mode_spark)
+    try:
+        mode_spark.range(3).write.parquet(str(data_dir / "out"))
+    finally:
+        uninstall(mode_spark)
+    lines = (tmp_path / "openlineage_events.jsonl").read_text().splitlines()
+    events = [read_event(line) for line in lines]
+    assert [e.event_type for e in events if isinstance(e, RunEvent)] == ["START", "COMPLETE"]
+    assert {e.job.namespace for e in events if isinstance(e, RunEvent)} == {"default"}
