@@ -76,6 +76,7 @@ class Graph:
     jobs: dict[str, list[_RunInfo]] = field(default_factory=dict)
     datasets: dict[str, _DatasetInfo] = field(default_factory=dict)
     edges: set[tuple[str, str]] = field(default_factory=set)  # (from node, to node)
+    parents: set[tuple[str, str]] = field(default_factory=set)  # (parent job, child job)
 
 
 def _job_key(namespace: str, name: str) -> str:
@@ -124,6 +125,7 @@ def build_graph(events: Iterable[Event]) -> Graph:
             facets = event.run.facets
             if facets is not None and facets.parent is not None:
                 info.parent = _job_key(facets.parent.job["namespace"], facets.parent.job["name"])
+                graph.parents.add((info.parent, job))
         assert isinstance(event, (RunEvent, JobEvent))
         for source in event.inputs or ():
             key = _dataset_key(source.namespace, source.name)
@@ -230,8 +232,23 @@ svg text { font: 12px system-ui, sans-serif; }
 .job rect { fill: #e3f2fd; stroke: #1565c0; } .dataset rect { fill: #e8f5e9; stroke: #2e7d32; }
 .node rect { stroke-width: 1.5; rx: 6; } .node:hover rect { stroke-width: 3; }
 .edge { stroke: #9aa5b1; stroke-width: 1.5; fill: none; marker-end: url(#arrow); }
+.kind { font-size: 10px; fill: #52606d; letter-spacing: 0.05em; } .short { font-weight: 600; font-size: 13px; }
+.long { font-size: 11px; fill: #52606d; } .legend { color: #52606d; font-size: 12px; }
 table { border-collapse: collapse; margin-top: 16px; } td, th { border: 1px solid #cbd2d9; padding: 4px 8px; text-align: left; }
 """
+
+
+def _fit(text: str, limit: int) -> str:
+    """Shorten ``text`` to ``limit`` characters, keeping its end (where names differ)."""
+    return text if len(text) <= limit else "…" + text[-(limit - 1) :]
+
+
+def _labels(node: str, kind: str) -> tuple[str, str]:
+    """A short name (the last part) and the full name, for a node's two lines of text."""
+    if kind == "job":
+        namespace, _, name = node.partition("/")
+        return name.rsplit(".", 1)[-1], f"{namespace}/{name}"
+    return node.rstrip("/").rsplit("/", 1)[-1], node
 
 
 def lineage_html(events: Sequence[Event], *, title: str = "Lineage") -> str:
@@ -241,7 +258,7 @@ def lineage_html(events: Sequence[Event], *, title: str = "Lineage") -> str:
     columns: dict[int, list[str]] = defaultdict(list)
     for node, index in sorted(layers.items(), key=lambda item: (item[1], item[0])):
         columns[index].append(node)
-    width, height, gap_x, gap_y = 260, 54, 90, 26
+    width, height, gap_x, gap_y = 300, 62, 80, 22
     position: dict[str, tuple[int, int]] = {}
     for index, nodes in columns.items():
         for row, node in enumerate(nodes):
@@ -270,12 +287,15 @@ def lineage_html(events: Sequence[Event], *, title: str = "Lineage") -> str:
             detail = ", ".join(data.fields) or "no schema"
             if data.rows is not None:
                 detail = f"{data.rows:,} rows; " + detail
-        label = node if len(node) <= 38 else "…" + node[-37:]
+        short, long = _labels(node, kind)
+        parents = sorted(p for p, c in graph.parents if c == node)
+        heading = kind.upper() + (f" · in {_labels(parents[0], 'job')[0]}" if parents else "")
         parts.append(
             f'<g class="node {kind}"><title>{html.escape(node)}\n{html.escape(detail)}</title>'
             f'<rect x="{x}" y="{y}" width="{width}" height="{height}"/>'
-            f'<text x="{x + 10}" y="{y + 20}" font-weight="bold">{kind}</text>'
-            f'<text x="{x + 10}" y="{y + 40}">{html.escape(label)}</text></g>'
+            f'<text class="kind" x="{x + 10}" y="{y + 15}">{html.escape(_fit(heading, 44))}</text>'
+            f'<text class="short" x="{x + 10}" y="{y + 34}">{html.escape(_fit(short, 36))}</text>'
+            f'<text class="long" x="{x + 10}" y="{y + 52}">{html.escape(_fit(long, 46))}</text></g>'
         )
     parts.append("</svg>")
 
@@ -292,6 +312,8 @@ def lineage_html(events: Sequence[Event], *, title: str = "Lineage") -> str:
         f"<h1>{html.escape(title)}</h1>"
         f'<p class="meta">{len(events)} events · {len(graph.jobs)} jobs · {run_count} runs · '
         f"{len(graph.datasets)} datasets. Hover a node for details.</p>"
+        '<p class="legend">Arrows: data flows from input datasets through jobs to output datasets. '
+        '"in X": the job runs as a child of job X\'s run.</p>'
         + "".join(parts)
         + "<table><tr><th>dataset</th><th>rows written</th><th>schema</th></tr>"
         + "".join(rows)
