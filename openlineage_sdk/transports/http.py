@@ -40,6 +40,7 @@ from openlineage_sdk.transports._delivery import (
     Outcome,
     Record,
     SendResult,
+    default_spool_dir,
 )
 from openlineage_sdk.transports.base import (
     Emittable,
@@ -89,22 +90,6 @@ class ApiKeyAuth(TransportConfig):
             ):
                 data["apiKey"] = str(data["apiKey"])
         return data
-
-
-def default_spool_dir(env: Mapping[str, str] | None = None) -> Path:
-    """The spool folder used when none is configured.
-
-    ``$XDG_CACHE_HOME/openlineage-sdk/spool``, else ``~/.cache/openlineage-sdk/spool``.
-
-    Args:
-        env: the environment to read (``os.environ`` when ``None``); never changed.
-
-    Returns:
-        The folder (it may not exist yet).
-    """
-    env = os.environ if env is None else env
-    base = env.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "openlineage-sdk" / "spool"
 
 
 class HttpConfig(TransportConfig):
@@ -489,25 +474,12 @@ class HttpTransport(Transport):
         elif settings:
             config = config.model_copy(update=settings)
         self.config = config
-        spool_dir = None
-        if config.spool:
-            spool_dir = config.spool_dir if config.spool_dir is not None else default_spool_dir()
-        self._engine = DeliveryEngine(
-            _HttpSender(config),
-            DeliveryOptions(
-                max_queue_size=config.max_queue_size,
-                concurrency=config.max_concurrent_requests,
-                spool_dir=spool_dir,
-                spool_max_bytes=config.spool_max_bytes,
-                backoff_initial=config.backoff_initial,
-                backoff_max=config.backoff_max,
-                retry_after_max=config.retry_after_max,
-                max_server_error_attempts=config.max_server_error_attempts,
-                flush_timeout=config.flush_timeout,
-                close_timeout=config.close_timeout,
-                raise_on_error=config.raise_on_error,
-            ),
+        options = DeliveryOptions.from_config(
+            config,
+            retry_after_max=config.retry_after_max,
+            max_server_error_attempts=config.max_server_error_attempts,
         )
+        self._engine = DeliveryEngine(_HttpSender(config), options)
 
     @classmethod
     def from_config(cls, config: TransportConfig) -> Self:

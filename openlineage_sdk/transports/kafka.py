@@ -38,7 +38,6 @@ from openlineage_sdk.transports.base import (
     event_key,
     redact_mapping,
 )
-from openlineage_sdk.transports.http import default_spool_dir
 
 __all__ = ["KafkaConfig", "KafkaTransport"]
 
@@ -236,23 +235,7 @@ class KafkaTransport(Transport):
         elif settings:
             config = config.model_copy(update=settings)
         self.config = config
-        spool_dir = None
-        if config.spool:
-            spool_dir = config.spool_dir if config.spool_dir is not None else default_spool_dir()
-        self._engine = DeliveryEngine(
-            _KafkaSender(config),
-            DeliveryOptions(
-                max_queue_size=config.max_queue_size,
-                concurrency=config.max_concurrent_requests,
-                spool_dir=spool_dir,
-                spool_max_bytes=config.spool_max_bytes,
-                backoff_initial=config.backoff_initial,
-                backoff_max=config.backoff_max,
-                flush_timeout=config.flush_timeout,
-                close_timeout=config.close_timeout,
-                raise_on_error=config.raise_on_error,
-            ),
-        )
+        self._engine = DeliveryEngine(_KafkaSender(config), DeliveryOptions.from_config(config))
 
     @classmethod
     def from_config(cls, config: TransportConfig) -> Self:
