@@ -179,7 +179,7 @@ def json_loc(model: type[Any] | None, loc: Sequence[int | str]) -> tuple[int | s
 
 
 def problems_from_pydantic(
-    exc: ValidationError,
+    exc: ValidationError | Iterable[ErrorDetails],
     *,
     prefix: Sequence[int | str] = (),
     json_keys: frozenset[str] = frozenset(),
@@ -188,14 +188,16 @@ def problems_from_pydantic(
     """Translate a pydantic ``ValidationError`` into :class:`Problem` s with JSON paths.
 
     Args:
-        exc: the pydantic error (locations use JSON names: the models validate by alias).
+        exc: the pydantic error, or some of its ``errors()`` (locations use JSON names: the
+            models validate by alias).
         prefix: path of the validated object inside the event.
         json_keys: names that look like union tags but are real keys at this point.
         model: the model class validated, to write Python field names as JSON names.
     """
     seen: set[tuple[str, str]] = set()
     problems: list[Problem] = []
-    for error in exc.errors(include_url=False):
+    details = exc.errors(include_url=False) if isinstance(exc, ValidationError) else exc
+    for error in details:
         loc = (*prefix, *json_loc(model, _clean_loc(tuple(error["loc"]), json_keys)))
         message, rule = _describe(error)
         path = format_path(loc)

@@ -327,9 +327,9 @@ def _read_leniently(cls: type[Event], data: Mapping[str, Any], first: Validation
                 set_aside[(container_path, key)] = container.pop(key)
                 moved = True
         if core_errors or not moved:
-            problems = problems_from_pydantic(error)
-            core = [p for p in problems if not _is_facet_path(p.path)] or problems
-            raise OpenLineageValidationError(f"cannot read {cls.__name__}", core) from None
+            # Name what keeps the event from being read: its core errors (facets are forgiven).
+            problems = problems_from_pydantic(core_errors or error)
+            raise OpenLineageValidationError(f"cannot read {cls.__name__}", problems) from None
         try:
             event: Event = _reader(cls).validate_python(working)
         except ValidationError as exc:
@@ -340,14 +340,6 @@ def _read_leniently(cls: type[Event], data: Mapping[str, Any], first: Validation
         return event
     raise OpenLineageValidationError(  # pragma: no cover - see _MAX_ROUNDS
         f"cannot read {cls.__name__}", problems_from_pydantic(error) if error else []
-    )
-
-
-def _is_facet_path(path: str) -> bool:
-    return any(
-        f".{name}." in f".{path}" or f".{name}[" in f".{path}"
-        for name in _GENERIC
-        if name not in ("run", "job")
     )
 
 
