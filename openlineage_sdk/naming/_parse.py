@@ -139,77 +139,18 @@ def _from_params(store: _Relational, params: Mapping[str, str]) -> dict[str, str
     return {level: _first(params, *keys) for level, keys in store.params}
 
 
-def _b_postgres(c: str, h: str | None, pt: str | None, v: Sequence[Ident]) -> DatasetName:
-    return s.postgres(h or "", v[0], v[1], v[2], port=pt)
+def _hosted(builder: Callable[..., DatasetName]) -> Build:
+    """The build step of a store whose builder takes the host, the name levels, then ``port=``."""
 
+    def build(c: str, h: str | None, pt: str | None, v: Sequence[Ident]) -> DatasetName:
+        return builder(h or "", *v, port=pt)
 
-def _b_mysql(c: str, h: str | None, pt: str | None, v: Sequence[Ident]) -> DatasetName:
-    return s.mysql(h or "", v[0], v[1], port=pt)
-
-
-def _b_oceanbase(c: str, h: str | None, pt: str | None, v: Sequence[Ident]) -> DatasetName:
-    return s.oceanbase(h or "", v[0], v[1], port=pt)
-
-
-def _b_clickhouse(c: str, h: str | None, pt: str | None, v: Sequence[Ident]) -> DatasetName:
-    return s.clickhouse(h or "", v[0], v[1], port=pt)
-
-
-def _b_crate(c: str, h: str | None, pt: str | None, v: Sequence[Ident]) -> DatasetName:
-    return s.crate(h or "", v[0], v[1], v[2], port=pt)
-
-
-def _b_db2(c: str, h: str | None, pt: str | None, v: Sequence[Ident]) -> DatasetName:
-    return s.db2(h or "", v[0], v[1], v[2], port=pt)
-
-
-def _b_hive(c: str, h: str | None, pt: str | None, v: Sequence[Ident]) -> DatasetName:
-    return s.hive(h or "", v[0], v[1], port=pt)
+    return build
 
 
 def _b_hive_server2(c: str, h: str | None, pt: str | None, v: Sequence[Ident]) -> DatasetName:
     # HiveServer2 listens on 10000; the hive() builder's default is the metastore's.
     return s.hive(h or "", v[0], v[1], port=pt or s.DEFAULT_PORTS["hive_server2"])
-
-
-def _b_trino(c: str, h: str | None, pt: str | None, v: Sequence[Ident]) -> DatasetName:
-    return s.trino(h or "", v[0], v[1], v[2], port=pt)
-
-
-def _b_presto(c: str, h: str | None, pt: str | None, v: Sequence[Ident]) -> DatasetName:
-    return s.presto(h or "", v[0], v[1], v[2], port=pt)
-
-
-def _b_teradata(c: str, h: str | None, pt: str | None, v: Sequence[Ident]) -> DatasetName:
-    return s.teradata(h or "", v[0], v[1], port=pt)
-
-
-def _b_oracle(c: str, h: str | None, pt: str | None, v: Sequence[Ident]) -> DatasetName:
-    return s.oracle(h or "", v[0], v[1], v[2], port=pt)
-
-
-def _b_cassandra(c: str, h: str | None, pt: str | None, v: Sequence[Ident]) -> DatasetName:
-    return s.cassandra(h or "", v[0], v[1], port=pt)
-
-
-def _b_milvus(c: str, h: str | None, pt: str | None, v: Sequence[Ident]) -> DatasetName:
-    return s.milvus(h or "", v[0], v[1], port=pt)
-
-
-def _b_unity(c: str, h: str | None, pt: str | None, v: Sequence[Ident]) -> DatasetName:
-    return s.unity_catalog(h or "", v[0], v[1], v[2], port=pt)
-
-
-def _b_fabric(c: str, h: str | None, pt: str | None, v: Sequence[Ident]) -> DatasetName:
-    return s.fabric_warehouse(h or "", v[0], v[1], v[2], port=pt)
-
-
-def _b_synapse(c: str, h: str | None, pt: str | None, v: Sequence[Ident]) -> DatasetName:
-    return s.azure_synapse(h or "", v[0], v[1], port=pt)
-
-
-def _b_mssql(c: str, h: str | None, pt: str | None, v: Sequence[Ident]) -> DatasetName:
-    return s.mssql(h or "", v[0], v[1], v[2], port=pt)
 
 
 def _b_snowflake(c: str, h: str | None, pt: str | None, v: Sequence[Ident]) -> DatasetName:
@@ -269,37 +210,43 @@ _CST = ("catalog", "schema", "table")
 
 _RELATIONAL: Mapping[str, _Relational] = MappingProxyType(
     {
-        "postgres": _Relational(_DB3, _b_postgres, (("schema", ("currentschema", "searchpath")),)),
-        "mysql": _Relational(_DB2, _b_mysql, (("database", ("database", "dbname")),)),
-        "oceanbase": _Relational(_DB2, _b_oceanbase, (("database", ("database",)),)),
-        "clickhouse": _Relational(_DB2, _b_clickhouse, (("database", ("database",)),)),
-        # CrateDB has one database, "crate"; a URL's path names the schema.
-        "crate": _Relational(_DB3, _b_crate, (("schema", ("schema",)),), (("database", "crate"),)),
-        "db2": _Relational(_DB3, _b_db2, (("schema", ("currentschema",)),)),
-        "hive": _Relational(_DB2, _b_hive),
-        "hive_server2": _Relational(_DB2, _b_hive_server2),
-        "trino": _Relational(_CST, _b_trino, (("catalog", ("catalog",)), ("schema", ("schema",)))),
-        "presto": _Relational(
-            _CST, _b_presto, (("catalog", ("catalog",)), ("schema", ("schema",)))
+        "postgres": _Relational(
+            _DB3, _hosted(s.postgres), (("schema", ("currentschema", "searchpath")),)
         ),
-        "teradata": _Relational(_DB2, _b_teradata, (("database", ("database",)),)),
-        "oracle": _Relational(("service", "schema", "table"), _b_oracle),
+        "mysql": _Relational(_DB2, _hosted(s.mysql), (("database", ("database", "dbname")),)),
+        "oceanbase": _Relational(_DB2, _hosted(s.oceanbase), (("database", ("database",)),)),
+        "clickhouse": _Relational(_DB2, _hosted(s.clickhouse), (("database", ("database",)),)),
+        # CrateDB has one database, "crate"; a URL's path names the schema.
+        "crate": _Relational(
+            _DB3, _hosted(s.crate), (("schema", ("schema",)),), (("database", "crate"),)
+        ),
+        "db2": _Relational(_DB3, _hosted(s.db2), (("schema", ("currentschema",)),)),
+        "hive": _Relational(_DB2, _hosted(s.hive)),
+        "hive_server2": _Relational(_DB2, _b_hive_server2),
+        "trino": _Relational(
+            _CST, _hosted(s.trino), (("catalog", ("catalog",)), ("schema", ("schema",)))
+        ),
+        "presto": _Relational(
+            _CST, _hosted(s.presto), (("catalog", ("catalog",)), ("schema", ("schema",)))
+        ),
+        "teradata": _Relational(_DB2, _hosted(s.teradata), (("database", ("database",)),)),
+        "oracle": _Relational(("service", "schema", "table"), _hosted(s.oracle)),
         "cassandra": _Relational(
-            ("keyspace", "table"), _b_cassandra, (("keyspace", ("keyspace",)),)
+            ("keyspace", "table"), _hosted(s.cassandra), (("keyspace", ("keyspace",)),)
         ),
         "milvus": _Relational(
-            ("database", "collection"), _b_milvus, (("database", ("db_name", "database")),)
+            ("database", "collection"), _hosted(s.milvus), (("database", ("db_name", "database")),)
         ),
         "unity_catalog": _Relational(
             _CST,
-            _b_unity,
+            _hosted(s.unity_catalog),
             (("catalog", ("conncatalog", "catalog")), ("schema", ("connschema", "schema"))),
         ),
         "fabric_warehouse": _Relational(
-            _DB3, _b_fabric, (("database", ("databasename", "database")),)
+            _DB3, _hosted(s.fabric_warehouse), (("database", ("databasename", "database")),)
         ),
-        "azure_synapse": _Relational(("schema", "table"), _b_synapse),
-        "mssql": _Relational(_DB3, _b_mssql, (("database", ("databasename", "database")),)),
+        "azure_synapse": _Relational(("schema", "table"), _hosted(s.azure_synapse)),
+        "mssql": _Relational(_DB3, _hosted(s.mssql), (("database", ("databasename", "database")),)),
         "snowflake": _Relational(
             _DB3, _b_snowflake, (("database", ("db", "database")), ("schema", ("schema",)))
         ),
