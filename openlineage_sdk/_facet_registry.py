@@ -32,6 +32,7 @@ class FacetRegistry:
     def __init__(self) -> None:
         self._classes: dict[tuple[str, str], type[FacetModel]] = {}
         self._lock = threading.Lock()
+        self._loading = threading.Lock()
         self._entry_points_loaded = False
 
     def __len__(self) -> int:
@@ -78,27 +79,37 @@ class FacetRegistry:
         """The class registered for ``key`` on ``entity``, if any."""
         return self._classes.get((entity, key))
 
+    def _loaded(self) -> bool:
+        return self._entry_points_loaded
+
     def load_entry_points(self) -> None:
-        """Register the facets of every installed plugin package (once)."""
-        with self._lock:
-            first = not self._entry_points_loaded
-            self._entry_points_loaded = True
-        if not first:
+        """Register the facets of every installed plugin package (once).
+
+        Every ``read_event`` asks, so the common case is one attribute read; a thread that
+        arrives while another loads waits for the plugins rather than reading without them.
+        """
+        if self._entry_points_loaded:
             return
-        from importlib.metadata import entry_points
+        with self._loading:
+            if self._loaded():  # another thread loaded them while this one waited
+                return
+            from importlib.metadata import entry_points
 
-        for entry_point in entry_points(group=ENTRY_POINT_GROUP):
-            try:
-                plugin = entry_point.load()
-                facets: Iterable[type[FacetModel]] = getattr(plugin, "FACETS", ())
-                schemas = getattr(plugin, "SCHEMAS", None)
-                self.register(*facets, schemas=schemas)
-            except Exception:  # a broken plugin must not break anyone's pipeline
-                import logging  # only on this path: it keeps `import openlineage_sdk` light
+            for entry_point in entry_points(group=ENTRY_POINT_GROUP):
+                try:
+                    plugin = entry_point.load()
+                    facets: Iterable[type[FacetModel]] = getattr(plugin, "FACETS", ())
+                    schemas = getattr(plugin, "SCHEMAS", None)
+                    self.register(*facets, schemas=schemas)
+                except Exception:  # a broken plugin must not break anyone's pipeline
+                    import logging  # only on this path: it keeps `import openlineage_sdk` light
 
-                logging.getLogger(__name__).warning(
-                    "could not load facets from entry point %r", entry_point.value, exc_info=True
-                )
+                    logging.getLogger(__name__).warning(
+                        "could not load facets from entry point %r",
+                        entry_point.value,
+                        exc_info=True,
+                    )
+            self._entry_points_loaded = True
 
 
 #: The registry ``read_event`` and ``validate_event`` use.
