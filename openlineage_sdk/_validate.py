@@ -59,7 +59,7 @@ def register_schema(schema: Mapping[str, Any]) -> None:
 @cache
 def _bundle() -> dict[str, dict[str, Any]]:
     text = resources.files("openlineage_sdk.models").joinpath("schemas.json").read_text("utf-8")
-    bundle: dict[str, dict[str, Any]] = json.loads(text)
+    bundle: dict[str, dict[str, Any]] = json.loads(text)["schemas"]
     return bundle
 
 
