@@ -17,7 +17,7 @@ policy rather than schema lives here, once:
 * the mapping-style access of facet containers (``facets["parent"]``).
 """
 
-from collections.abc import ItemsView, Iterator, KeysView, ValuesView
+from collections.abc import ItemsView, KeysView, ValuesView
 from typing import TYPE_CHECKING, Any, ClassVar, Final, Literal, TypeAlias
 
 from pydantic import BaseModel, ConfigDict, ValidationError
@@ -315,7 +315,3 @@ class FacetContainer(OpenLineageModel):
     def items(self) -> ItemsView[str, Any]:
         """``(key, facet)`` pairs of the facets present."""
         return self._present().items()
-
-    def iter_keys(self) -> Iterator[str]:
-        """Iterate over the facet keys present (``iter(container)`` iterates fields, as in pydantic)."""
-        return iter(self._present())

@@ -31,13 +31,6 @@ from openlineage_sdk._base import FacetModel
 from openlineage_sdk._errors import OpenLineageValidationError, Problem, problems_from_pydantic
 from openlineage_sdk._facet_registry import registry
 from openlineage_sdk._types import READ_CONTEXT
-from openlineage_sdk.models.base import (
-    DatasetFacet,
-    InputDatasetFacet,
-    JobFacet,
-    OutputDatasetFacet,
-    RunFacet,
-)
 from openlineage_sdk.models.core import DatasetEvent, JobEvent, RunEvent
 
 __all__ = ["Event", "read_event"]
@@ -45,13 +38,6 @@ __all__ = ["Event", "read_event"]
 Event: TypeAlias = RunEvent | JobEvent | DatasetEvent
 """Any OpenLineage event."""
 
-_GENERIC: Final[Mapping[str, type[Any]]] = {
-    "run": RunFacet,
-    "job": JobFacet,
-    "facets": DatasetFacet,
-    "inputFacets": InputDatasetFacet,
-    "outputFacets": OutputDatasetFacet,
-}
 _KINDS: Final[Mapping[str, type[Event]]] = {
     "RunEvent": RunEvent,
     "JobEvent": JobEvent,
@@ -358,20 +344,8 @@ def _keep_generic(event: Event, container_path: tuple[int | str, ...], key: str,
     owner: Any = event
     for part in container_path[:-1]:
         owner = owner[part] if isinstance(part, int) else getattr(owner, _attribute(owner, part))
-    container_name = str(container_path[-1])
-    container = getattr(owner, _attribute(owner, container_name))
-    generic_kind = (
-        container_name
-        if container_name != "facets"
-        else (
-            "run"
-            if container_path[:-1] == ("run",)
-            else "job"
-            if container_path[:-1] == ("job",)
-            else "facets"
-        )
-    )
-    generic = _GENERIC[generic_kind]
+    container = getattr(owner, _attribute(owner, str(container_path[-1])))
+    generic = type(container).generic_facet
     if container.__pydantic_extra__ is None:
         container.__pydantic_extra__ = {}
     # A facet that is not even an object (null, a string) is kept as the value it was.

@@ -64,7 +64,7 @@ def generate_standard(
     facets_package = f"{STANDARD_PACKAGE}.facets"
     records_url = f"https://{STAGING_HOST}/{STANDARD_PACKAGE}.records.json"
     staged: list[StagedDocument] = [
-        *stage_core(core, documents, package=STANDARD_PACKAGE, facets_package=facets_package),
+        *stage_core(core, documents, package=STANDARD_PACKAGE),
         *stage_facets(
             documents,
             package=STANDARD_PACKAGE,

@@ -214,7 +214,7 @@ class _RecordCollector:
         if _is_inline_object(value):
             name = owner + pascal(prop)
             self.add(name, value)
-            return self.ref(name, value)
+            return self.ref(name)
         if not isinstance(value, dict):
             return value
         value = dict(value)
@@ -222,12 +222,12 @@ class _RecordCollector:
         if _is_inline_object(items):
             name = owner + singular(pascal(prop))
             self.add(name, items)
-            value["items"] = self.ref(name, items)
+            value["items"] = self.ref(name)
         extra = value.get("additionalProperties")
         if _is_inline_object(extra):
             name = owner + singular(pascal(prop))
             self.add(name, extra)
-            value["additionalProperties"] = self.ref(name, extra)
+            value["additionalProperties"] = self.ref(name)
         for keyword in ("anyOf", "oneOf"):
             members = value.get(keyword)
             if isinstance(members, list):
@@ -238,8 +238,8 @@ class _RecordCollector:
         return value
 
     @staticmethod
-    def ref(name: str, lifted: dict[str, Any]) -> dict[str, Any]:
-        del lifted  # the description stays on the record itself
+    def ref(name: str) -> dict[str, Any]:
+        # The lifted object's description stays on the record itself.
         return {"$ref": f"#/$defs/{name}"}
 
 
@@ -249,7 +249,6 @@ def stage_facets(
     package: str,
     facets_package: str,
     records_url: str,
-    known_modules: Mapping[str, str] | None = None,
 ) -> list[StagedDocument]:
     """Stage facet schema documents: one models document per file plus one records document.
 
@@ -258,8 +257,6 @@ def stage_facets(
         package: the package the records module belongs to (``<package>.records``).
         facets_package: the package facet modules go into (``<facets_package>.<module>``).
         records_url: the URL of the staged records document.
-        known_modules: ``$id`` -> module of facet schemas generated elsewhere (for references
-            from custom facets to standard facets).
 
     Raises:
         SchemaError: two definitions would get the same record name.
@@ -325,7 +322,6 @@ def stage_facets(
         )
         for name in local_records:
             records[name] = _map_refs(records[name], mapping)
-    del known_modules  # reserved for references across packages
     records_doc = {"$schema": _SCHEMA, "$id": records_url, "$defs": _rewrite_types(records)}
     staged.insert(
         0,
@@ -396,7 +392,6 @@ def stage_core(
     documents: Iterable[SchemaDocument],
     *,
     package: str,
-    facets_package: str,
 ) -> list[StagedDocument]:
     """Stage the core schema as facet bases plus the event structure with typed containers.
 
@@ -490,7 +485,6 @@ def stage_core(
         "$id": events_url,
         "$defs": _rewrite_types(_map_refs(defs, mapping)),
     }
-    del facets_package
     return [
         StagedDocument(
             url=CORE_URL,
