@@ -64,7 +64,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import islice
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Protocol
 
 from openlineage_sdk.transports.base import DeliveryError, FlushResult, TransportError
 from openlineage_sdk.transports.file import append_line
@@ -189,31 +189,6 @@ class DeliveryOptions:
     flush_timeout: float = 10.0
     close_timeout: float = 10.0
     raise_on_error: bool = False
-
-    @classmethod
-    def from_config(cls, config: Any, **extra: Any) -> DeliveryOptions:
-        """The options of a network transport's configuration (HTTP, Kafka).
-
-        Args:
-            config: a configuration with the delivery settings (``spool``, ``spool_dir``,
-                ``max_queue_size``, ``max_concurrent_requests``, backoff and timeouts).
-            **extra: options only that transport has (e.g. ``retry_after_max``).
-        """
-        spool_dir = None
-        if config.spool:
-            spool_dir = config.spool_dir if config.spool_dir is not None else default_spool_dir()
-        return cls(
-            max_queue_size=config.max_queue_size,
-            concurrency=config.max_concurrent_requests,
-            spool_dir=spool_dir,
-            spool_max_bytes=config.spool_max_bytes,
-            backoff_initial=config.backoff_initial,
-            backoff_max=config.backoff_max,
-            flush_timeout=config.flush_timeout,
-            close_timeout=config.close_timeout,
-            raise_on_error=config.raise_on_error,
-            **extra,
-        )
 
 
 def default_spool_dir(env: Mapping[str, str] | None = None) -> Path:

@@ -32,23 +32,19 @@ from typing import TYPE_CHECKING, Any, Literal
 from urllib.parse import urljoin, urlsplit, urlunsplit
 
 from pydantic import Field, SecretStr, field_validator, model_validator
-from typing_extensions import Self
 
 from openlineage_sdk.transports._delivery import (
-    DeliveryEngine,
     DeliveryOptions,
     Outcome,
     Record,
     SendResult,
     default_spool_dir,
 )
+from openlineage_sdk.transports._queued import DeliveryConfig, QueuedTransport
 from openlineage_sdk.transports.base import (
     Emittable,
-    FlushResult,
-    Transport,
     TransportConfig,
     TransportError,
-    event_key,
     redact_mapping,
 )
 
@@ -92,7 +88,7 @@ class ApiKeyAuth(TransportConfig):
         return data
 
 
-class HttpConfig(TransportConfig):
+class HttpConfig(DeliveryConfig):
     """Configuration of :class:`HttpTransport` (``type: http``; ``async_http`` is the same).
 
     The keys are those of the official client's ``openlineage.yml``, plus the
@@ -137,19 +133,9 @@ class HttpConfig(TransportConfig):
     compression: Literal["gzip"] | None = None
     custom_headers: dict[str, str] = Field(default_factory=dict)
     batch_size: int = Field(default=100, ge=1, le=10_000)
-    max_queue_size: int = Field(default=10_000, ge=1)
-    max_concurrent_requests: int = Field(default=2, ge=1, le=16)
-    spool: bool = True
-    spool_dir: Path | None = None
-    spool_max_bytes: int = Field(default=1 << 30, ge=0)
-    backoff_initial: float = Field(default=0.5, ge=0)
-    backoff_max: float = Field(default=30.0, ge=0)
     retry_after_max: float = Field(default=300.0, ge=0)
     max_server_error_attempts: int = Field(default=10, ge=1)
-    flush_timeout: float = Field(default=10.0, ge=0)
-    close_timeout: float = Field(default=10.0, ge=0)
     synchronous: bool = False
-    raise_on_error: bool = False
 
     @model_validator(mode="before")
     @classmethod
@@ -448,7 +434,7 @@ class _HttpSender:
         self._transport.close()
 
 
-class HttpTransport(Transport):
+class HttpTransport(QueuedTransport[HttpConfig]):
     """Sends events to an OpenLineage HTTP backend, asynchronously, in order, without losing any.
 
     Example:
@@ -461,80 +447,26 @@ class HttpTransport(Transport):
     kind = "http"
     config_class = HttpConfig
 
-    def __init__(self, config: HttpConfig | None = None, /, **settings: Any) -> None:
-        """Make the transport and start its sender threads.
+    def _sender(self, config: HttpConfig) -> _HttpSender:
+        return _HttpSender(config)
 
-        Args:
-            config: the configuration; or pass its fields as keyword arguments,
-                e.g. ``HttpTransport(url="http://localhost:5000")``.
-            **settings: fields of :class:`HttpConfig` when ``config`` is not given.
-        """
-        if config is None:
-            config = HttpConfig(**settings)
-        elif settings:
-            config = config.model_copy(update=settings)
-        self.config = config
-        options = DeliveryOptions.from_config(
-            config,
+    def _options(self, config: HttpConfig) -> DeliveryOptions:
+        return config.delivery_options(
             retry_after_max=config.retry_after_max,
             max_server_error_attempts=config.max_server_error_attempts,
         )
-        self._engine = DeliveryEngine(_HttpSender(config), options)
-
-    @classmethod
-    def from_config(cls, config: TransportConfig) -> Self:
-        """Build the transport from an :class:`HttpConfig`."""
-        assert isinstance(config, HttpConfig)
-        return cls(config)
 
     @property
     def url(self) -> str:
         """The URL single events are posted to (without credentials)."""
         return self._engine.sender.destination
 
-    @property
-    def spool_path(self) -> Path | None:
-        """The folder holding this destination's spool files, if spooling is on."""
-        return self._engine.spool_path
-
     def emit(self, event: Emittable) -> None:
-        """Queue the event for delivery and return at once.
+        """Queue the event for delivery and return at once (``synchronous``: once delivered).
 
         Args:
             event: the event; its JSON is taken now.
         """
-        try:
-            data = event.to_json().encode()
-        except Exception as exc:
-            if self.config.raise_on_error:
-                raise TransportError(f"could not serialize the event: {exc}") from exc
-            log.error("OpenLineage: could not serialize the event, it was not sent: %s", exc)
-            return
-        self._engine.submit(event_key(event), data)
+        super().emit(event)
         if self.config.synchronous:
             self._engine.flush(self.config.timeout)
-
-    def flush(self, timeout: float | None = None) -> FlushResult:
-        """Wait up to ``timeout`` seconds for queued events to be delivered.
-
-        Events still undelivered when time runs out are written to the spool.
-
-        Args:
-            timeout: seconds; ``None`` means ``flush_timeout`` (10 s by default).
-
-        Returns:
-            What was delivered and what still waits (``pending`` in memory,
-            ``spooled`` on disk).
-        """
-        return self._engine.flush(timeout)
-
-    def close(self, timeout: float | None = None) -> FlushResult:
-        """Deliver what can be delivered within ``timeout``, spool the rest, stop.
-
-        Args:
-            timeout: seconds; ``None`` means ``close_timeout`` (10 s by default).
-
-        Returns:
-            The final summary; spooled events are sent by the next process.
-        """
-        return self._engine.close(timeout)

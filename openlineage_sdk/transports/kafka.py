@@ -16,28 +16,13 @@ import json
 import logging
 import threading
 from collections.abc import Mapping, Sequence
-from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import Field, model_validator
-from typing_extensions import Self
 
-from openlineage_sdk.transports._delivery import (
-    DeliveryEngine,
-    DeliveryOptions,
-    Outcome,
-    Record,
-    SendResult,
-)
-from openlineage_sdk.transports.base import (
-    Emittable,
-    FlushResult,
-    Transport,
-    TransportConfig,
-    TransportError,
-    event_key,
-    redact_mapping,
-)
+from openlineage_sdk.transports._delivery import Outcome, Record, SendResult
+from openlineage_sdk.transports._queued import DeliveryConfig, QueuedTransport
+from openlineage_sdk.transports.base import TransportError, redact_mapping
 
 __all__ = ["KafkaConfig", "KafkaTransport"]
 
@@ -52,7 +37,7 @@ _PRODUCER_DEFAULTS: Mapping[str, Any] = {
 }
 
 
-class KafkaConfig(TransportConfig):
+class KafkaConfig(DeliveryConfig):
     """Configuration of :class:`KafkaTransport` (``type: kafka``), as in the official client.
 
     Attributes:
@@ -75,16 +60,7 @@ class KafkaConfig(TransportConfig):
     message_key: str | None = Field(default=None, alias="messageKey")
     flush: bool = True
     batch_size: int = Field(default=500, ge=1)
-    max_queue_size: int = Field(default=10_000, ge=1)
     max_concurrent_requests: int = Field(default=1, ge=1, le=16)
-    spool: bool = True
-    spool_dir: Path | None = None
-    spool_max_bytes: int = Field(default=1 << 30, ge=0)
-    backoff_initial: float = Field(default=0.5, ge=0)
-    backoff_max: float = Field(default=30.0, ge=0)
-    flush_timeout: float = Field(default=10.0, ge=0)
-    close_timeout: float = Field(default=10.0, ge=0)
-    raise_on_error: bool = False
 
     @model_validator(mode="before")
     @classmethod
@@ -217,52 +193,11 @@ def _transient(err: Any, kafka_error: Any) -> bool:
     }
 
 
-class KafkaTransport(Transport):
+class KafkaTransport(QueuedTransport[KafkaConfig]):
     """Writes events to a Kafka topic keyed by run id; asynchronous, ordered, spooled."""
 
     kind = "kafka"
     config_class = KafkaConfig
 
-    def __init__(self, config: KafkaConfig | None = None, /, **settings: Any) -> None:
-        """Make the transport and its producer.
-
-        Args:
-            config: the configuration; or pass its fields as keyword arguments.
-            **settings: fields of :class:`KafkaConfig` when ``config`` is not given.
-        """
-        if config is None:
-            config = KafkaConfig(**settings)
-        elif settings:
-            config = config.model_copy(update=settings)
-        self.config = config
-        self._engine = DeliveryEngine(_KafkaSender(config), DeliveryOptions.from_config(config))
-
-    @classmethod
-    def from_config(cls, config: TransportConfig) -> Self:
-        """Build the transport from a :class:`KafkaConfig`."""
-        assert isinstance(config, KafkaConfig)
-        return cls(config)
-
-    @property
-    def spool_path(self) -> Path | None:
-        """The folder holding this destination's spool files, if spooling is on."""
-        return self._engine.spool_path
-
-    def emit(self, event: Emittable) -> None:
-        """Queue the event; the sender hands it to the producer with its run id as key."""
-        try:
-            data = event.to_json().encode()
-        except Exception as exc:
-            if self.config.raise_on_error:
-                raise TransportError(f"could not serialize the event: {exc}") from exc
-            log.error("OpenLineage: could not serialize the event, it was not sent: %s", exc)
-            return
-        self._engine.submit(event_key(event), data)
-
-    def flush(self, timeout: float | None = None) -> FlushResult:
-        """Wait up to ``timeout`` seconds for every queued event to be acknowledged by Kafka."""
-        return self._engine.flush(timeout)
-
-    def close(self, timeout: float | None = None) -> FlushResult:
-        """Flush within ``timeout``, flush the producer, keep the rest in the spool."""
-        return self._engine.close(timeout)
+    def _sender(self, config: KafkaConfig) -> _KafkaSender:
+        return _KafkaSender(config)

@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from openlineage_sdk import RunEvent, read_event
-from openlineage_sdk.transports import DeliveryError, HttpConfig, HttpTransport
+from openlineage_sdk.transports import DeliveryError, HttpConfig, HttpTransport, KafkaConfig
 from openlineage_sdk.transports._delivery import PARTITIONS, Outcome
 from openlineage_sdk.transports.http import _environment_proxy, _HttpSender
 from tests.transports._support import (
@@ -477,6 +477,22 @@ def test_secrets_stay_out_of_reprs_and_logs(
 def test_invalid_url_is_a_clear_error() -> None:
     with pytest.raises(ValueError, match="http:// or https:// URL"):
         HttpConfig(url="localhost:5000")
+
+
+def test_settings_given_with_a_config_are_checked_like_the_config() -> None:
+    config = HttpConfig(url="http://localhost:5000", spool=False)
+    with pytest.raises(ValueError, match="batch_size"):
+        HttpTransport(config, batch_size=0)
+    with pytest.raises(ValueError, match="http:// or https:// URL"):
+        HttpTransport(config, url="localhost:5000")
+    with HttpTransport(config, endpoint="ol/v1") as transport:
+        assert transport.url == "http://localhost:5000/ol/v1"
+        assert transport.config.spool is False  # the rest of the config is kept
+
+
+def test_building_from_another_kind_of_config_is_a_type_error() -> None:
+    with pytest.raises(TypeError, match="HttpTransport needs a HttpConfig, got KafkaConfig"):
+        HttpTransport.from_config(KafkaConfig(topic="lineage"))
 
 
 def test_async_http_type_is_the_same_transport(server: LineageServer, tmp_path: Path) -> None:
