@@ -19,9 +19,9 @@ does not load pydantic, and ``import openlineage_sdk`` alone costs nothing.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from openlineage_sdk._lazy import lazy_exports
 from openlineage_sdk._version import __version__
 
 if TYPE_CHECKING:
@@ -122,65 +122,71 @@ __all__ = [
     "validate_event",
 ]
 
-# Where each exported name lives; imported on first access.
-_EXPORTS: dict[str, str] = {
-    "PRODUCER": "openlineage_sdk._base",
-    "FacetContainer": "openlineage_sdk._base",
-    "FacetModel": "openlineage_sdk._base",
-    "OpenLineageModel": "openlineage_sdk._base",
-    "OpenLineageValidationError": "openlineage_sdk._errors",
-    "Problem": "openlineage_sdk._errors",
-    "Event": "openlineage_sdk._read",
-    "FacetSchemaURL": "openlineage_sdk._types",
-    "register_facets": "openlineage_sdk._facet_registry",
-    "read_event": "openlineage_sdk._read",
-    "validate_event": "openlineage_sdk._validate",
-    "deterministic_run_id": "openlineage_sdk._ids",
-    "uuid7": "openlineage_sdk._ids",
-    "OpenLineage": "openlineage_sdk.client",
-    "EventType": "openlineage_sdk.lifecycle",
-    "LineageRun": "openlineage_sdk.lifecycle",
-    "RunRef": "openlineage_sdk.lifecycle",
-    "RunState": "openlineage_sdk.lifecycle",
-    "RunTransitionError": "openlineage_sdk.lifecycle",
-    "RunTransitionWarning": "openlineage_sdk.lifecycle",
-    "current_run": "openlineage_sdk.lifecycle",
-    "dataset_event": "openlineage_sdk.lifecycle",
-    "input_dataset": "openlineage_sdk.lifecycle",
-    "job_event": "openlineage_sdk.lifecycle",
-    "output_dataset": "openlineage_sdk.lifecycle",
-    "BaseFacet": "openlineage_sdk.models.base",
-    "DatasetFacet": "openlineage_sdk.models.base",
-    "InputDatasetFacet": "openlineage_sdk.models.base",
-    "JobFacet": "openlineage_sdk.models.base",
-    "OutputDatasetFacet": "openlineage_sdk.models.base",
-    "RunFacet": "openlineage_sdk.models.base",
-    "BaseEvent": "openlineage_sdk.models.core",
-    "Dataset": "openlineage_sdk.models.core",
-    "DatasetEvent": "openlineage_sdk.models.core",
-    "DatasetFacets": "openlineage_sdk.models.core",
-    "InputDataset": "openlineage_sdk.models.core",
-    "InputDatasetFacets": "openlineage_sdk.models.core",
-    "Job": "openlineage_sdk.models.core",
-    "JobEvent": "openlineage_sdk.models.core",
-    "JobFacets": "openlineage_sdk.models.core",
-    "OutputDataset": "openlineage_sdk.models.core",
-    "OutputDatasetFacets": "openlineage_sdk.models.core",
-    "Run": "openlineage_sdk.models.core",
-    "RunEvent": "openlineage_sdk.models.core",
-    "RunFacets": "openlineage_sdk.models.core",
-    "StaticDataset": "openlineage_sdk.models.core",
-}
-
-
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'openlineage_sdk' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted({*globals(), *_EXPORTS})
+# Each name is imported on first access. Type checkers read the imports above instead: a
+# module-level __getattr__ would make every misspelt name an Any for them.
+if not TYPE_CHECKING:
+    __getattr__, __dir__ = lazy_exports(
+        __name__,
+        {
+            "._base": (
+                "PRODUCER",
+                "FacetContainer",
+                "FacetModel",
+                "OpenLineageModel",
+            ),
+            "._errors": (
+                "OpenLineageValidationError",
+                "Problem",
+            ),
+            "._read": (
+                "Event",
+                "read_event",
+            ),
+            "._types": ("FacetSchemaURL",),
+            "._facet_registry": ("register_facets",),
+            "._validate": ("validate_event",),
+            "._ids": (
+                "deterministic_run_id",
+                "uuid7",
+            ),
+            ".client": ("OpenLineage",),
+            ".lifecycle": (
+                "EventType",
+                "LineageRun",
+                "RunRef",
+                "RunState",
+                "RunTransitionError",
+                "RunTransitionWarning",
+                "current_run",
+                "dataset_event",
+                "input_dataset",
+                "job_event",
+                "output_dataset",
+            ),
+            ".models.base": (
+                "BaseFacet",
+                "DatasetFacet",
+                "InputDatasetFacet",
+                "JobFacet",
+                "OutputDatasetFacet",
+                "RunFacet",
+            ),
+            ".models.core": (
+                "BaseEvent",
+                "Dataset",
+                "DatasetEvent",
+                "DatasetFacets",
+                "InputDataset",
+                "InputDatasetFacets",
+                "Job",
+                "JobEvent",
+                "JobFacets",
+                "OutputDataset",
+                "OutputDatasetFacets",
+                "Run",
+                "RunEvent",
+                "RunFacets",
+                "StaticDataset",
+            ),
+        },
+    )

@@ -7,8 +7,9 @@ contract every transport follows.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from openlineage_sdk._lazy import lazy_exports
 
 if TYPE_CHECKING:
     from openlineage_sdk.transports._registry import (
@@ -67,44 +68,57 @@ __all__ = [
     "transport_class",
 ]
 
-_WHERE = {
-    "ENTRY_POINT_GROUP": "_registry",
-    "TransportConfigError": "_registry",
-    "available_kinds": "_registry",
-    "create_transport": "_registry",
-    "parse_transport_config": "_registry",
-    "transport_class": "_registry",
-    "DeliveryError": "base",
-    "Emittable": "base",
-    "FlushResult": "base",
-    "Transport": "base",
-    "TransportConfig": "base",
-    "TransportError": "base",
-    "event_key": "base",
-    "CompositeConfig": "composite",
-    "CompositeTransport": "composite",
-    "ConsoleConfig": "console",
-    "ConsoleTransport": "console",
-    "FileConfig": "file",
-    "FileTransport": "file",
-    "ApiKeyAuth": "http",
-    "HttpConfig": "http",
-    "HttpTransport": "http",
-    "KafkaConfig": "kafka",
-    "KafkaTransport": "kafka",
-    "MemoryConfig": "memory",
-    "MemoryTransport": "memory",
-    "NoopConfig": "noop",
-    "NoopTransport": "noop",
-}
-
-
-def __getattr__(name: str) -> Any:
-    module = _WHERE.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    return getattr(importlib.import_module(f"{__name__}.{module}"), name)
-
-
-def __dir__() -> list[str]:
-    return sorted(__all__)
+# Each name is imported on first access. Type checkers read the imports above instead: a
+# module-level __getattr__ would make every misspelt name an Any for them.
+if not TYPE_CHECKING:
+    __getattr__, __dir__ = lazy_exports(
+        __name__,
+        {
+            "._registry": (
+                "ENTRY_POINT_GROUP",
+                "TransportConfigError",
+                "available_kinds",
+                "create_transport",
+                "parse_transport_config",
+                "transport_class",
+            ),
+            ".base": (
+                "DeliveryError",
+                "Emittable",
+                "FlushResult",
+                "Transport",
+                "TransportConfig",
+                "TransportError",
+                "event_key",
+            ),
+            ".composite": (
+                "CompositeConfig",
+                "CompositeTransport",
+            ),
+            ".console": (
+                "ConsoleConfig",
+                "ConsoleTransport",
+            ),
+            ".file": (
+                "FileConfig",
+                "FileTransport",
+            ),
+            ".http": (
+                "ApiKeyAuth",
+                "HttpConfig",
+                "HttpTransport",
+            ),
+            ".kafka": (
+                "KafkaConfig",
+                "KafkaTransport",
+            ),
+            ".memory": (
+                "MemoryConfig",
+                "MemoryTransport",
+            ),
+            ".noop": (
+                "NoopConfig",
+                "NoopTransport",
+            ),
+        },
+    )

@@ -2,6 +2,8 @@
 
 from myco_facets import MyCoCostsRunFacet
 
+import openlineage_sdk
+import openlineage_sdk.transports
 from openlineage_sdk import DatasetFacets, InputDataset, InputDatasetFacets, JobFacets, RunFacets
 from openlineage_sdk import facets as f
 
@@ -23,3 +25,6 @@ MyCoCostsRunFacet(amount=1.0)  # E: call-arg
 f.SchemaDatasetFacet(fields=[{"type": "int"}])  # E: typeddict-item
 # A facet of the wrong type for a typed slot.
 RunFacets(parent=f.SQLJobFacet(query="q"))  # E: arg-type
+# A misspelt name: the packages' lazy imports must not turn it into an Any.
+print(openlineage_sdk.RunEvnt)  # E: attr-defined
+print(openlineage_sdk.transports.HttpTransprt)  # E: attr-defined
