@@ -17,14 +17,13 @@ from __future__ import annotations
 
 import logging
 import os
-import uuid
 from collections.abc import Iterable, Mapping
 from datetime import datetime
 from pathlib import Path
 from types import TracebackType
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any
 
-from typing_extensions import Self
+from typing_extensions import Self, Unpack
 
 from openlineage_sdk._version import __version__
 from openlineage_sdk.config import ConfigError, OpenLineageConfig, load_config
@@ -48,11 +47,10 @@ if TYPE_CHECKING:
         InvalidTransitions,
         LineageRun,
         OutputLike,
-        RunRef,
+        RunOptions,
     )
-    from openlineage_sdk.models.base import DatasetFacet, JobFacet, RunFacet
+    from openlineage_sdk.models.base import DatasetFacet, JobFacet
     from openlineage_sdk.models.core import Dataset, DatasetEvent, JobEvent
-    from openlineage_sdk.models.facets.parent_run import ParentRunFacet
     from openlineage_sdk.naming import DatasetName
 
 __all__ = ["DEFAULT_NAMESPACE", "DEFAULT_PRODUCER", "OpenLineage"]
@@ -204,22 +202,7 @@ class OpenLineage:
                 raise
             log.exception("OpenLineage: the event could not be emitted")
 
-    def run(
-        self,
-        job_name: str,
-        *,
-        namespace: str | None = None,
-        inputs: Iterable[InputLike] = (),
-        outputs: Iterable[OutputLike] = (),
-        run_facets: FacetsArg[RunFacet] = (),
-        job_facets: FacetsArg[JobFacet] = (),
-        run_id: str | uuid.UUID | None = None,
-        deterministic_id: bool = False,
-        nominal_time: datetime | None = None,
-        nominal_end_time: datetime | None = None,
-        parent: LineageRun | RunRef | ParentRunFacet | Literal["auto"] | None = "auto",
-        invalid_transitions: InvalidTransitions | None = None,
-    ) -> LineageRun:
+    def run(self, job_name: str, **options: Unpack[RunOptions]) -> LineageRun:
         """A run of a job, whose events this client emits; nothing is emitted yet.
 
         ``with client.run(...) as run:`` emits START on entry and COMPLETE on a clean
@@ -229,41 +212,18 @@ class OpenLineage:
 
         Args:
             job_name: The job's name (``openlineage_sdk.naming`` has the conventions).
-            namespace: The job namespace; else the parent's, else this client's.
-            inputs: Datasets read (``InputDataset`` or naming results).
-            outputs: Datasets written (``OutputDataset`` or naming results).
-            run_facets: Facets of the run (instances, or a mapping of key to facet).
-            job_facets: Facets of the job.
-            run_id: The run id; a new UUIDv7 when ``None``.
-            deterministic_id: Derive the run id from (namespace, job name,
-                ``nominal_time``), the same for every retry of one scheduled run.
-            nominal_time: The scheduled start; adds the nominalTime facet.
-            nominal_end_time: The end of the scheduled interval.
-            parent: ``"auto"``: the run whose ``with`` block this is in, if any;
-                ``None``: no parent; else a ``LineageRun``, ``RunRef`` or ``ParentRunFacet``.
-            invalid_transitions: This run's own ``"raise"`` or ``"warn"``; ``None``
-                follows the client.
+            **options: The keyword arguments of
+                :class:`~openlineage_sdk.lifecycle.LineageRun` (``namespace``, ``inputs``,
+                ``outputs``, ``run_facets``, ``job_facets``, ``run_id``,
+                ``deterministic_id``, ``nominal_time``, ``nominal_end_time``, ``parent``,
+                ``invalid_transitions``); the namespace defaults to this client's.
 
         Returns:
             The :class:`~openlineage_sdk.lifecycle.LineageRun`.
         """
         from openlineage_sdk.lifecycle import LineageRun
 
-        return LineageRun(
-            self,
-            job_name,
-            namespace=namespace,
-            inputs=inputs,
-            outputs=outputs,
-            run_facets=run_facets,
-            job_facets=job_facets,
-            run_id=run_id,
-            deterministic_id=deterministic_id,
-            nominal_time=nominal_time,
-            nominal_end_time=nominal_end_time,
-            parent=parent,
-            invalid_transitions=invalid_transitions,
-        )
+        return LineageRun(self, job_name, **options)
 
     def declare_job(
         self,

@@ -51,7 +51,7 @@ from contextvars import ContextVar, Token
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from types import TracebackType
-from typing import TYPE_CHECKING, Any, Final, Literal, TypeAlias, TypeVar
+from typing import TYPE_CHECKING, Any, Final, Literal, TypeAlias, TypedDict, TypeVar
 
 from openlineage_sdk._base import PRODUCER, FacetContainer
 from openlineage_sdk._ids import deterministic_run_id, uuid7
@@ -97,6 +97,7 @@ __all__ = [
     "InvalidTransitions",
     "LineageRun",
     "OutputLike",
+    "RunOptions",
     "RunRef",
     "RunState",
     "RunTransitionError",
@@ -132,6 +133,26 @@ _F = TypeVar("_F", bound=BaseFacet)
 FacetsArg: TypeAlias = Iterable[_F] | Mapping[str, _F] | FacetContainer
 """Facets for one entity: instances (each stored under its own ``facet_key``), a mapping of
 key to facet (for facets without a key of their own), or a facet container."""
+
+
+class RunOptions(TypedDict, total=False):
+    """The keyword arguments of :class:`LineageRun`, which ``OpenLineage.run`` passes on.
+
+    Each one is described under :class:`LineageRun`.
+    """
+
+    namespace: str | None
+    inputs: Iterable[InputLike]
+    outputs: Iterable[OutputLike]
+    run_facets: FacetsArg[RunFacet]
+    job_facets: FacetsArg[JobFacet]
+    run_id: str | uuid.UUID | None
+    deterministic_id: bool
+    nominal_time: datetime | None
+    nominal_end_time: datetime | None
+    parent: LineageRun | RunRef | ParentRunFacet | Literal["auto"] | None
+    invalid_transitions: InvalidTransitions | None
+
 
 _TERMINAL: Final = frozenset({"COMPLETE", "FAIL", "ABORT"})
 
