@@ -67,7 +67,7 @@ from pathlib import Path
 from typing import Protocol
 
 from openlineage_sdk.transports.base import DeliveryError, FlushResult, TransportError
-from openlineage_sdk.transports.file import append_line
+from openlineage_sdk.transports.file import append_line, write_all
 
 try:
     import fcntl
@@ -236,7 +236,7 @@ class _DiskChunk:
         return self.count
 
     def append(self, data: bytes) -> None:
-        os.write(self.fd, data)
+        write_all(self.fd, data)
         self.end += len(data)
         self.count += 1
 
@@ -388,8 +388,11 @@ class DeliveryEngine:
                 worker.dropped += 1
                 self._fail("an event was emitted after the transport was closed; it was dropped")
                 return
-            last = lane.chunks[-1] if lane.chunks else None
-            if not self._down and worker.mem_count < self._mem_capacity:
+            room = worker.mem_count < self._mem_capacity
+            # In memory while there is room, unless the destination is down and a spool
+            # can keep the event safe meanwhile.
+            if room and (not self._down or self.spool_path is None):
+                last = lane.chunks[-1] if lane.chunks else None
                 if not isinstance(last, _MemChunk) or last.frozen:
                     last = _MemChunk(self._next_seq())
                     lane.chunks.append(last)
@@ -397,13 +400,6 @@ class DeliveryEngine:
                 worker.mem_count += 1
             elif self.spool_path is not None:
                 self._append_to_disk(worker, lane, data)
-            elif worker.mem_count < self._mem_capacity:
-                # No spool: keep it in memory while there is room, even when down.
-                if not isinstance(last, _MemChunk) or last.frozen:
-                    last = _MemChunk(self._next_seq())
-                    lane.chunks.append(last)
-                last.items.append((key, data))
-                worker.mem_count += 1
             else:
                 worker.dropped += 1
                 self._fail(
@@ -498,7 +494,7 @@ class DeliveryEngine:
                 continue
             elif outcome is Outcome.REJECT:
                 attempts = server_errors = 0
-                self._reject(worker, taken, range(len(batch)), result.message)
+                self._reject(worker, taken, result.message)
             elif outcome is Outcome.PARTIAL:
                 self._partial(worker, taken, result)
                 attempts += 1
@@ -511,7 +507,6 @@ class DeliveryEngine:
                     self._reject(
                         worker,
                         taken,
-                        range(len(batch)),
                         f"{result.message} (gave up after "
                         f"{self.options.max_server_error_attempts} server errors in a row)",
                     )
@@ -666,15 +661,16 @@ class DeliveryEngine:
             if worker.mem_count == 0 and worker.disk_count == 0:
                 self._notify_progress()
 
-    def _reject(
-        self,
-        worker: _Worker,
-        taken: _Batch,
-        indices: range | Sequence[int],
-        message: str,
-    ) -> None:
-        batch = taken.records
-        refused = [batch[i][1] for i in indices]
+    def _reject(self, worker: _Worker, taken: _Batch, message: str) -> None:
+        """The destination refused the whole batch for good."""
+        self._refuse([data for _, data in taken.records], message)
+        with worker.cond:
+            for lane, records, _ in taken.split():
+                self._consume(worker, lane, records)
+            worker.rejected += len(taken.records)
+
+    def _refuse(self, refused: Sequence[bytes], message: str) -> None:
+        """Keep refused events in the spool's rejected file, log them, report them at flush."""
         kept = self._keep_rejected(refused)
         log.error(
             "OpenLineage: %s refused %d event(s): %s%s",
@@ -685,11 +681,6 @@ class DeliveryEngine:
         )
         with self._errors_lock:
             self._errors.append(f"{len(refused)} event(s) refused: {message}")
-        with worker.cond:
-            for lane, records, _ in taken.split():
-                self._consume(worker, lane, records)
-            worker.rejected += len(refused)
-            worker.delivered += len(batch) - len(refused)
 
     def _keep_rejected(self, refused: Sequence[bytes]) -> Path | None:
         if self.spool_path is None:
@@ -710,15 +701,7 @@ class DeliveryEngine:
         """Some events of a batch were accepted: keep only those to try again, at the heads."""
         batch = taken.records
         if result.reject_indices:
-            refused = [batch[i][1] for i in result.reject_indices]
-            kept = self._keep_rejected(refused)
-            log.error(
-                "OpenLineage: %s refused %d event(s) of a batch: %s%s",
-                self.sender.destination,
-                len(refused),
-                result.message,
-                f"; they are kept in {kept}" if kept else "",
-            )
+            self._refuse([batch[i][1] for i in result.reject_indices], result.message)
         retry = set(result.retry_indices)
         with worker.cond:
             again_total = 0
@@ -757,9 +740,7 @@ class DeliveryEngine:
                 try:
                     disk = self._new_disk_chunk(lane, chunk.seq)
                     payload = b"".join(data + b"\n" for _, data in items)
-                    view = memoryview(payload)
-                    while view:
-                        view = view[os.write(disk.fd, view) :]
+                    write_all(disk.fd, payload)
                 except OSError as exc:
                     log.error("OpenLineage: could not write events to the spool: %s", exc)
                     continue
@@ -892,8 +873,14 @@ class DeliveryEngine:
         Returns:
             What is delivered, still pending, spooled, refused and dropped.
         """
-        timeout = self.options.flush_timeout if timeout is None else max(0.0, timeout)
-        deadline = time.monotonic() + timeout
+        self._drain(self.options.flush_timeout if timeout is None else timeout)
+        result = self._result()
+        self._raise_if_lost(result)
+        return result
+
+    def _drain(self, timeout: float) -> None:
+        """Wait for delivery up to ``timeout`` seconds, then spool what is left in memory."""
+        deadline = time.monotonic() + max(0.0, timeout)
         while True:
             # Counted outside the progress lock: senders take their own lock first.
             counts = self._counts()
@@ -909,10 +896,6 @@ class DeliveryEngine:
         if not counts.complete and counts.pending and self.spool_path is not None:
             for worker in self._workers:
                 self.spill(worker)
-        result = self._result()
-        if self.options.raise_on_error and (result.pending or result.dropped or result.details):
-            raise DeliveryError(_describe(result, self.sender.destination), result)
-        return result
 
     def _result(self) -> FlushResult:
         counts = self._counts()
@@ -939,13 +922,7 @@ class DeliveryEngine:
         """
         if self._closed:
             return self._result()
-        timeout = self.options.close_timeout if timeout is None else timeout
-        raise_on_error = self.options.raise_on_error
-        self.options.raise_on_error = False
-        try:
-            self.flush(timeout)
-        finally:
-            self.options.raise_on_error = raise_on_error
+        self._drain(self.options.close_timeout if timeout is None else timeout)
         self._stopping.set()
         for worker in self._workers:
             with worker.cond:
@@ -985,9 +962,12 @@ class DeliveryEngine:
                 result.pending,
                 self.sender.destination,
             )
-        if raise_on_error and (result.pending or result.dropped or result.details):
-            raise DeliveryError(_describe(result, self.sender.destination), result)
+        self._raise_if_lost(result)
         return result
+
+    def _raise_if_lost(self, result: FlushResult) -> None:
+        if self.options.raise_on_error and (result.pending or result.dropped or result.details):
+            raise DeliveryError(_describe(result, self.sender.destination), result)
 
     def _at_exit(self) -> None:
         try:

@@ -92,11 +92,6 @@ class FlushResult:
         """True when nothing is waiting: every event was delivered or refused for good."""
         return self.pending == 0 and self.spooled == 0
 
-    @property
-    def at_risk(self) -> int:
-        """Events that would be lost if the process died now (held only in memory)."""
-        return self.pending
-
     def __add__(self, other: FlushResult) -> FlushResult:
         return FlushResult(
             pending=self.pending + other.pending,
@@ -149,9 +144,10 @@ class TransportConfig(BaseModel):
     type: str
 
 
-def _attr(obj: object, *names: str) -> Any:
+def _field(obj: object, *names: str) -> Any:
+    """The first of ``names`` that ``obj`` (an object, or a mapping read from JSON) has."""
     for name in names:
-        value = getattr(obj, name, None)
+        value = obj.get(name) if isinstance(obj, Mapping) else getattr(obj, name, None)
         if value is not None:
             return value
     return None
@@ -164,21 +160,22 @@ def event_key(event: object) -> str:
     the dataset. Kafka uses it as the message key.
 
     Args:
-        event: a ``RunEvent``, ``JobEvent``, ``DatasetEvent`` or any object shaped alike.
+        event: a ``RunEvent``, ``JobEvent`` or ``DatasetEvent``, an object shaped
+            alike, or an event's JSON object as a mapping.
 
     Returns:
         The key, or an empty string when the event carries none of these.
     """
-    run = getattr(event, "run", None)
+    run = _field(event, "run")
     if run is not None:
-        run_id = _attr(run, "run_id", "runId")
+        run_id = _field(run, "run_id", "runId")
         if run_id is not None:
             return str(run_id)
     for holder in ("job", "dataset"):
-        entity = getattr(event, holder, None)
+        entity = _field(event, holder)
         if entity is not None:
-            namespace = getattr(entity, "namespace", None)
-            name = getattr(entity, "name", None)
+            namespace = _field(entity, "namespace")
+            name = _field(entity, "name")
             if namespace is not None or name is not None:
                 return f"{namespace}/{name}"
     return ""

@@ -72,13 +72,22 @@ def append_line(fd: int, data: bytes) -> None:
     if fcntl is not None:
         fcntl.flock(fd, fcntl.LOCK_EX)
     try:
-        view = memoryview(data)
-        while view:
-            written = os.write(fd, view)
-            view = view[written:]
+        write_all(fd, data)
     finally:
         if fcntl is not None:
             fcntl.flock(fd, fcntl.LOCK_UN)
+
+
+def write_all(fd: int, data: bytes) -> None:
+    """Write all of ``data`` to ``fd``, finishing a short write (a full disk, a signal).
+
+    Args:
+        fd: an open descriptor.
+        data: the bytes to write.
+    """
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view) :]
 
 
 class FileTransport(Transport):

@@ -22,7 +22,7 @@ from pydantic import Field, model_validator
 
 from openlineage_sdk.transports._delivery import Outcome, Record, SendResult
 from openlineage_sdk.transports._queued import DeliveryConfig, QueuedTransport
-from openlineage_sdk.transports.base import TransportError, redact_mapping
+from openlineage_sdk.transports.base import TransportError, event_key, redact_mapping
 
 __all__ = ["KafkaConfig", "KafkaTransport"]
 
@@ -81,19 +81,9 @@ class KafkaConfig(DeliveryConfig):
 def _key_from_json(data: bytes) -> str:
     """The ordering key of an event read back from the spool, where only JSON is kept."""
     try:
-        doc = json.loads(data)
+        return event_key(json.loads(data))
     except ValueError:
         return ""
-    if not isinstance(doc, dict):
-        return ""
-    run = doc.get("run")
-    if isinstance(run, dict) and run.get("runId") is not None:
-        return str(run["runId"])
-    for holder in ("job", "dataset"):
-        entity = doc.get(holder)
-        if isinstance(entity, dict) and ("namespace" in entity or "name" in entity):
-            return f"{entity.get('namespace')}/{entity.get('name')}"
-    return ""
 
 
 class _KafkaSender:

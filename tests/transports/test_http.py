@@ -138,7 +138,20 @@ def test_partial_success_retries_and_refuses_event_by_event(
     assert len(refused) == 2
     assert all(e in events for e in refused)
     assert_exactly_once_in_order(server.events, [e for e in events if e not in refused])
-    assert server.attempts == len(server.requests)  # the retriable two came again, once
+    assert result.delivered == 28  # the two retriable ones included, each counted once
+
+
+def test_raise_on_error_reports_events_refused_one_by_one_in_a_batch(
+    server: LineageServer, tmp_path: Path
+) -> None:
+    server.behaviour.partial = [{2: False}]
+    events = run_events(5, states=["START"])
+    with make(server, tmp_path, raise_on_error=True, max_concurrent_requests=1) as transport:
+        emit_all(transport, events)
+        with pytest.raises(DeliveryError, match="1 event\\(s\\) refused") as info:
+            transport.flush(5)
+    assert info.value.result.rejected == 1
+    assert info.value.result.delivered == 4
 
 
 def test_requests_leave_no_garbage_holding_the_body(server: LineageServer) -> None:

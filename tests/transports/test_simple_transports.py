@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import json
 import logging
 from datetime import datetime, timezone
 from importlib.metadata import EntryPoint
@@ -137,6 +138,11 @@ def test_event_key_prefers_run_then_job_then_dataset() -> None:
     assert event_key(job) == "ns/daily"
     assert event_key(dataset) == "ns/daily"
     assert event_key(object()) == ""
+    # The same keys from the events' JSON, as a spool gives them back.
+    for built in (event, job, dataset):
+        assert event_key(json.loads(built.to_json())) == event_key(built)
+    assert event_key({"run": {}, "job": {"namespace": "ns", "name": "j"}}) == "ns/j"
+    assert event_key([1, 2]) == ""
 
 
 def test_registry_knows_builtins_and_loads_them_lazily() -> None:
