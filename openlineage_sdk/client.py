@@ -26,7 +26,12 @@ from typing import TYPE_CHECKING, Any
 from typing_extensions import Self, Unpack
 
 from openlineage_sdk._version import __version__
-from openlineage_sdk.config import ConfigError, OpenLineageConfig, load_config
+from openlineage_sdk.config import (
+    ConfigError,
+    OpenLineageConfig,
+    environment_settings,
+    load_config,
+)
 from openlineage_sdk.transports._registry import TransportConfigError, create_transport
 from openlineage_sdk.transports.base import (
     Emittable,
@@ -101,9 +106,13 @@ class OpenLineage:
             )
         self.raise_on_error = raise_on_error
         self.invalid_transitions: InvalidTransitions = invalid_transitions
-        if config is None and transport is None:
-            config = self._load(None, None)
-        self.config = config if config is not None else OpenLineageConfig()
+        if config is None:
+            config = (
+                self._load(None, None, raise_on_error=raise_on_error)
+                if transport is None
+                else environment_settings()
+            )
+        self.config = config
         self.disabled = self.config.disabled if disabled is None else disabled
         self.producer = producer
         self.namespace = namespace or self.config.namespace or DEFAULT_NAMESPACE

@@ -50,6 +50,7 @@ __all__ = [
     "ConfigError",
     "OpenLineageConfig",
     "default_config_paths",
+    "environment_settings",
     "load_config",
 ]
 
@@ -228,8 +229,9 @@ def _apply_legacy_url(transport: Any, env: Mapping[str, str]) -> Any:
     if not isinstance(transport, Mapping):
         return legacy
     if not transport.get("type"):
-        # Settings given without a type (a spool folder, a timeout) refine the URL's transport.
-        return {**transport, **legacy}
+        # Settings given without a type (a spool folder, a timeout) refine the URL's
+        # transport, and win over it where both set a key, as settings from files and code do.
+        return {**legacy, **{k: v for k, v in transport.items() if k != "type"}}
     transport = dict(transport)
     kind = transport.get("type")
     if kind == "composite":
@@ -247,6 +249,26 @@ def _apply_legacy_url(transport: Any, env: Mapping[str, str]) -> Any:
             if key in legacy and key not in transport:
                 transport[key] = legacy[key]
     return transport
+
+
+def environment_settings(env: Mapping[str, str] | None = None) -> OpenLineageConfig:
+    """The settings that hold whatever the transport: ``OPENLINEAGE_DISABLED`` and ``_NAMESPACE``.
+
+    A client given its transport in code reads only these.
+
+    Args:
+        env: the environment variables to read; ``os.environ`` when ``None``.
+
+    Returns:
+        A configuration with ``disabled`` and ``namespace`` set, and no transport.
+    """
+    env = os.environ if env is None else env
+    disabled = env.get("OPENLINEAGE_DISABLED", "").strip().lower() == "true"
+    return OpenLineageConfig(
+        disabled=disabled,
+        namespace=env.get("OPENLINEAGE_NAMESPACE") or None,
+        sources=("env:OPENLINEAGE_DISABLED",) if disabled else (),
+    )
 
 
 def load_config(
@@ -279,8 +301,9 @@ def load_config(
     """
     env = dict(os.environ) if env is None else env
     sources: list[str] = []
-    if env.get("OPENLINEAGE_DISABLED", "").strip().lower() == "true":
-        return OpenLineageConfig(disabled=True, sources=("env:OPENLINEAGE_DISABLED",))
+    basics = environment_settings(env)
+    if basics.disabled:
+        return basics
 
     path: Path | None = None
     if config_file is not None:
@@ -343,7 +366,7 @@ def load_config(
     return OpenLineageConfig(
         transport=transport,
         disabled=bool(merged.get("disabled", False)) is True,
-        namespace=env.get("OPENLINEAGE_NAMESPACE") or None,
+        namespace=basics.namespace,
         facets=section_of("facets", dict),
         filters=section_of("filters", list),
         tags=section_of("tags", dict),

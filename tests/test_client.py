@@ -93,6 +93,32 @@ def test_disabled_emits_nothing(tmp_path: Path) -> None:
     assert memory.events == []
 
 
+def test_a_transport_given_in_code_still_follows_the_namespace_and_disabled_variables(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("OPENLINEAGE_NAMESPACE", "team")
+    assert OpenLineage(transport=MemoryTransport()).namespace == "team"
+    assert OpenLineage(transport=MemoryTransport(), namespace="mine").namespace == "mine"
+    monkeypatch.setenv("OPENLINEAGE_DISABLED", "true")
+    memory = MemoryTransport()
+    client = OpenLineage(transport=memory)
+    assert client.disabled
+    client.emit(run_events(1)[0])
+    assert memory.events == []
+    assert not OpenLineage(transport=memory, disabled=False).disabled
+
+
+def test_raise_on_error_raises_for_an_unusable_configuration_from_the_environment(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.setenv("OPENLINEAGE__TRANSPORT__TYPE", "http")  # no url
+    with pytest.raises(ValueError, match="url"):
+        OpenLineage(raise_on_error=True)
+    assert isinstance(OpenLineage().transport, FileTransport)
+
+
 def test_a_failing_transport_never_fails_the_job(caplog: pytest.LogCaptureFixture) -> None:
     client = OpenLineage(transport=Exploding())
     client.emit(run_events(1)[0])  # logged, not raised

@@ -192,6 +192,25 @@ def test_precedence_code_then_file_then_nested_variables_then_url(tmp_path: Path
     assert isinstance(t, ConsoleConfig)  # a configured type beats OPENLINEAGE_URL
 
 
+def test_settings_without_a_type_refine_the_url_transport_and_win_over_it(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "ol.yml"
+    path.write_text("transport: {url: 'http://file', timeout: 7}")
+    env = {"OPENLINEAGE_URL": "http://legacy", "OPENLINEAGE_ENDPOINT": "from/env"}
+    t = load(env, tmp_path, config_file=path).transport
+    assert isinstance(t, HttpConfig)
+    assert (t.url, t.timeout, t.endpoint) == ("http://file", 7, "from/env")
+    t = load(env, tmp_path, overrides={"transport": {"url": "http://code"}}).transport
+    assert isinstance(t, HttpConfig)
+    assert t.url == "http://code"
+
+
+def test_disabled_by_the_environment_keeps_the_namespace(tmp_path: Path) -> None:
+    config = load({"OPENLINEAGE_DISABLED": "true", "OPENLINEAGE_NAMESPACE": "team"}, tmp_path)
+    assert (config.disabled, config.namespace) == (True, "team")
+
+
 def test_url_adds_a_default_http_member_to_a_composite(tmp_path: Path) -> None:
     env = {
         "OPENLINEAGE__TRANSPORT__TYPE": "composite",
