@@ -5,6 +5,10 @@ custom facet schemas into an importable package of typed facet classes (see
 :func:`openlineage_sdk.codegen.generate_package`); it exits 1 when a schema breaks a naming rule
 (or, with ``--check``, when the package on disk has drifted) and names each problem.
 
+``openlineage-sdk report EVENTS.jsonl [--html FILE]`` prints a summary of the jobs, runs and
+datasets in a JSON Lines file of events and, with ``--html``, writes a self-contained HTML page
+of their lineage graph (see :mod:`openlineage_sdk.report`).
+
 ``openlineage-sdk validate [--strict] PATH...`` checks events in ``.json`` files (one event, or a
 JSON array of events), ``.jsonl`` files (one event per line) and folders (searched for both),
 and prints one line per problem: ``file[:line]: event-id: json.path: message``. It exits 0 when
@@ -142,17 +146,17 @@ def _codegen(args: argparse.Namespace, out: TextIO) -> int:
 
 def _report(args: argparse.Namespace, out: TextIO) -> int:
     from openlineage_sdk._errors import OpenLineageValidationError
-    from openlineage_sdk.report import lineage_html, load_events, summary
+    from openlineage_sdk.report import build_graph, lineage_html, load_events, summary
 
     try:
-        events = load_events(args.path)
+        graph = build_graph(load_events(args.path))
     except (OSError, OpenLineageValidationError) as exc:
         print(f"openlineage-sdk report: {exc}", file=sys.stderr)
         return 2
-    print(summary(events), file=out)
+    print(summary(graph), file=out)
     if args.html is not None:
         args.html.write_text(
-            lineage_html(events, title=f"Lineage of {args.path.name}"), encoding="utf-8"
+            lineage_html(graph, title=f"Lineage of {args.path.name}"), encoding="utf-8"
         )
         print(f"\nlineage graph: {args.html}", file=out)
     return 0

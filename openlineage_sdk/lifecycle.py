@@ -51,7 +51,7 @@ from contextvars import ContextVar, Token
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from types import TracebackType
-from typing import TYPE_CHECKING, Any, Final, Literal, TypeAlias, TypedDict, TypeVar
+from typing import TYPE_CHECKING, Any, Final, Generic, Literal, TypeAlias, TypedDict, TypeVar
 
 from openlineage_sdk._base import PRODUCER, FacetContainer
 from openlineage_sdk._ids import deterministic_run_id, uuid7
@@ -83,7 +83,7 @@ from openlineage_sdk.models.core import (
 from openlineage_sdk.models.facets.error_message_run import ErrorMessageRunFacet
 from openlineage_sdk.models.facets.nominal_time_run import NominalTimeRunFacet
 from openlineage_sdk.models.facets.parent_run import ParentRunFacet
-from openlineage_sdk.naming._model import DatasetName
+from openlineage_sdk.naming._model import DatasetName, _nonempty
 
 if TYPE_CHECKING:
     from typing_extensions import Self
@@ -255,14 +255,6 @@ class RunRef:
             )
         return cls(facet.job["namespace"], facet.job["name"], facet.run["runId"], root)
 
-    def _without_root(self) -> RunRef:
-        return self if self.root is None else RunRef(self.namespace, self.name, self.run_id)
-
-
-def _nonempty(value: object) -> bool:
-    # Typed as object: callers without a type checker may pass anything.
-    return isinstance(value, str) and bool(value)
-
 
 def _canonical_run_id(value: object) -> str:
     if isinstance(value, uuid.UUID):
@@ -278,14 +270,21 @@ def _canonical_run_id(value: object) -> str:
 # --------------------------------------------------------------------------- errors
 
 
-def _describe(run: RunRef, state: RunState, event_type: EventType, reason: str) -> str:
-    return (
-        f"run {run.run_id} of job {run.namespace}/{run.name}: cannot emit {event_type} "
-        f"in state {state}: {reason}"
-    )
+class _Transition(Exception):  # noqa: N818 - the base of an error and of a warning
+    """What a refused transition carries."""
+
+    def __init__(self, run: RunRef, state: RunState, event_type: EventType, reason: str) -> None:
+        super().__init__(
+            f"run {run.run_id} of job {run.namespace}/{run.name}: cannot emit {event_type} "
+            f"in state {state}: {reason}"
+        )
+        self.run = run
+        self.state: RunState = state
+        self.event_type: EventType = event_type
+        self.reason = reason
 
 
-class RunTransitionError(RuntimeError):
+class RunTransitionError(_Transition, RuntimeError):
     """A run was asked for an event its state does not allow.
 
     Attributes:
@@ -295,15 +294,8 @@ class RunTransitionError(RuntimeError):
         reason: Why it is not allowed.
     """
 
-    def __init__(self, run: RunRef, state: RunState, event_type: EventType, reason: str) -> None:
-        super().__init__(_describe(run, state, event_type, reason))
-        self.run = run
-        self.state: RunState = state
-        self.event_type: EventType = event_type
-        self.reason = reason
 
-
-class RunTransitionWarning(UserWarning):
+class RunTransitionWarning(_Transition, UserWarning):
     """A wrong transition, emitted anyway because the run asked for warnings.
 
     Attributes:
@@ -312,13 +304,6 @@ class RunTransitionWarning(UserWarning):
         event_type: The event that was emitted.
         reason: Why it is not allowed.
     """
-
-    def __init__(self, run: RunRef, state: RunState, event_type: EventType, reason: str) -> None:
-        super().__init__(_describe(run, state, event_type, reason))
-        self.run = run
-        self.state: RunState = state
-        self.event_type: EventType = event_type
-        self.reason = reason
 
 
 def _refusal(state: RunState, event_type: EventType) -> str | None:
@@ -368,12 +353,20 @@ def _keyed(facets: Any, base: type[_F], what: str) -> dict[str, _F]:
     return keyed
 
 
+def _flatten(facets: Iterable[_F | Mapping[str, _F]], base: type[_F], what: str) -> dict[str, _F]:
+    """Facets given one by one or as mappings, keyed, in the order given."""
+    keyed: dict[str, _F] = {}
+    for item in facets:
+        keyed.update(_keyed(item if isinstance(item, Mapping) else (item,), base, what))
+    return keyed
+
+
 @dataclass(slots=True)
 class _Update:
     """Metadata to merge into a run, checked and converted."""
 
-    inputs: _Datasets
-    outputs: _Datasets
+    inputs: _Datasets[InputDataset]
+    outputs: _Datasets[OutputDataset]
     run_facets: dict[str, RunFacet]
     job_facets: dict[str, JobFacet]
 
@@ -389,20 +382,42 @@ class _DatasetEntry:
     extra: dict[str, Any]
 
 
-class _Datasets:
+_D = TypeVar("_D", InputDataset, OutputDataset)
+
+#: The field and container of the facets only an input, or only an output, has.
+_IO_FACETS: Final[Mapping[type[InputDataset | OutputDataset], tuple[str, type[FacetContainer]]]] = {
+    InputDataset: ("input_facets", InputDatasetFacets),
+    OutputDataset: ("output_facets", OutputDatasetFacets),
+}
+
+
+def _build(kind: type[_D], entry: _DatasetEntry) -> _D:
+    io_field, io_container = _IO_FACETS[kind]
+    io: dict[str, Any] = {
+        io_field: io_container.model_validate(entry.io_facets) if entry.io_facets else None
+    }
+    return kind(
+        namespace=entry.namespace,
+        name=entry.name,
+        facets=DatasetFacets.model_validate(entry.facets) if entry.facets else None,
+        **io,
+        **entry.extra,
+    )
+
+
+class _Datasets(Generic[_D]):
     """Datasets merged by (namespace, name), in the order they were first added."""
 
     __slots__ = ("_entries", "_kind")
 
-    def __init__(self, kind: type[InputDataset] | type[OutputDataset]) -> None:
-        self._kind = kind
+    def __init__(self, kind: type[_D]) -> None:
+        self._kind: type[_D] = kind
         self._entries: dict[tuple[str, str], _DatasetEntry] = {}
 
     def add(self, dataset: object, producer: str) -> None:
-        entry = _entry(dataset, self._kind, producer)
-        self._put(entry)
+        self._put(_entry(dataset, self._kind, producer))
 
-    def merge(self, other: _Datasets) -> None:
+    def merge(self, other: _Datasets[_D]) -> None:
         for entry in other._entries.values():
             self._put(entry)
 
@@ -416,56 +431,26 @@ class _Datasets:
             known.io_facets.update(entry.io_facets)
             known.extra.update(entry.extra)
 
-    def __len__(self) -> int:
-        return len(self._entries)
+    def build(self) -> list[_D]:
+        return [_build(self._kind, entry) for entry in self._entries.values()]
 
-    def build_inputs(self) -> list[InputDataset]:
-        return [
-            InputDataset(
-                namespace=e.namespace,
-                name=e.name,
-                facets=DatasetFacets.model_validate(e.facets) if e.facets else None,
-                input_facets=(
-                    InputDatasetFacets.model_validate(e.io_facets) if e.io_facets else None
-                ),
-                **e.extra,
-            )
-            for e in self._entries.values()
-        ]
-
-    def build_outputs(self) -> list[OutputDataset]:
-        return [
-            OutputDataset(
-                namespace=e.namespace,
-                name=e.name,
-                facets=DatasetFacets.model_validate(e.facets) if e.facets else None,
-                output_facets=(
-                    OutputDatasetFacets.model_validate(e.io_facets) if e.io_facets else None
-                ),
-                **e.extra,
-            )
-            for e in self._entries.values()
-        ]
+    def build_or_none(self) -> list[_D] | None:
+        """The datasets, or ``None`` when there are none (the field is then left out)."""
+        return self.build() if self._entries else None
 
 
 def _entry(
     dataset: object, kind: type[InputDataset] | type[OutputDataset], producer: str
 ) -> _DatasetEntry:
     if isinstance(dataset, DatasetName):
-        return _DatasetEntry(
-            dataset.namespace,
-            dataset.name,
-            {"dataSource": dataset.datasource_facet(producer)},
-            {},
-            {},
-        )
+        return _named_entry(dataset, (), {}, producer)
     if not isinstance(dataset, kind):
         other = OutputDataset if kind is InputDataset else InputDataset
         hint = f" (an {other.__name__} is on the other side)" if isinstance(dataset, other) else ""
         raise TypeError(
             f"expected an {kind.__name__} or a DatasetName, got {type(dataset).__name__}{hint}"
         )
-    io = dataset.input_facets if isinstance(dataset, InputDataset) else dataset.output_facets
+    io: FacetContainer | None = getattr(dataset, _IO_FACETS[kind][0])
     return _DatasetEntry(
         dataset.namespace,
         dataset.name,
@@ -638,7 +623,7 @@ class LineageRun:
         """The root of this run's chain of parents; ``None`` when this run is the root."""
         if self.parent is None:
             return None
-        return self.parent.root if self.parent.root is not None else self.parent._without_root()
+        return self.parent.root if self.parent.root is not None else self.parent
 
     @property
     def ref(self) -> RunRef:
@@ -666,13 +651,13 @@ class LineageRun:
     def inputs(self) -> list[InputDataset]:
         """The inputs added so far, merged, as the next event will carry them."""
         with self._lock:
-            return self._inputs.build_inputs()
+            return self._inputs.build()
 
     @property
     def outputs(self) -> list[OutputDataset]:
         """The outputs added so far, merged, as the next event will carry them."""
         with self._lock:
-            return self._outputs.build_outputs()
+            return self._outputs.build()
 
     @property
     def run_facets(self) -> dict[str, RunFacet]:
@@ -710,12 +695,7 @@ class LineageRun:
         Args:
             *facets: Facets (stored under their ``facet_key``) or mappings of key to facet.
         """
-        prepared = [
-            self._prepare((), (), item if isinstance(item, Mapping) else (item,), ())
-            for item in facets
-        ]
-        for update in prepared:
-            self._apply(update)
+        self._apply(self._prepare((), (), _flatten(facets, RunFacet, "run"), ()))
 
     def add_job_facets(self, *facets: JobFacet | Mapping[str, JobFacet]) -> None:
         """Add job facets; one under a key already present replaces it whole.
@@ -723,12 +703,7 @@ class LineageRun:
         Args:
             *facets: Facets (stored under their ``facet_key``) or mappings of key to facet.
         """
-        prepared = [
-            self._prepare((), (), (), item if isinstance(item, Mapping) else (item,))
-            for item in facets
-        ]
-        for update in prepared:
-            self._apply(update)
+        self._apply(self._prepare((), (), (), _flatten(facets, JobFacet, "job")))
 
     def _prepare(
         self,
@@ -752,11 +727,12 @@ class LineageRun:
             update.outputs.add(dataset, producer)
         return update
 
-    def _apply(self, update: _Update, *, locked: bool = False) -> None:
-        if not locked:
-            with self._lock:
-                self._apply(update, locked=True)
-            return
+    def _apply(self, update: _Update) -> None:
+        with self._lock:
+            self._merge(update)
+
+    def _merge(self, update: _Update) -> None:
+        """Merge checked metadata in; the caller holds the lock."""
         self._inputs.merge(update.inputs)
         self._outputs.merge(update.outputs)
         self._run_facets.update(update.run_facets)
@@ -944,7 +920,7 @@ class LineageRun:
             reason = _refusal(self._state, event_type)
             if reason is not None:
                 self._refuse(event_type, reason)
-            self._apply(update, locked=True)
+            self._merge(update)
             # The time is read under the lock, so that event times follow the events' order.
             event = self._event(event_type, given_time or _now())
             if event_type != "OTHER":
@@ -973,8 +949,8 @@ class LineageRun:
                 name=self.job_name,
                 facets=JobFacets.model_validate(self._job_facets) if self._job_facets else None,
             ),
-            inputs=self._inputs.build_inputs() if len(self._inputs) else None,
-            outputs=self._outputs.build_outputs() if len(self._outputs) else None,
+            inputs=self._inputs.build_or_none(),
+            outputs=self._outputs.build_or_none(),
         )
 
     # ----------------------------------------------------------------- context manager
@@ -1087,15 +1063,8 @@ def input_dataset(
     Returns:
         The ``InputDataset``.
     """
-    keyed: dict[str, DatasetFacet] = {"dataSource": dataset.datasource_facet(producer)}
-    keyed.update(_keyed(facets, DatasetFacet, "dataset"))
     io = _keyed(input_facets, InputDatasetFacet, "input dataset")
-    return InputDataset(
-        namespace=dataset.namespace,
-        name=dataset.name,
-        facets=DatasetFacets.model_validate(keyed),
-        input_facets=InputDatasetFacets.model_validate(io) if io else None,
-    )
+    return _build(InputDataset, _named_entry(dataset, facets, io, producer))
 
 
 def output_dataset(
@@ -1117,15 +1086,20 @@ def output_dataset(
     Returns:
         The ``OutputDataset``.
     """
+    io = _keyed(output_facets, OutputDatasetFacet, "output dataset")
+    return _build(OutputDataset, _named_entry(dataset, facets, io, producer))
+
+
+def _named_entry(
+    dataset: DatasetName,
+    facets: FacetsArg[DatasetFacet],
+    io_facets: dict[str, Any],
+    producer: str,
+) -> _DatasetEntry:
+    """A named dataset with its derived dataSource facet, which ``facets`` may replace."""
     keyed: dict[str, DatasetFacet] = {"dataSource": dataset.datasource_facet(producer)}
     keyed.update(_keyed(facets, DatasetFacet, "dataset"))
-    io = _keyed(output_facets, OutputDatasetFacet, "output dataset")
-    return OutputDataset(
-        namespace=dataset.namespace,
-        name=dataset.name,
-        facets=DatasetFacets.model_validate(keyed),
-        output_facets=OutputDatasetFacets.model_validate(io) if io else None,
-    )
+    return _DatasetEntry(dataset.namespace, dataset.name, keyed, io_facets, {})
 
 
 # --------------------------------------------------------------------------- static lineage
@@ -1170,8 +1144,8 @@ def job_event(
             name=name,
             facets=JobFacets.model_validate(keyed) if keyed else None,
         ),
-        inputs=ins.build_inputs() if len(ins) else None,
-        outputs=outs.build_outputs() if len(outs) else None,
+        inputs=ins.build_or_none(),
+        outputs=outs.build_or_none(),
     )
 
 

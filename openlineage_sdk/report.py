@@ -6,6 +6,8 @@
     print(summary(events))
     Path("lineage.html").write_text(lineage_html(events))
 
+Both take the events or a :class:`Graph` already built from them with :func:`build_graph`.
+
 Also on the command line: ``openlineage-sdk report openlineage_events.jsonl --html lineage.html``.
 The HTML file has no outside dependencies (inline SVG and CSS): open it in any browser.
 """
@@ -14,7 +16,7 @@ from __future__ import annotations
 
 import html
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -22,6 +24,7 @@ from typing import Any
 
 from openlineage_sdk._read import Event, read_event
 from openlineage_sdk.models.core import DatasetEvent, JobEvent, RunEvent
+from openlineage_sdk.naming._model import dataset_uri
 
 __all__ = ["Graph", "build_graph", "lineage_html", "load_events", "summary"]
 
@@ -73,6 +76,7 @@ class _DatasetInfo:
 class Graph:
     """Jobs, datasets and the edges between them, as the events describe them."""
 
+    events: int = 0
     jobs: dict[str, list[_RunInfo]] = field(default_factory=dict)
     datasets: dict[str, _DatasetInfo] = field(default_factory=dict)
     edges: set[tuple[str, str]] = field(default_factory=set)  # (from node, to node)
@@ -84,12 +88,7 @@ def _job_key(namespace: str, name: str) -> str:
 
 
 def _dataset_key(namespace: str, name: str) -> str:
-    # The dataset's URI, joined as the naming conventions join namespace and name: no doubled
-    # slash before an absolute path (hdfs://host:8020/warehouse/t), a colon after a bare scheme
-    # (file:/data/orders).
-    if "://" in namespace:
-        return f"{namespace}{name}" if name.startswith("/") else f"{namespace}/{name}"
-    return f"{namespace}:{name}"
+    return dataset_uri(namespace, name)
 
 
 def _schema_fields(dataset: Any) -> list[str]:
@@ -105,6 +104,7 @@ def build_graph(events: Iterable[Event]) -> Graph:
     graph = Graph()
     runs: dict[str, _RunInfo] = {}
     for event in events:
+        graph.events += 1
         if isinstance(event, DatasetEvent):
             key = _dataset_key(event.dataset.namespace, event.dataset.name)
             graph.datasets.setdefault(key, _DatasetInfo(key))
@@ -169,12 +169,12 @@ def _size(count: int) -> str:
     return f"{value:.1f} TiB"
 
 
-def summary(events: Sequence[Event]) -> str:
+def summary(events: Iterable[Event] | Graph) -> str:
     """A readable summary: jobs with their runs and states, datasets with rows and schemas."""
-    graph = build_graph(events)
+    graph = events if isinstance(events, Graph) else build_graph(events)
     run_count = sum(len(runs) for runs in graph.jobs.values())
     lines = [
-        f"{len(events)} events, {len(graph.jobs)} jobs, {run_count} runs, {len(graph.datasets)} datasets",
+        f"{graph.events} events, {len(graph.jobs)} jobs, {run_count} runs, {len(graph.datasets)} datasets",
         "",
     ]
     lines.append("Jobs and runs")
@@ -251,9 +251,9 @@ def _labels(node: str, kind: str) -> tuple[str, str]:
     return node.rstrip("/").rsplit("/", 1)[-1], node
 
 
-def lineage_html(events: Sequence[Event], *, title: str = "Lineage") -> str:
+def lineage_html(events: Iterable[Event] | Graph, *, title: str = "Lineage") -> str:
     """A self-contained HTML page with the lineage graph of datasets and jobs (inline SVG)."""
-    graph = build_graph(events)
+    graph = events if isinstance(events, Graph) else build_graph(events)
     layers = _layers(graph)
     columns: dict[int, list[str]] = defaultdict(list)
     for node, index in sorted(layers.items(), key=lambda item: (item[1], item[0])):
@@ -310,7 +310,7 @@ def lineage_html(events: Sequence[Event], *, title: str = "Lineage") -> str:
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
         f"<title>{html.escape(title)}</title><style>{_STYLE}</style></head><body>"
         f"<h1>{html.escape(title)}</h1>"
-        f'<p class="meta">{len(events)} events · {len(graph.jobs)} jobs · {run_count} runs · '
+        f'<p class="meta">{graph.events} events · {len(graph.jobs)} jobs · {run_count} runs · '
         f"{len(graph.datasets)} datasets. Hover a node for details.</p>"
         '<p class="legend">Arrows: data flows from input datasets through jobs to output datasets. '
         '"in X": the job runs as a child of job X\'s run.</p>'

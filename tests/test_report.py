@@ -62,6 +62,14 @@ def test_graph_links_inputs_through_jobs_to_outputs(events_file: Path) -> None:
     assert ("s3://lake/curated/orders", "shop/orders_app.report") in graph.edges
 
 
+def test_a_graph_built_once_serves_both_reports(events_file: Path) -> None:
+    events = load_events(events_file)
+    graph = build_graph(events)
+    assert graph.events == 6
+    assert summary(graph) == summary(events)
+    assert lineage_html(graph, title="Shop") == lineage_html(iter(events), title="Shop")
+
+
 def test_html_is_self_contained(events_file: Path) -> None:
     page = lineage_html(load_events(events_file), title="Shop")
     assert page.startswith("<!DOCTYPE html>")

@@ -40,6 +40,13 @@ def _nonempty(value: object) -> bool:
     return isinstance(value, str) and bool(value)
 
 
+def dataset_uri(namespace: str, name: str) -> str:
+    """A dataset's namespace and name joined into one URI (see :attr:`DatasetName.uri`)."""
+    if "://" in namespace:
+        return f"{namespace}{name}" if name.startswith("/") else f"{namespace}/{name}"
+    return f"{namespace}:{name}"
+
+
 @dataclass(frozen=True, slots=True)
 class DatasetName:
     """A dataset's identity in OpenLineage: a namespace and a name.
@@ -81,11 +88,7 @@ class DatasetName:
             For example ``"postgres://db.example.com:5432/shop.sales.orders"``,
             ``"bigquery:project.dataset.table"`` or ``"file:/data/orders.csv"``.
         """
-        if "://" in self.namespace:
-            if self.name.startswith("/"):
-                return f"{self.namespace}{self.name}"
-            return f"{self.namespace}/{self.name}"
-        return f"{self.namespace}:{self.name}"
+        return dataset_uri(self.namespace, self.name)
 
     def datasource_facet(self, producer: str | None = None) -> DatasourceDatasetFacet:
         """The dataSource facet of this dataset, in one call.
