@@ -11,12 +11,7 @@ BENCHMARKS = ("benchmarks.models", "benchmarks.transport", "benchmarks.spark")
 def main(argv: list[str]) -> int:
     selected = [b for b in BENCHMARKS if not argv or b.rsplit(".", 1)[1] in argv]
     for name in selected:
-        try:
-            module = importlib.import_module(name)
-        except ModuleNotFoundError as exc:
-            if exc.name == name:
-                continue  # a benchmark that does not exist yet
-            raise
+        module = importlib.import_module(name)
         print(f"\n=== {name.rsplit('.', 1)[1]} " + "=" * 60)
         module.main([])
     return 0

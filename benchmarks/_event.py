@@ -2,8 +2,9 @@
 
 Run facets parent, nominalTime and processing_engine; job facets sql, jobType and
 sourceCodeLocation; two inputs with a 20-column schema and dataSource each; one output with schema,
-dataSource, outputStatistics and a columnLineage of 20 fields, each from a column of both inputs. Names are computed once, outside the timed code, so the
-figures measure the libraries rather than string formatting; both sides get the same inputs.
+dataSource, outputStatistics and a columnLineage of 20 fields, each from a column of both inputs.
+Names are computed once, outside the timed code, so the figures measure the libraries rather than
+string formatting; both sides get the same inputs.
 """
 
 from __future__ import annotations

@@ -4,12 +4,13 @@ Run with ``python -m benchmarks.transport`` (``nox -s bench`` calls it). It
 needs ``httpx`` and ``openlineage-python==1.54.0``; without the latter only our
 figures are printed.
 
-Both clients post the same ~13 KB Spark COMPLETE event to a real HTTP/1.1
-server on loopback that runs in its own process (so it does not share the GIL
-with the client being measured). Our transport takes the event's JSON from
-``event.to_json()`` on the caller's thread: the events are real ``RunEvent``
-models (read from the same documents), so serialization is part of ``emit()``. The official transports take the event as a dict
-and serialize it inside ``emit`` (``Serde.to_json``), as their API does:
+Both clients post the typical Spark write COMPLETE event of :mod:`benchmarks._event` (about
+9 KB of compact JSON; each copy with a run id of its own) to a real HTTP/1.1 server on loopback
+that runs in its own process (so it does not share the GIL with the client being measured). Our
+transport takes the event's JSON from ``event.to_json()`` on the caller's thread: the events are
+real ``RunEvent`` models (read from the same documents), so serialization is part of ``emit()``.
+The official transports take the event as a dict and serialize it inside ``emit``
+(``Serde.to_json``), as their API does:
 
 1. ``emit()`` latency while the backend takes 50 ms per request: p50 and p99.
    Target: our p99 under 1 ms and at least 50x faster than the official
@@ -30,153 +31,13 @@ import shutil
 import statistics
 import tempfile
 import time
-import uuid
 from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
+from benchmarks._event import ours_builder
 from openlineage_sdk import read_event
-
-# --------------------------------------------------------------------------- the event
-
-
-def spark_complete_event(run_id: str) -> dict[str, Any]:
-    """A typical Spark write COMPLETE event (~13 KB as compact JSON)."""
-    producer = "https://github.com/OpenLineage/OpenLineage/tree/1.20.0/integration/spark"
-    base = "https://openlineage.io/spec/facets/1-0-1/"
-
-    def schema(prefix: str) -> dict[str, Any]:
-        return {
-            "_producer": producer,
-            "_schemaURL": base + "SchemaDatasetFacet.json#/$defs/SchemaDatasetFacet",
-            "fields": [
-                {"name": f"{prefix}_col_{i}", "type": "string" if i % 3 else "decimal(38,10)"}
-                for i in range(20)
-            ],
-        }
-
-    def data_source(uri: str) -> dict[str, Any]:
-        return {
-            "_producer": producer,
-            "_schemaURL": base + "DatasourceDatasetFacet.json#/$defs/DatasourceDatasetFacet",
-            "name": uri,
-            "uri": uri,
-        }
-
-    inputs = [
-        {
-            "namespace": "s3a://warehouse",
-            "name": f"/raw/{name}",
-            "facets": {"schema": schema(name), "dataSource": data_source("s3a://warehouse")},
-        }
-        for name in ("orders", "customers")
-    ]
-    lineage = {
-        f"out_col_{i}": {
-            "inputFields": [
-                {
-                    "namespace": "s3a://warehouse",
-                    "name": f"/raw/{src}",
-                    "field": f"{src}_col_{i}",
-                    "transformations": [
-                        {
-                            "type": "DIRECT",
-                            "subtype": "IDENTITY",
-                            "description": "",
-                            "masking": False,
-                        }
-                    ],
-                }
-                for src in ("orders", "customers")
-            ]
-        }
-        for i in range(20)
-    }
-    return {
-        "eventType": "COMPLETE",
-        "eventTime": "2024-05-01T12:00:00.000Z",
-        "producer": producer,
-        "schemaURL": "https://openlineage.io/spec/2-0-2/OpenLineage.json#/$defs/RunEvent",
-        "run": {
-            "runId": run_id,
-            "facets": {
-                "parent": {
-                    "_producer": producer,
-                    "_schemaURL": base + "ParentRunFacet.json#/$defs/ParentRunFacet",
-                    "run": {"runId": str(uuid.uuid4())},
-                    "job": {"namespace": "spark", "name": "orders_etl"},
-                },
-                "nominalTime": {
-                    "_producer": producer,
-                    "_schemaURL": base + "NominalTimeRunFacet.json#/$defs/NominalTimeRunFacet",
-                    "nominalStartTime": "2024-05-01T12:00:00.000Z",
-                },
-                "processing_engine": {
-                    "_producer": producer,
-                    "_schemaURL": base
-                    + "ProcessingEngineRunFacet.json#/$defs/ProcessingEngineRunFacet",
-                    "version": "3.5.1",
-                    "name": "spark",
-                    "openlineageAdapterVersion": "1.20.0",
-                },
-            },
-        },
-        "job": {
-            "namespace": "spark",
-            "name": "orders_etl.execute_insert_into_hadoop_fs_relation_command.warehouse_daily",
-            "facets": {
-                "sql": {
-                    "_producer": producer,
-                    "_schemaURL": base + "SQLJobFacet.json#/$defs/SQLJobFacet",
-                    "query": "INSERT INTO daily SELECT o.*, c.* FROM orders o JOIN customers c ON o.cid = c.id",
-                },
-                "jobType": {
-                    "_producer": producer,
-                    "_schemaURL": base + "JobTypeJobFacet.json#/$defs/JobTypeJobFacet",
-                    "processingType": "BATCH",
-                    "integration": "SPARK",
-                    "jobType": "SQL_JOB",
-                },
-                "sourceCodeLocation": {
-                    "_producer": producer,
-                    "_schemaURL": base
-                    + "SourceCodeLocationJobFacet.json#/$defs/SourceCodeLocationJobFacet",
-                    "type": "git",
-                    "url": "https://github.com/acme/etl",
-                    "path": "jobs/orders.py",
-                },
-            },
-        },
-        "inputs": inputs,
-        "outputs": [
-            {
-                "namespace": "s3a://warehouse",
-                "name": "/curated/daily",
-                "facets": {
-                    "schema": schema("out"),
-                    "dataSource": data_source("s3a://warehouse"),
-                    "columnLineage": {
-                        "_producer": producer,
-                        "_schemaURL": base
-                        + "ColumnLineageDatasetFacet.json#/$defs/ColumnLineageDatasetFacet",
-                        "fields": lineage,
-                    },
-                },
-                "outputFacets": {
-                    "outputStatistics": {
-                        "_producer": producer,
-                        "_schemaURL": base
-                        + "OutputStatisticsOutputDatasetFacet.json#/$defs/OutputStatisticsOutputDatasetFacet",
-                        "rowCount": 1_250_000,
-                        "size": 73_400_320,
-                        "fileCount": 12,
-                    },
-                },
-            }
-        ],
-    }
-
 
 # --------------------------------------------------------------------------- the backend
 
@@ -342,12 +203,10 @@ def main(argv: list[str] | None = None) -> int:
         have_official = False
         print("openlineage-python is not installed: only this SDK's figures are printed")
 
-    docs = [
-        spark_complete_event(str(uuid.uuid4()))
-        for _ in range(max(args.latency_events, args.throughput_events))
-    ]
-    size = len(json.dumps(docs[0], separators=(",", ":")))
-    print(f"event: Spark COMPLETE, {size / 1024:.1f} KB of compact JSON")
+    build = ours_builder()
+    texts = [build() for _ in range(max(args.latency_events, args.throughput_events))]
+    docs = [json.loads(text) for text in texts]
+    print(f"event: typical Spark COMPLETE, {len(texts[0]) / 1024:.1f} KB of compact JSON")
     spool = Path(tempfile.mkdtemp(prefix="ol-bench-spool-"))
     results: dict[str, dict[str, Any]] = {}
     try:

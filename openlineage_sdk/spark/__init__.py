@@ -49,25 +49,30 @@ cannot learn is logged and left out of the events (and listed in an ``extraction
 
 from __future__ import annotations
 
-from openlineage_sdk.spark._adapter import (
-    LineageSink,
-    Mode,
-    SessionKind,
-    SparkLineage,
-    WriteLineage,
-    application_run,
-    install,
-    installed,
-    uninstall,
-)
-from openlineage_sdk.spark._records import (
-    ColumnLineageRecord,
-    DatasetIdentity,
-    DatasetLineage,
-    IoStats,
-    Symlink,
-)
-from openlineage_sdk.spark._schema import schema_fields, spark_type_name
+from typing import TYPE_CHECKING
+
+from openlineage_sdk._lazy import lazy_exports
+
+if TYPE_CHECKING:
+    from openlineage_sdk.spark._adapter import (
+        LineageSink,
+        Mode,
+        SessionKind,
+        SparkLineage,
+        WriteLineage,
+        application_run,
+        install,
+        installed,
+        uninstall,
+    )
+    from openlineage_sdk.spark._records import (
+        ColumnLineageRecord,
+        DatasetIdentity,
+        DatasetLineage,
+        IoStats,
+        Symlink,
+    )
+    from openlineage_sdk.spark._schema import schema_fields, spark_type_name
 
 __all__ = [
     "ColumnLineageRecord",
@@ -87,3 +92,34 @@ __all__ = [
     "spark_type_name",
     "uninstall",
 ]
+
+# Each name is imported on first access, so importing this package loads neither PySpark nor
+# the models. Type checkers read the imports above instead.
+if not TYPE_CHECKING:
+    __getattr__, __dir__ = lazy_exports(
+        __name__,
+        {
+            "._adapter": (
+                "LineageSink",
+                "Mode",
+                "SessionKind",
+                "SparkLineage",
+                "WriteLineage",
+                "application_run",
+                "install",
+                "installed",
+                "uninstall",
+            ),
+            "._records": (
+                "ColumnLineageRecord",
+                "DatasetIdentity",
+                "DatasetLineage",
+                "IoStats",
+                "Symlink",
+            ),
+            "._schema": (
+                "schema_fields",
+                "spark_type_name",
+            ),
+        },
+    )

@@ -51,6 +51,7 @@ from openlineage_sdk.spark._records import (
     DatasetIdentity,
     DatasetLineage,
     IoStats,
+    note_problem,
 )
 from openlineage_sdk.spark._schema import schema_fields
 from openlineage_sdk.spark._tables import (
@@ -163,14 +164,24 @@ class LineageSink(Protocol):
 
 _registry: weakref.WeakKeyDictionary[Any, SparkLineage] = weakref.WeakKeyDictionary()
 _registry_lock = threading.Lock()
-_patched: dict[tuple[type, str], Callable[..., Any]] = {}
+_patched: set[tuple[type, str]] = set()  # (class, method) wrapped already, for the process
 _in_write: contextvars.ContextVar[bool] = contextvars.ContextVar(
     "openlineage_in_write", default=False
 )
 
 
-def _is_connect(spark: Any) -> bool:
-    return type(spark).__module__.startswith("pyspark.sql.connect")
+def session_kind(spark: Any) -> SessionKind:
+    """Whether ``spark`` is a classic session or a Spark Connect one."""
+    return "connect" if type(spark).__module__.startswith("pyspark.sql.connect") else "classic"
+
+
+def _application(spark: Any) -> tuple[str, str | None]:
+    """The session's app name and Spark's version (``"spark"`` and ``None`` when unreadable)."""
+    try:
+        return spark.conf.get("spark.app.name", "spark") or "spark", str(spark.version)
+    except Exception as error:
+        log.warning("openlineage: reading the session configuration failed: %s", error)
+        return "spark", None
 
 
 def install(
@@ -283,12 +294,7 @@ def application_run(
     if adapter is not None:
         app_name, version = adapter.app_name, adapter.spark_version
     else:
-        app_name, version = "spark", None
-        try:
-            app_name = spark.conf.get("spark.app.name", "spark") or "spark"
-            version = str(spark.version)
-        except Exception as error:
-            log.warning("openlineage: reading the session configuration failed: %s", error)
+        app_name, version = _application(spark)
     run_facets, job_facets = application_facets(version, client.producer)
     return client.run(
         job_name(app_name, None, None),
@@ -309,7 +315,9 @@ def installed(spark: Any) -> SparkLineage | None:
 def _writer_classes(spark: Any) -> list[tuple[type, tuple[str, ...]]]:
     # The classic and the Connect writers are different classes with the same names.
     module = importlib.import_module(
-        "pyspark.sql.connect.readwriter" if _is_connect(spark) else "pyspark.sql.readwriter"
+        "pyspark.sql.connect.readwriter"
+        if session_kind(spark) == "connect"
+        else "pyspark.sql.readwriter"
     )
     return [
         (module.DataFrameWriter, _WRITER_METHODS),
@@ -324,9 +332,9 @@ def _patch_writers(spark: Any) -> None:
             original = cls.__dict__.get(method)
             if original is None or (cls, method) in _patched:
                 continue
-            _patched[(cls, method)] = original
+            _patched.add((cls, method))
             setattr(cls, method, _wrap(method, original))
-        if not _is_connect(spark) and cls.__name__ == "DataFrameWriterV2":
+        if session_kind(spark) == "classic" and cls.__name__ == "DataFrameWriterV2":
             _patch_v2_init(cls)
 
 
@@ -335,7 +343,7 @@ def _patch_v2_init(cls: type) -> None:
     if (cls, "__init__") in _patched:
         return
     original = cls.__dict__["__init__"]
-    _patched[(cls, "__init__")] = original
+    _patched.add((cls, "__init__"))
 
     @functools.wraps(original)
     def init(self: Any, df: Any, table: str) -> None:
@@ -353,7 +361,6 @@ def _wrap(method: str, original: Callable[..., Any]) -> Callable[..., Any]:
             return original(self, *args, **kwargs)
         return adapter.run_write(self, method, original, args, kwargs)
 
-    write.__openlineage_original__ = original  # type: ignore[attr-defined]
     return write
 
 
@@ -379,23 +386,20 @@ class SparkLineage:
         self.spark = spark
         self.sink = sink
         self._owned_client = owned_client
-        self.session_kind: SessionKind = "connect" if _is_connect(spark) else "classic"
+        self.session_kind = session_kind(spark)
         self._listener: _classic.WriteMetricsListener | None = None
         self._hive_metastore: str | None = None
         self._default_fs: str | None = None
         self.listener_timeout_ms = 10_000
         self.fast_wait_s = 0.25
-        self.app_name = "spark"
-        self.spark_version: str | None = None
+        # Fixed for a session's life: read once, not on every write.
+        self.app_name, self.spark_version = _application(spark)
         try:
             conf = spark.conf
-            # Fixed for a session's life: read once, not on every write.
-            self.app_name = conf.get("spark.app.name", "spark") or "spark"
             if conf.get("spark.sql.catalogImplementation", "in-memory") == "hive":
                 self._hive_metastore = conf.get("spark.hadoop.hive.metastore.uris", None) or None
             if self.session_kind == "connect":
                 self._default_fs = conf.get("spark.hadoop.fs.defaultFS", None)
-            self.spark_version = str(spark.version)
         except Exception as error:
             log.warning("openlineage: reading the session configuration failed: %s", error)
         if self.session_kind == "classic":
@@ -442,16 +446,7 @@ class SparkLineage:
         try:
             lineage, target = self._before(writer, method, original, args, kwargs)
         except Exception as error:  # whatever broke, the write still runs, with what is known
-            lineage = WriteLineage(
-                self.session_kind,
-                method,
-                self.app_name,
-                method,
-                job_name(self.app_name, method, None),
-                started=time.time(),
-                spark_version=self.spark_version,
-            )
-            target = None
+            lineage, target = self._lineage(method), None
             self._problem(lineage, "lineage", error)
         self._notify("write_started", lineage)
         observation = self._observation(writer, lineage)
@@ -482,6 +477,18 @@ class SparkLineage:
         except Exception as error:
             log.warning("openlineage: the sink failed on %s: %s", event, error, exc_info=True)
 
+    def _lineage(self, method: str) -> WriteLineage:
+        """The record of a write that is starting, named by its method until more is known."""
+        return WriteLineage(
+            self.session_kind,
+            method,
+            self.app_name,
+            method,
+            job_name(self.app_name, method, None),
+            started=time.time(),
+            spark_version=self.spark_version,
+        )
+
     def _before(
         self,
         writer: Any,
@@ -490,16 +497,7 @@ class SparkLineage:
         args: tuple[Any, ...],
         kwargs: dict[str, Any],
     ) -> tuple[WriteLineage, _Target | None]:
-        app_name = self.app_name
-        lineage = WriteLineage(
-            self.session_kind,
-            method,
-            app_name,
-            method,
-            job_name(app_name, method, None),
-            started=time.time(),
-            spark_version=self.spark_version,
-        )
+        lineage = self._lineage(method)
         target: _Target | None = None
         try:
             target = self._target(writer, method, original, args, kwargs)
@@ -515,7 +513,7 @@ class SparkLineage:
         lineage.output = output
         table = output.identity.symlinks[0].name if output and output.identity.symlinks else None
         lineage.job_name = job_name(
-            app_name, lineage.command, table or (output.identity.name if output else None)
+            self.app_name, lineage.command, table or (output.identity.name if output else None)
         )
         df = self._dataframe(writer)
         if output is not None:
@@ -539,9 +537,7 @@ class SparkLineage:
         error: BaseException,
         dataset: DatasetLineage | None = None,
     ) -> None:
-        message = f"{what}: {type(error).__name__}: {error}"
-        log.warning("openlineage: %s", message, exc_info=log.isEnabledFor(logging.DEBUG))
-        (dataset.problems if dataset is not None else lineage.problems).append(message)
+        note_problem(dataset.problems if dataset is not None else lineage.problems, what, error)
 
     def _dataframe(self, writer: Any) -> Any:
         if self.session_kind == "classic":
@@ -550,12 +546,12 @@ class SparkLineage:
 
         return DataFrame(writer._df, session=writer._spark)
 
-    def _settings(self, writer: Any) -> tuple[str | None, str | None, dict[str, str]]:
+    def _settings(self, writer: Any) -> tuple[str | None, dict[str, str]]:
         if self.session_kind == "connect":
             return _connect.connect_writer_settings(writer)
         if hasattr(writer, "_jwrite"):
             return _classic.jvm_writer_settings(writer._jwrite)
-        return None, None, {}
+        return None, {}
 
     def _target(
         self,
@@ -567,7 +563,7 @@ class SparkLineage:
     ) -> _Target:
         bound = inspect.signature(original).bind(writer, *args, **kwargs).arguments
         extra = bound.get("options") or {}
-        source, _mode, options = self._settings(writer)
+        source, options = self._settings(writer)
         options = {**options, **{k: str(v) for k, v in extra.items() if v is not None}}
         if method in _WRITER_V2_METHODS:
             table = getattr(writer, "_table_name", None) or getattr(
@@ -595,8 +591,7 @@ class SparkLineage:
 
     def _identity(self, target: _Target) -> DatasetIdentity:
         if target.kind == "jdbc":
-            located = dataset_name(target.location, target.jdbc_table)
-            return DatasetIdentity(located.namespace, located.name)
+            return DatasetIdentity.from_uri(target.location, target.jdbc_table)
         if target.kind == "path":
             return self._path_identity(target.location)
         info = describe_table(self.spark, target.location)
@@ -614,8 +609,7 @@ class SparkLineage:
 
     def _path_identity(self, path: str) -> DatasetIdentity:
         if self.session_kind == "classic":
-            located = dataset_name(self._qualify(path))
-            return DatasetIdentity(located.namespace, located.name)
+            return DatasetIdentity.from_uri(self._qualify(path))
         return _connect.path_identity(path, self._default_fs)
 
     def _inputs(
@@ -646,7 +640,7 @@ class SparkLineage:
         reads = _connect.client_plan_reads(df)
         lineage.problems.extend(reads.problems)
         found: list[DatasetLineage] = []
-        for _fmt, path in reads.paths:
+        for path in reads.paths:
             try:
                 found.append(
                     DatasetLineage(_connect.path_identity(path, self._default_fs), "input")
@@ -676,10 +670,7 @@ class SparkLineage:
                 self._problem(lineage, f"input table {name}: schema", error, found[-1])
         for url, table in reads.jdbc:
             try:
-                located = dataset_name(url, table)
-                found.append(
-                    DatasetLineage(DatasetIdentity(located.namespace, located.name), "input")
-                )
+                found.append(DatasetLineage(DatasetIdentity.from_uri(url, table), "input"))
             except Exception as error:  # one bad input must not hide the rest
                 self._problem(lineage, "input JDBC table", error)
         seen: set[tuple[str, str]] = set()
@@ -722,10 +713,12 @@ class SparkLineage:
     def _confirm_table(
         self, lineage: WriteLineage, output: DatasetLineage, target: _Target
     ) -> None:
-        """Check a table the write created against the catalog; its record wins if they differ.
+        """Check a table the write created against the catalog; a difference becomes a problem.
 
         Before the write, a new table's location is where Spark's session catalog would put it;
         after the write the catalog knows. They agree unless a catalog places tables its own way.
+        The output keeps the identity the start gave it: the run merges its datasets by identity,
+        so another one at the end would be a second output, not a correction of the first.
         """
         if target.existed or lineage.error is not None:
             return
@@ -736,10 +729,9 @@ class SparkLineage:
             actual = table_identity(info, self._hive_metastore)
             if actual != output.identity:
                 output.problems.append(
-                    f"output: the table lives at {actual.namespace} {actual.name}, "
-                    f"not where the start event placed it"
+                    f"output: the catalog placed the table at {actual.namespace} {actual.name}, "
+                    f"not at {output.identity.namespace} {output.identity.name} as planned"
                 )
-                output.identity = actual
         except Exception as error:
             self._problem(lineage, "output table after the write", error, output)
 

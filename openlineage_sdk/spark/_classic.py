@@ -3,7 +3,7 @@
 Only code in this module touches the JVM, and only in classic mode (under Spark Connect there is
 no JVM on the client). It reads three things:
 
-* the writer's settings (``source``, save mode, options), which the JVM ``DataFrameWriter`` keeps;
+* the writer's settings (``source`` and options), which the JVM ``DataFrameWriter`` keeps;
 * the DataFrame's analyzed logical plan, fetched as JSON in one call, and the relations at its
   leaves (file locations, catalog tables, JDBC tables), for inputs and column lineage;
 * the metrics of the write command itself (rows, bytes and files written, and what each file
@@ -27,7 +27,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from openlineage_sdk.models.records import SchemaDatasetFacetFields
-from openlineage_sdk.spark._naming import dataset_name
 from openlineage_sdk.spark._plan import (
     PlanNode,
     column_lineage,
@@ -98,27 +97,18 @@ def _option(value: Any) -> Any:
     return value.get() if value.isDefined() else None
 
 
-_SAVE_MODES = {
-    "Append": "append",
-    "Overwrite": "overwrite",
-    "ErrorIfExists": "error",
-    "Ignore": "ignore",
-}
-
-
-def jvm_writer_settings(jwrite: Any) -> tuple[str | None, str | None, dict[str, str]]:
-    """``(source, mode, options)`` of a JVM ``DataFrameWriter``.
+def jvm_writer_settings(jwrite: Any) -> tuple[str | None, dict[str, str]]:
+    """``(source, options)`` of a JVM ``DataFrameWriter``.
 
     They are protected members of Spark's writer, which Scala compiles to public accessors.
     """
     source = jwrite.source()
-    mode = _SAVE_MODES.get(str(jwrite.curmode().toString()))
     options: dict[str, str] = {}
     iterator = jwrite.extraOptions().iterator()
     while iterator.hasNext():
         pair = iterator.next()
         options[str(pair._1())] = str(pair._2())
-    return (str(source) if source is not None else None), mode, options
+    return (str(source) if source is not None else None), options
 
 
 # ---------------------------------------------------------------------------------------- inputs
@@ -142,13 +132,10 @@ class LeafDatasets:
 def _catalog_table_info(table: Any) -> TableInfo:
     ident = table.identifier()
     location = _option(table.storage().locationUri())
-    provider = _option(table.provider())
     return TableInfo(
         database=_option(ident.database()),
         table=str(ident.table()),
         location=str(location) if location is not None else None,
-        provider=str(provider) if provider is not None else None,
-        table_type=str(table.tableType().name()),
     )
 
 
@@ -165,10 +152,10 @@ def leaf_identities(jvm: Any, leaf: Any, hive_metastore: str | None) -> list[Dat
         relation_name = relation.getClass().getSimpleName()
         if relation_name == "HadoopFsRelation":
             paths = _as_list(jvm, relation.location().rootPaths())
-            return [_path_identity(str(p.toString())) for p in paths]
+            return [DatasetIdentity.from_uri(str(p.toString())) for p in paths]
         if relation_name == "JDBCRelation":
             options = relation.jdbcOptions()
-            return [_jdbc_identity(str(options.url()), str(options.tableOrQuery()))]
+            return [DatasetIdentity.from_uri(str(options.url()), str(options.tableOrQuery()))]
         raise ValueError(f"relation {relation_name} has no known dataset")
     if name in ("DataSourceV2Relation", "DataSourceV2ScanRelation"):
         relation = leaf if name == "DataSourceV2Relation" else leaf.relation()
@@ -179,19 +166,9 @@ def leaf_identities(jvm: Any, leaf: Any, hive_metastore: str | None) -> list[Dat
             "CSVTable",
             "JsonTable",
         ):
-            return [_path_identity(str(p)) for p in _as_list(jvm, table.paths())]
+            return [DatasetIdentity.from_uri(str(p)) for p in _as_list(jvm, table.paths())]
         raise ValueError(f"v2 table {table.name()} has no known dataset")
     return []  # Range, LocalRelation, LogicalRDD, OneRowRelation: nothing stored is read
-
-
-def _path_identity(uri: str) -> DatasetIdentity:
-    located = dataset_name(uri)
-    return DatasetIdentity(located.namespace, located.name)
-
-
-def _jdbc_identity(url: str, table_or_query: str) -> DatasetIdentity:
-    located = dataset_name(url, table_or_query)
-    return DatasetIdentity(located.namespace, located.name)
 
 
 @dataclass
@@ -264,7 +241,6 @@ def _leaf_schemas(
 class CommandMetrics:
     """The metrics one executed command reported."""
 
-    command: str
     output: IoStats | None
     scans: list[tuple[list[str], IoStats]]
 
@@ -363,7 +339,7 @@ def command_metrics(jvm: Any, qe: Any) -> CommandMetrics | None:
         size=values.get("numOutputBytes"),
         file_count=values.get("numFiles"),
     )
-    return CommandMetrics(name, output, _scans(jvm, root, [_MAX_PLAN_NODES]))
+    return CommandMetrics(output, _scans(jvm, root, [_MAX_PLAN_NODES]))
 
 
 class _Collector:
@@ -371,7 +347,6 @@ class _Collector:
 
     def __init__(self) -> None:
         self.commands: list[CommandMetrics] = []
-        self.failures: list[str] = []
         self.arrived = threading.Event()  # set when a command with write metrics arrived
 
     def wait(self, timeout_s: float) -> bool:
@@ -393,7 +368,6 @@ class WriteMetricsListener:
         self._lock = threading.Lock()
         self._active: dict[int, _Collector] = {}
         self._next = 0
-        self._errors = 0
 
     # -- the adapter's side
 
@@ -422,7 +396,6 @@ class WriteMetricsListener:
         try:
             metrics = command_metrics(self._jvm, qe)
         except Exception as error:  # never let an exception travel back into Spark
-            self._errors += 1
             log.debug("reading write metrics failed: %s", error)
             return
         if metrics is None:
@@ -434,11 +407,7 @@ class WriteMetricsListener:
                 collector.arrived.set()
 
     def onFailure(self, func_name: str, qe: Any, exception: Any) -> None:  # noqa: N802
-        if not self._active:
-            return
-        with self._lock:
-            if len(self._active) == 1:
-                next(iter(self._active.values())).failures.append(str(func_name))
+        """A failed command: the write's own exception tells of it, and it has no metrics."""
 
     class Java:
         implements = ["org.apache.spark.sql.util.QueryExecutionListener"]  # noqa: RUF012

@@ -24,7 +24,6 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from openlineage_sdk.spark._naming import dataset_name
 from openlineage_sdk.spark._records import DatasetIdentity
 
 if TYPE_CHECKING:
@@ -41,20 +40,19 @@ __all__ = [
 log = logging.getLogger("openlineage_sdk.spark")
 
 
-def connect_writer_settings(writer: Any) -> tuple[str | None, str | None, dict[str, str]]:
-    """``(source, mode, options)`` of a Connect ``DataFrameWriter`` or ``DataFrameWriterV2``."""
+def connect_writer_settings(writer: Any) -> tuple[str | None, dict[str, str]]:
+    """``(source, options)`` of a Connect ``DataFrameWriter`` or ``DataFrameWriterV2``."""
     operation = writer._write
     options = {str(k): str(v) for k, v in operation.options.items() if v is not None}
     source = getattr(operation, "source", None) or getattr(operation, "provider", None)
-    mode = operation.mode.lower() if isinstance(operation.mode, str) else None
-    return source, mode, options
+    return source, options
 
 
 @dataclass
 class ClientPlanReads:
     """What an unresolved Connect plan reads."""
 
-    paths: list[tuple[str | None, str]] = field(default_factory=list)  # (format, path)
+    paths: list[str] = field(default_factory=list)
     declared: dict[str, str] = field(default_factory=dict)  # path -> the schema the user gave
     tables: list[str] = field(default_factory=list)
     jdbc: list[tuple[str, str]] = field(default_factory=list)  # (url, table)
@@ -99,16 +97,15 @@ def client_plan_reads(df: Any) -> ClientPlanReads:
             found.tables.append(read.named_table.unparsed_identifier)
         elif read.HasField("data_source"):
             source = read.data_source
-            fmt = source.format or None
             options = dict(source.options)
-            if (fmt or "").lower() == "jdbc":
+            if source.format.lower() == "jdbc":
                 url = options.get("url")
                 table = options.get("dbtable") or options.get("query")
                 if url and table:
                     found.jdbc.append((url, table))
                 continue
             paths = list(source.paths) or ([options["path"]] if "path" in options else [])
-            found.paths.extend((fmt, p) for p in paths)
+            found.paths.extend(paths)
             if source.HasField("schema") and source.schema:
                 found.declared.update(dict.fromkeys(paths, source.schema))
     return found
@@ -137,8 +134,7 @@ def path_identity(path: str, default_fs: str | None) -> DatasetIdentity:
             raise ValueError(f"relative path {path!r} depends on the server's working directory")
         if default_fs and not default_fs.startswith("file:"):
             path = default_fs.rstrip("/") + path
-    located = dataset_name(path)
-    return DatasetIdentity(located.namespace, located.name)
+    return DatasetIdentity.from_uri(path)
 
 
 class RowCountObservation:

@@ -7,7 +7,9 @@ Each write becomes, with the producer of the client that emits it:
 * for the output and each input, the dataset (namespace and name by the naming module) with its
   ``dataSource``, ``schema`` and ``symlinks`` (a catalog table's name over its location); the
   output also gets ``columnLineage`` and, once the write ran, ``outputStatistics``; an input gets
-  ``inputStatistics`` when Spark reported what its scan read;
+  ``inputStatistics`` when Spark reported what its scan read. The facets known before the write
+  are built once, for the start; the end adds only the statistics, which the lifecycle merges by
+  key into the datasets the run already holds;
 * the run facets ``processing_engine`` (Spark's version and this SDK's) and, when some part could
   not be learned, ``extractionError`` listing why;
 * the job facet ``jobType``: ``BATCH``, ``SPARK``, ``SQL_JOB``, as the JVM agent marks the runs
@@ -38,7 +40,7 @@ import threading
 import weakref
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from openlineage_sdk._version import __version__
 from openlineage_sdk.lifecycle import LineageRun, current_run
@@ -66,6 +68,7 @@ from openlineage_sdk.models.facets import (
     SymlinksDatasetFacet,
 )
 from openlineage_sdk.models.records import ExtractionErrorRunFacetError
+from openlineage_sdk.spark._records import note_problem
 
 if TYPE_CHECKING:
     from openlineage_sdk.client import OpenLineage
@@ -93,20 +96,22 @@ def _attempt(write: WriteLineage, what: str, build: Callable[[], _T]) -> _T | No
     try:
         return build()
     except Exception as error:
-        message = f"{what}: {type(error).__name__}: {error}"
-        log.warning("openlineage: %s", message, exc_info=log.isEnabledFor(logging.DEBUG))
-        write.problems.append(message)
+        note_problem(write.problems, what, error)
         return None
 
 
 # ------------------------------------------------------------------------------------ datasets
 
 
+def _label(dataset: DatasetLineage) -> str:
+    return f"{dataset.role} {dataset.identity.namespace} {dataset.identity.name}"
+
+
 def _dataset_facets(
     write: WriteLineage, dataset: DatasetLineage, producer: str
 ) -> dict[str, DatasetFacet]:
     identity = dataset.identity
-    label = f"{dataset.role} {identity.namespace} {identity.name}"
+    label = _label(dataset)
     built: dict[str, DatasetFacet | None] = {
         "dataSource": _attempt(
             write,
@@ -145,87 +150,87 @@ def _dataset_facets(
     return {key: facet for key, facet in built.items() if facet is not None}
 
 
-def _output_statistics(
+def _statistics(
     write: WriteLineage, dataset: DatasetLineage, producer: str
-) -> dict[str, OutputDatasetFacet]:
+) -> dict[str, InputDatasetFacet | OutputDatasetFacet]:
+    """``outputStatistics`` of the output or ``inputStatistics`` of an input, when known."""
     stats = dataset.stats
-    if stats is None or stats.is_empty():
+    if write.error is not None or stats is None or stats.is_empty():
         return {}
+    output = dataset.role == "output"
+    key = "outputStatistics" if output else "inputStatistics"
+    kind = OutputStatisticsOutputDatasetFacet if output else InputStatisticsInputDatasetFacet
     facet = _attempt(
         write,
-        "output: outputStatistics facet",
-        lambda: OutputStatisticsOutputDatasetFacet(
+        f"{_label(dataset)}: {key} facet",
+        lambda: kind(
             producer=producer,
             row_count=stats.row_count,
             size=stats.size,
             file_count=stats.file_count,
         ),
     )
-    return {"outputStatistics": facet} if facet is not None else {}
+    return {key: facet} if facet is not None else {}
 
 
-def _input_statistics(
-    write: WriteLineage, dataset: DatasetLineage, producer: str
-) -> dict[str, InputDatasetFacet]:
-    stats = dataset.stats
-    if stats is None or stats.is_empty():
-        return {}
-    facet = _attempt(
-        write,
-        f"input {dataset.identity.name}: inputStatistics facet",
-        lambda: InputStatisticsInputDatasetFacet(
-            producer=producer,
-            row_count=stats.row_count,
-            size=stats.size,
-            file_count=stats.file_count,
-        ),
-    )
-    return {"inputStatistics": facet} if facet is not None else {}
+def _dataset(
+    write: WriteLineage, dataset: DatasetLineage, producer: str, finished: bool
+) -> InputDataset | OutputDataset | None:
+    """The dataset with its facets for the start, or with its statistics alone for the end.
 
+    ``None`` when building it failed, or at the end when there are no statistics to add.
+    """
+    identity = dataset.identity
+    facets: dict[str, DatasetFacet] = {}
+    io: dict[str, Any] = {}
+    if finished:
+        io = _statistics(write, dataset, producer)
+        if not io:
+            return None
+    else:
+        facets = _dataset_facets(write, dataset, producer)
 
-def _input_dataset(write: WriteLineage, dataset: DatasetLineage, producer: str) -> InputDataset:
-    facets = _dataset_facets(write, dataset, producer)
-    io = _input_statistics(write, dataset, producer) if write.error is None else {}
-    return InputDataset(
-        namespace=dataset.identity.namespace,
-        name=dataset.identity.name,
-        facets=DatasetFacets.model_validate(facets) if facets else None,
-        input_facets=InputDatasetFacets.model_validate(io) if io else None,
-    )
-
-
-def input_datasets(write: WriteLineage, producer: str) -> list[InputDataset]:
-    """The write's inputs as ``InputDataset``s, with every facet that could be built."""
-    result: list[InputDataset] = []
-    for dataset in write.inputs:
-        built = _attempt(
-            write,
-            f"input {dataset.identity.name}",
-            lambda d=dataset: _input_dataset(write, d, producer),  # type: ignore[misc]
-        )
-        if built is not None:
-            result.append(built)
-    return result
-
-
-def output_datasets(write: WriteLineage, producer: str) -> list[OutputDataset]:
-    """The write's output as a list of one ``OutputDataset`` (none when it is not known)."""
-    dataset = write.output
-    if dataset is None:
-        return []
-    facets = _dataset_facets(write, dataset, producer)
-    io = _output_statistics(write, dataset, producer) if write.error is None else {}
-    built = _attempt(
-        write,
-        f"output {dataset.identity.name}",
-        lambda: OutputDataset(
-            namespace=dataset.identity.namespace,
-            name=dataset.identity.name,
-            facets=DatasetFacets.model_validate(facets) if facets else None,
+    def build() -> InputDataset | OutputDataset:
+        common = DatasetFacets.model_validate(facets) if facets else None
+        if dataset.role == "input":
+            return InputDataset(
+                namespace=identity.namespace,
+                name=identity.name,
+                facets=common,
+                input_facets=InputDatasetFacets.model_validate(io) if io else None,
+            )
+        return OutputDataset(
+            namespace=identity.namespace,
+            name=identity.name,
+            facets=common,
             output_facets=OutputDatasetFacets.model_validate(io) if io else None,
-        ),
-    )
-    return [built] if built is not None else []
+        )
+
+    return _attempt(write, _label(dataset), build)
+
+
+def input_datasets(
+    write: WriteLineage, producer: str, *, finished: bool = False
+) -> list[InputDataset]:
+    """The write's inputs as ``InputDataset``s.
+
+    For the start, each with every facet that could be built; ``finished``, for the end, only
+    the inputs that have statistics, with those alone.
+    """
+    built = (_dataset(write, dataset, producer, finished) for dataset in write.inputs)
+    return [dataset for dataset in built if isinstance(dataset, InputDataset)]
+
+
+def output_datasets(
+    write: WriteLineage, producer: str, *, finished: bool = False
+) -> list[OutputDataset]:
+    """The write's output as a list of one ``OutputDataset``, built as :func:`input_datasets`.
+
+    The list is empty when the output is not known, or at the end when it has no statistics.
+    """
+    output = write.output
+    built = _dataset(write, output, producer, finished) if output is not None else None
+    return [built] if isinstance(built, OutputDataset) else []
 
 
 # ----------------------------------------------------------------------------- run and job
@@ -271,21 +276,24 @@ def _extraction_error(
 
 
 def _errors(write: WriteLineage, number: int) -> list[ExtractionErrorRunFacetError]:
-    # A facet rebuilt for the write's end fails again the same way: each problem once.
     return [
         {"errorMessage": problem, "task": write.method, "taskNumber": number}
-        for problem in dict.fromkeys(_problems(write))
+        for problem in _problems(write)
     ]
 
 
-def run_facets(write: WriteLineage, producer: str) -> dict[str, RunFacet]:
+def run_facets(
+    write: WriteLineage, producer: str, *, finished: bool = False
+) -> dict[str, RunFacet]:
     """``processing_engine``, and ``extractionError`` when a part of the write's lineage failed.
 
+    ``finished``, for the end, leaves out ``processing_engine``, which the run has from its
+    start; ``extractionError`` lists every problem so far, so the end's replaces the start's.
     Call it after the datasets were built, so that failures in building them are listed too.
     """
     facets: dict[str, RunFacet] = {}
     version = write.spark_version
-    if version:
+    if version and not finished:
         engine = _attempt(
             write, "processing_engine facet", lambda: processing_engine_facet(version, producer)
         )
@@ -351,9 +359,9 @@ class RunPerWrite:
         if run is None:
             return  # its start failed, and was logged then
         producer = self.client.producer
-        inputs = input_datasets(write, producer)
-        outputs = output_datasets(write, producer)
-        facets = run_facets(write, producer)
+        inputs = input_datasets(write, producer, finished=True)
+        outputs = output_datasets(write, producer, finished=True)
+        facets = run_facets(write, producer, finished=True)
         error = write.error
         if error is None:
             run.complete(inputs=inputs, outputs=outputs, run_facets=facets)
@@ -408,8 +416,8 @@ class IntoCurrentRun:
         if run is None:
             return
         producer = run.client.producer
-        run.add_inputs(*input_datasets(write, producer))
-        run.add_outputs(*output_datasets(write, producer))
+        run.add_inputs(*input_datasets(write, producer, finished=True))
+        run.add_outputs(*output_datasets(write, producer, finished=True))
         with self._lock:
             tally = self._tallies.setdefault(run, _Tally())
             number = tally.total

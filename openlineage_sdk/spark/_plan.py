@@ -21,9 +21,9 @@ guessed.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, TypeVar
 
 from openlineage_sdk.models.records import (
     ColumnLineageDatasetFacetField,
@@ -115,31 +115,47 @@ class Attribute:
 
 @dataclass(frozen=True)
 class PlanNode:
-    """One logical plan node with its expressions already parsed."""
+    """One logical plan node; each field's expressions are parsed once, when first asked for."""
 
     cls: str
     fields: JsonNode
     children: tuple[PlanNode, ...]
     index: int  # position in the plan's pre-order, which matches Catalyst's collectLeaves order
+    _parsed: dict[str, list[Expr]] = field(default_factory=dict, compare=False, repr=False)
 
     def expressions(self, name: str) -> list[Expr]:
         """The expressions in field ``name`` (a single expression or a list of them)."""
-        return _expressions(self.fields.get(name))
+        parsed = self._parsed.get(name)
+        if parsed is None:
+            parsed = self._parsed[name] = _expressions(self.fields.get(name))
+        return parsed
 
 
-def _simple(class_name: str) -> str:
-    return class_name.rsplit(".", 1)[-1]
+_Node = TypeVar("_Node")
 
 
-def _parse_expr(nodes: Sequence[JsonNode], start: int) -> tuple[Expr, int]:
+def _parse_tree(
+    nodes: Sequence[JsonNode],
+    start: int,
+    make: Callable[[str, JsonNode, tuple[_Node, ...], int], _Node],
+) -> tuple[_Node, int]:
+    """The tree whose pre-order list starts at ``nodes[start]``, and the position after it.
+
+    Catalyst writes plans and expressions alike as pre-order lists, each node with its
+    ``num-children``; ``make(simple class name, fields, children, index)`` builds one node.
+    """
     node = nodes[start]
-    count = int(node.get("num-children", 0))
-    children: list[Expr] = []
+    children: list[_Node] = []
     position = start + 1
-    for _ in range(count):
-        child, position = _parse_expr(nodes, position)
+    for _ in range(int(node.get("num-children", 0))):
+        child, position = _parse_tree(nodes, position, make)
         children.append(child)
-    return Expr(_simple(str(node.get("class", ""))), node, tuple(children)), position
+    cls = str(node.get("class", "")).rsplit(".", 1)[-1]
+    return make(cls, node, tuple(children), start), position
+
+
+def _make_expr(cls: str, fields: JsonNode, children: tuple[Expr, ...], _index: int) -> Expr:
+    return Expr(cls, fields, children)
 
 
 def _is_expr_list(value: Any) -> bool:
@@ -155,7 +171,7 @@ def _is_expr_list(value: Any) -> bool:
 def _expressions(value: Any) -> list[Expr]:
     """Expressions from a JSON field: one pre-order list, or a list (of lists) of them."""
     if _is_expr_list(value):
-        return [_parse_expr(value, 0)[0]]
+        return [_parse_tree(value, 0, _make_expr)[0]]
     result: list[Expr] = []
     if isinstance(value, list):
         for item in value:
@@ -165,21 +181,10 @@ def _expressions(value: Any) -> list[Expr]:
 
 def parse_plan(nodes: Sequence[JsonNode]) -> PlanNode:
     """The plan tree of Catalyst's ``toJSON`` output."""
-    root, end = _parse_plan(nodes, 0)
+    root, end = _parse_tree(nodes, 0, PlanNode)
     if end != len(nodes):
         raise ValueError(f"plan JSON has {len(nodes) - end} nodes past the root's subtree")
     return root
-
-
-def _parse_plan(nodes: Sequence[JsonNode], start: int) -> tuple[PlanNode, int]:
-    node = nodes[start]
-    count = int(node.get("num-children", 0))
-    children: list[PlanNode] = []
-    position = start + 1
-    for _ in range(count):
-        child, position = _parse_plan(nodes, position)
-        children.append(child)
-    return PlanNode(_simple(str(node.get("class", ""))), node, tuple(children), start), position
 
 
 def leaf_nodes(plan: PlanNode) -> list[PlanNode]:
@@ -275,29 +280,34 @@ def _references(expr: Expr, path: Transform) -> Iterable[tuple[int, Transform]]:
             else:
                 yield from _references(child, combine(path, Transform("INDIRECT", "WINDOW")))
         return
-    elif expr.cls in ("ScalarSubquery", "Exists", "ListQuery", "InSubquery", "LateralSubquery"):
-        # The subquery's own plan is not walked: what it reads is left out, never guessed.
-        step = combine(path, TRANSFORMATION)
     else:
+        # Any other function transforms its arguments. A subquery expression's own plan is not
+        # among its children and is not walked: what it reads is left out, never guessed.
         step = combine(path, TRANSFORMATION)
     for child in expr.children:
         yield from _references(child, step)
+
+
+def _leaf_keys(node: PlanNode) -> tuple[str, ...]:
+    """The fields listing a leaf's attributes (an ``Expand``'s too): every column it has."""
+    return ("dataCols", "partitionCols") if node.cls == "HiveTableRelation" else ("output",)
+
+
+def _defined_ids(node: PlanNode, *keys: str) -> list[int]:
+    """The exprIds the expressions in fields ``keys`` define or pass on, in order."""
+    return [i for key in keys for e in node.expressions(key) if (i := _named_id(e)) is not None]
 
 
 def _outputs(node: PlanNode) -> list[int]:
     """The exprIds of a node's output attributes, in order."""
     cls = node.cls
     if cls == "Project":
-        return [i for e in node.expressions("projectList") if (i := _named_id(e)) is not None]
+        return _defined_ids(node, "projectList")
     if cls == "Aggregate":
-        return [
-            i for e in node.expressions("aggregateExpressions") if (i := _named_id(e)) is not None
-        ]
+        return _defined_ids(node, "aggregateExpressions")
     if cls == "Window":
         child = _outputs(node.children[0]) if node.children else []
-        return child + [
-            i for e in node.expressions("windowExpressions") if (i := _named_id(e)) is not None
-        ]
+        return child + _defined_ids(node, "windowExpressions")
     if cls == "Join":
         join_type = str(node.fields.get("joinType", {}).get("object", ""))
         left = _outputs(node.children[0])
@@ -305,22 +315,11 @@ def _outputs(node: PlanNode) -> list[int]:
             return left
         return left + _outputs(node.children[1])
     if cls == "Generate":
-        generated = [
-            i for e in node.expressions("generatorOutput") if (i := _named_id(e)) is not None
-        ]
-        return (_outputs(node.children[0]) if node.children else []) + generated
-    if cls == "HiveTableRelation":
-        return [
-            i
-            for key in ("dataCols", "partitionCols")
-            for e in node.expressions(key)
-            if (i := _named_id(e)) is not None
-        ]
-    if "output" in node.fields and (cls == "Expand" or not node.children):
-        return [i for e in node.expressions("output") if (i := _named_id(e)) is not None]
-    if node.children:
-        return _outputs(node.children[0])
-    return []
+        child = _outputs(node.children[0]) if node.children else []
+        return child + _defined_ids(node, "generatorOutput")
+    if cls == "Expand" or not node.children:
+        return _defined_ids(node, *_leaf_keys(node))
+    return _outputs(node.children[0])
 
 
 def leaf_schema_json(node: PlanNode) -> dict[str, Any]:
@@ -329,7 +328,6 @@ def leaf_schema_json(node: PlanNode) -> dict[str, Any]:
     The attributes of a leaf in the analyzed plan are every column of the relation (columns
     are pruned later, by the optimizer), each with its data type in Spark's JSON form.
     """
-    keys = ("dataCols", "partitionCols") if node.cls == "HiveTableRelation" else ("output",)
     fields = [
         {
             "name": str(e.fields["name"]),
@@ -337,7 +335,7 @@ def leaf_schema_json(node: PlanNode) -> dict[str, Any]:
             "nullable": bool(e.fields.get("nullable", True)),
             "metadata": e.fields.get("metadata") or {},
         }
-        for key in keys
+        for key in _leaf_keys(node)
         for e in node.expressions(key)
         if e.cls == "AttributeReference"
     ]
@@ -345,8 +343,12 @@ def leaf_schema_json(node: PlanNode) -> dict[str, Any]:
 
 
 def _leaf_attributes(node: PlanNode) -> list[Attribute]:
-    keys = ("dataCols", "partitionCols") if node.cls == "HiveTableRelation" else ("output",)
-    return [a for key in keys for e in node.expressions(key) if (a := _attribute(e)) is not None]
+    return [
+        a
+        for key in _leaf_keys(node)
+        for e in node.expressions(key)
+        if (a := _attribute(e)) is not None
+    ]
 
 
 def _visit(
@@ -382,13 +384,10 @@ def _visit(
     elif cls == "Expand":
         _visit_expand(node, walk)
     elif cls == "Generate":
-        generated = [
-            i for e in node.expressions("generatorOutput") if (i := _named_id(e)) is not None
-        ]
         found: set[Dep] = set()
         for expr in node.expressions("generator"):
             found |= walk.refs(expr, TRANSFORMATION)
-        for expr_id in generated:
+        for expr_id in _defined_ids(node, "generatorOutput"):
             walk.deps[expr_id] = set(found)
 
 

@@ -9,6 +9,7 @@ what is missing.
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -18,6 +19,7 @@ from openlineage_sdk.models.records import (
     SchemaDatasetFacetFields,
 )
 from openlineage_sdk.naming import DatasetName
+from openlineage_sdk.spark._naming import dataset_name
 
 __all__ = [
     "ColumnLineageRecord",
@@ -25,7 +27,10 @@ __all__ = [
     "DatasetLineage",
     "IoStats",
     "Symlink",
+    "note_problem",
 ]
+
+log = logging.getLogger("openlineage_sdk.spark")
 
 
 @dataclass(frozen=True)
@@ -56,6 +61,18 @@ class DatasetIdentity:
     namespace: str
     name: str
     symlinks: tuple[Symlink, ...] = ()
+
+    @classmethod
+    def from_uri(
+        cls, uri: str, table: str | None = None, symlinks: tuple[Symlink, ...] = ()
+    ) -> DatasetIdentity:
+        """The dataset at ``uri`` (and ``table``, for JDBC), named by the naming module.
+
+        Raises:
+            NamingError: The URI cannot name a dataset.
+        """
+        located = dataset_name(uri, table)
+        return cls(located.namespace, located.name, symlinks)
 
     def dataset_name(self) -> DatasetName:
         """The naming module's value for this dataset (it makes the dataSource facet)."""
@@ -89,3 +106,10 @@ class DatasetLineage:
     stats: IoStats | None = None
     column_lineage: ColumnLineageRecord | None = None
     problems: list[str] = field(default_factory=list)
+
+
+def note_problem(problems: list[str], what: str, error: BaseException) -> None:
+    """Log that ``what`` failed with ``error``, and add the reason to ``problems``."""
+    message = f"{what}: {type(error).__name__}: {error}"
+    log.warning("openlineage: %s", message, exc_info=log.isEnabledFor(logging.DEBUG))
+    problems.append(message)

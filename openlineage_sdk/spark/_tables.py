@@ -16,7 +16,6 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
 
-from openlineage_sdk.spark._naming import dataset_name
 from openlineage_sdk.spark._records import DatasetIdentity, Symlink
 
 __all__ = ["TableInfo", "describe_table", "planned_table", "table_identity"]
@@ -29,8 +28,6 @@ class TableInfo:
     database: str | None
     table: str
     location: str | None
-    provider: str | None = None
-    table_type: str | None = None
 
     @property
     def qualified_name(self) -> str:
@@ -47,9 +44,13 @@ def _rows(spark: Any, statement: str) -> dict[str, str]:
     return result
 
 
+# One part of a possibly qualified name: quoted in backticks (which may hold dots), or not.
+_NAME_PART = re.compile(r"`(?:[^`]|``)*`|[^.]+")
+
+
 def _quote(name: str) -> str:
     """Quote each part of a possibly qualified name that is not already quoted."""
-    parts = re.findall(r"`(?:[^`]|``)*`|[^.]+", name)
+    parts = _NAME_PART.findall(name)
     return ".".join(p if p.startswith("`") else f"`{p}`" for p in parts)
 
 
@@ -58,13 +59,11 @@ def describe_table(spark: Any, name: str) -> TableInfo | None:
     if not spark.catalog.tableExists(name):
         return None
     info = _rows(spark, f"DESCRIBE TABLE EXTENDED {_quote(name)}")
-    table = info.get("Table") or name.rsplit(".", 1)[-1].strip("`")
+    table = info.get("Table") or _NAME_PART.findall(name)[-1].strip("`")
     return TableInfo(
         database=info.get("Database") or None,
         table=table,
         location=info.get("Location") or None,
-        provider=info.get("Provider") or None,
-        table_type=info.get("Type") or None,
     )
 
 
@@ -75,7 +74,7 @@ def planned_table(spark: Any, name: str, path: str | None = None) -> TableInfo:
     database's location, in a folder named after the table in lower case, as Spark's session
     catalog places it.
     """
-    parts = [p.strip("`") for p in re.findall(r"`(?:[^`]|``)*`|[^.]+", name)]
+    parts = [p.strip("`") for p in _NAME_PART.findall(name)]
     table = parts[-1]
     database = parts[-2] if len(parts) >= 2 else spark.catalog.currentDatabase()
     if str(spark.conf.get("spark.sql.caseSensitive", "false")).lower() != "true":
@@ -93,14 +92,13 @@ def table_identity(info: TableInfo, hive_metastore: str | None = None) -> Datase
     """The dataset identity of a catalog table: its location, with a symlink to its name."""
     if info.location is None:
         raise ValueError(f"table {info.qualified_name} has no location")
-    located = dataset_name(info.location)
     if hive_metastore:
         metastore = urlsplit(hive_metastore)
         port = f":{metastore.port}" if metastore.port else ""
         symlink = Symlink(f"hive://{metastore.hostname}{port}", info.qualified_name)
     else:
         symlink = Symlink(_warehouse_namespace(info.location), info.qualified_name)
-    return DatasetIdentity(located.namespace, located.name, (symlink,))
+    return DatasetIdentity.from_uri(info.location, symlinks=(symlink,))
 
 
 def _warehouse_namespace(location: str) -> str:

@@ -22,10 +22,6 @@ def bytes_of(files: list[Path]) -> int:
     return sum(os.path.getsize(f) for f in files)
 
 
-def session_kind(spark: Any) -> str:
-    return "connect" if type(spark).__module__.startswith("pyspark.sql.connect") else "classic"
-
-
 @dataclass
 class RunEvents:
     """The events of one run, in the order they were emitted."""

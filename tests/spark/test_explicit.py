@@ -11,7 +11,8 @@ import pytest
 
 from openlineage_sdk import OpenLineage
 from openlineage_sdk.facets import JobTypeJobFacet, ProcessingEngineRunFacet
-from tests.spark._support import Captured, bytes_of, files_of, session_kind
+from openlineage_sdk.spark._adapter import session_kind
+from tests.spark._support import Captured, bytes_of, files_of
 
 
 @pytest.fixture
@@ -27,8 +28,8 @@ def test_writes_inside_a_run_become_its_inputs_and_outputs(
     mode_spark: Any, explicit: Captured, client: OpenLineage, data_dir: Path
 ) -> None:
     source, daily, totals = data_dir / "source", data_dir / "daily", data_dir / "totals"
+    # Outside every run: not reported, and not carried into the run below either.
     mode_spark.range(40).selectExpr("id", "id % 4 AS k").write.parquet(str(source))
-    assert explicit.events() == []  # outside every run: nothing is reported
 
     with client.run("orders.daily_load") as run:
         orders = mode_spark.read.parquet(str(source))
@@ -96,15 +97,23 @@ def test_a_failing_write_fails_the_users_run_with_the_output_it_was_writing(
 
 
 def test_a_write_outside_every_run_is_not_reported_and_says_so_once(
-    mode_spark: Any, explicit: Captured, data_dir: Path, caplog: pytest.LogCaptureFixture
+    mode_spark: Any,
+    explicit: Captured,
+    client: OpenLineage,
+    data_dir: Path,
+    caplog: pytest.LogCaptureFixture,
 ) -> None:
     with caplog.at_level(logging.WARNING, logger="openlineage_sdk.spark"):
         mode_spark.range(3).write.parquet(str(data_dir / "a"))
         mode_spark.range(3).write.parquet(str(data_dir / "b"))
-    assert explicit.events() == []
     assert len(files_of(data_dir / "b")) >= 1
     warnings = [r for r in caplog.records if "outside every run" in r.getMessage()]
     assert len(warnings) == 1
+    # Nor does a run that starts afterwards carry them.
+    with client.run("orders.later"):
+        pass
+    [later] = explicit.runs()
+    assert [(e.inputs, e.outputs) for e in later.events] == [(None, None)] * 2
 
 
 def test_explicit_mode_takes_no_client(mode_spark: Any, client: OpenLineage) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 from pathlib import Path
 from typing import Any
@@ -9,9 +10,12 @@ from typing import Any
 import pytest
 
 from openlineage_sdk import OpenLineage, validate_event
+from openlineage_sdk.facets import SchemaDatasetFacet
+from openlineage_sdk.models.records import SchemaDatasetFacetFields
+from openlineage_sdk.spark._adapter import session_kind
 from openlineage_sdk.transports import FileTransport, MemoryTransport
 from openlineage_sdk.transports.base import TransportError
-from tests.spark._support import NAMESPACE, Captured, files_of, session_kind
+from tests.spark._support import NAMESPACE, Captured, files_of
 
 
 def test_the_adapter_starts_no_spark_job(
@@ -213,6 +217,60 @@ def test_an_interrupted_write_is_aborted() -> None:
     sink.write_finished(write)
 
     assert [e.event_type for e in Captured(memory).events()] == ["START", "ABORT"]
+    for text in memory.json_events:
+        assert validate_event(text, strict=True, formats=True) == []
+
+
+@pytest.mark.parametrize("mode", ["automatic", "explicit"])
+def test_the_end_adds_the_statistics_to_the_datasets_the_start_built(
+    monkeypatch: pytest.MonkeyPatch, mode: str
+) -> None:
+    """The sink's side alone: each dataset facet is built once, the statistics merge into it."""
+    from openlineage_sdk.spark import (
+        DatasetIdentity,
+        DatasetLineage,
+        IoStats,
+        WriteLineage,
+        _events,
+    )
+
+    built: list[object] = []
+
+    def counted(**fields: Any) -> Any:
+        built.append(fields)
+        return SchemaDatasetFacet(**fields)
+
+    monkeypatch.setattr(_events, "SchemaDatasetFacet", counted)
+    columns: list[SchemaDatasetFacetFields] = [{"name": "id", "type": "long"}]
+    source = DatasetLineage(DatasetIdentity("file", "/data/in"), "input", columns)
+    target = DatasetLineage(DatasetIdentity("file", "/data/out"), "output", columns)
+    write = WriteLineage(
+        "classic",
+        "parquet",
+        "app",
+        "execute_insert_into_hadoop_fs_relation_command",
+        "app.execute_insert_into_hadoop_fs_relation_command.data_out",
+        inputs=[source],
+        output=target,
+        spark_version="4.3.0",
+    )
+    memory = MemoryTransport()
+    client = OpenLineage(transport=memory, namespace=NAMESPACE)
+    sink = _events.RunPerWrite(client) if mode == "automatic" else _events.IntoCurrentRun()
+    with client.run("orders.load") if mode == "explicit" else contextlib.nullcontext():
+        sink.write_started(write)
+        source.stats = IoStats(size=100, file_count=1)
+        target.stats = IoStats(row_count=3)
+        sink.write_finished(write)
+
+    assert len(built) == 2
+    end = Captured(memory).events()[-1].to_dict()
+    [read], [written] = end["inputs"], end["outputs"]
+    assert read["facets"]["schema"]["fields"] == columns
+    assert read["inputFacets"]["inputStatistics"]["size"] == 100
+    assert written["facets"]["schema"]["fields"] == columns
+    assert written["outputFacets"]["outputStatistics"]["rowCount"] == 3
+    assert "extractionError" not in end["run"]["facets"]
     for text in memory.json_events:
         assert validate_event(text, strict=True, formats=True) == []
 

@@ -10,7 +10,8 @@ from typing import Any
 
 import pytest
 
-from tests.spark._support import Captured, bytes_of, files_of, session_kind
+from openlineage_sdk.spark._adapter import session_kind
+from tests.spark._support import Captured, bytes_of, files_of
 
 
 def test_a_catalog_table_input_is_its_location_with_a_table_symlink(

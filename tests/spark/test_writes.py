@@ -13,14 +13,9 @@ import pytest
 
 from openlineage_sdk import OpenLineage, RunEvent, naming
 from openlineage_sdk._version import __version__
+from openlineage_sdk.spark._adapter import session_kind
 from openlineage_sdk.transports import MemoryTransport
-from tests.spark._support import (
-    NAMESPACE,
-    Captured,
-    bytes_of,
-    files_of,
-    session_kind,
-)
+from tests.spark._support import NAMESPACE, Captured, bytes_of, files_of
 
 APP = "openlineage_sdk_tests"
 INSERT = "execute_insert_into_hadoop_fs_relation_command"
@@ -297,6 +292,39 @@ def test_a_new_table_in_a_database_with_its_own_location(
     ]
     assert run.end.run.facets is not None
     assert run.end.run.facets.extraction_error is None
+
+
+def test_a_new_table_the_catalog_places_elsewhere_stays_the_one_output_of_its_run(
+    mode_spark: Any, auto: Captured, data_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The start names a new table by where it will live; the catalog disagrees afterwards."""
+    from openlineage_sdk.spark import _adapter
+    from openlineage_sdk.spark._tables import TableInfo, planned_table
+
+    planned = data_dir / "planned"
+
+    def elsewhere(spark: Any, name: str, path: str | None = None) -> TableInfo:
+        info = planned_table(spark, name, path)
+        return TableInfo(info.database, info.table, f"file:{planned}")
+
+    monkeypatch.setattr(_adapter, "planned_table", elsewhere)
+    table = f"placed_{session_kind(mode_spark)}"
+    mode_spark.sql(f"DROP TABLE IF EXISTS {table}")
+    auto.clear()
+    mode_spark.range(4).write.saveAsTable(table)
+
+    run = auto.only_write()
+    for event in run.events:
+        assert [(o.namespace, o.name) for o in event.outputs or []] == [("file", str(planned))]
+    assert run.output_json()["outputFacets"]["outputStatistics"]["rowCount"] == 4
+    assert run.end.run.facets is not None
+    failure = run.end.run.facets.extraction_error
+    assert failure is not None
+    actual = mode_spark.sql(f"DESCRIBE TABLE EXTENDED {table}").where("col_name = 'Location'")
+    location = actual.collect()[0][1].removeprefix("file:")
+    assert [e["errorMessage"] for e in failure.errors] == [
+        f"output: the catalog placed the table at file {location}, not at file {planned} as planned"
+    ]
 
 
 def test_writes_of_another_session_pass_through(
