@@ -232,7 +232,7 @@ def run_demo(
         Where the events, the HTML graph and the summary are.
     """
     from openlineage_sdk.client import OpenLineage
-    from openlineage_sdk.report import lineage_html, load_events, summary
+    from openlineage_sdk.report import build_graph, lineage_html, load_events, summary
     from openlineage_sdk.spark import application_run, install, uninstall
     from openlineage_sdk.transports import FileTransport
 
@@ -274,9 +274,9 @@ def run_demo(
     finally:
         spark.stop()
 
-    events = load_events(events_path)
-    report = summary(events)
-    html_path.write_text(lineage_html(events, title=f"{APP_NAME} lineage"), encoding="utf-8")
+    graph = build_graph(load_events(events_path))
+    report = summary(graph)
+    html_path.write_text(lineage_html(graph, title=f"{APP_NAME} lineage"), encoding="utf-8")
     say("")
     say(report)
     say("")
