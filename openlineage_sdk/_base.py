@@ -18,13 +18,22 @@ policy rather than schema lives here, once:
 """
 
 from collections.abc import ItemsView, KeysView, ValuesView
-from typing import TYPE_CHECKING, Any, ClassVar, Final, Literal, TypeAlias
+from typing import TYPE_CHECKING, Any, ClassVar, Final
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 from pydantic_core import PydanticUndefined
 from typing_extensions import Self
 
 from openlineage_sdk._errors import OpenLineageValidationError, problems_from_pydantic
+from openlineage_sdk._facet_rules import (
+    ENTITY_OF_BASE,
+    FacetEntity,
+    check_class_name,
+    check_key,
+    check_schema_url,
+    expected_class_name,
+    standard_facet_keys,
+)
 from openlineage_sdk._types import READ_CONTEXT_KEY as _READ_KEY
 
 __all__ = [
@@ -38,16 +47,7 @@ __all__ = [
 #: The producer URI written by default into events and facets built with this SDK.
 PRODUCER: Final = "https://github.com/openlineage-sdk/openlineage-sdk"
 
-FacetEntity: TypeAlias = Literal["run", "job", "dataset", "inputDataset", "outputDataset"]
-
-# The generated facet bases (openlineage_sdk.models.base) and the entity each one attaches to.
-_ENTITY_OF_BASE: Final[dict[str, FacetEntity]] = {
-    "RunFacet": "run",
-    "JobFacet": "job",
-    "DatasetFacet": "dataset",
-    "InputDatasetFacet": "inputDataset",
-    "OutputDatasetFacet": "outputDataset",
-}
+# The module of the generated facet bases (the classes ENTITY_OF_BASE names).
 _BASES_MODULE: Final = "openlineage_sdk.models.base"
 _GENERATED_PACKAGE: Final = "openlineage_sdk.models."
 
@@ -58,14 +58,6 @@ def _check_custom_facet(cls: "type[FacetModel]") -> None:
     Raises:
         TypeError: a rule is broken; the message names the expected key and class name.
     """
-    from openlineage_sdk._facet_rules import (
-        check_class_name,
-        check_key,
-        check_schema_url,
-        expected_class_name,
-    )
-    from openlineage_sdk.models.facets import STANDARD_FACETS
-
     key = cls.facet_key
     entity = cls.facet_entity
     assert key is not None
@@ -74,8 +66,10 @@ def _check_custom_facet(cls: "type[FacetModel]") -> None:
             f"{cls.__name__}: a facet extends RunFacet, JobFacet, DatasetFacet, "
             "InputDatasetFacet or OutputDatasetFacet"
         )
-    standard = {c.facet_key for c in STANDARD_FACETS if c.facet_key is not None}
-    problems = [*check_key(key, standard), *check_class_name(cls.__name__, key, entity)]
+    problems = [
+        *check_key(key, standard_facet_keys()),
+        *check_class_name(cls.__name__, key, entity),
+    ]
     if cls.facet_schema_url is None:
         problems.append(
             f"no pinned schema URL: declare 'schema_url: FacetSchemaURL = \"<$id>#/$defs/"
@@ -199,22 +193,24 @@ class FacetModel(OpenLineageModel):
         super().__pydantic_init_subclass__(**kwargs)
         inherited_key = cls.facet_key
         for klass in cls.__mro__:
-            if klass.__module__ == _BASES_MODULE and klass.__name__ in _ENTITY_OF_BASE:
-                cls.facet_entity = _ENTITY_OF_BASE[klass.__name__]
+            if klass.__module__ == _BASES_MODULE and klass.__name__ in ENTITY_OF_BASE:
+                cls.facet_entity = ENTITY_OF_BASE[klass.__name__]
                 break
         extra = cls.model_config.get("json_schema_extra")
         generated_key = extra.get("facetKey") if isinstance(extra, dict) else None
-        key = cls.__dict__.get("__openlineage_declared_key__") or generated_key
+        # __init_subclass__ has set the class's own declared key (None when it declares none).
+        declared = cls.__openlineage_declared_key__
+        key = declared or generated_key
         cls.facet_key = key if isinstance(key, str) else None
         url_field = cls.model_fields.get("schema_url")
         default = url_field.default if url_field is not None else None
         cls.facet_schema_url = default if isinstance(default, str) else None
-        if not cls.__module__.startswith(_GENERATED_PACKAGE) and cls.facet_key is not None:
-            declared = (
-                "__openlineage_declared_key__" in cls.__dict__ and cls.__openlineage_declared_key__
-            )
-            if declared or cls.facet_key != inherited_key:
-                _check_custom_facet(cls)
+        if (
+            not cls.__module__.startswith(_GENERATED_PACKAGE)
+            and cls.facet_key is not None
+            and (declared or cls.facet_key != inherited_key)
+        ):
+            _check_custom_facet(cls)
 
     def model_post_init(self, context: Any, /) -> None:
         # The spec requires _producer and _schemaURL on every facet. Building fills them from the
@@ -244,6 +240,9 @@ class FacetContainer(OpenLineageModel):
 
     # JSON key -> Python attribute name of the declared facet fields (computed per class).
     __openlineage_keys__: ClassVar[dict[str, str]] = {}
+    #: The entity's base facet class: what the container holds under any key it does not declare
+    #: (set by each entity's container base in openlineage_sdk._slots).
+    generic_facet: ClassVar[type[FacetModel]]
 
     @classmethod
     def __pydantic_init_subclass__(cls, **kwargs: Any) -> None:
@@ -257,16 +256,21 @@ class FacetContainer(OpenLineageModel):
         """Build a container from facet instances, each stored under its own ``facet_key``.
 
         Raises:
-            TypeError: a facet has no key (a generic facet) or belongs to another entity.
+            TypeError: a facet has no key (a generic facet) or belongs to another entity (a
+                ``ParentRunFacet`` given to ``DatasetFacets``).
         """
+        entity = cls.generic_facet.facet_entity
         data: dict[str, FacetModel] = {}
         for facet in facets:
-            key = type(facet).facet_key
-            if key is None:
+            kind = type(facet)
+            if kind.facet_key is None:
+                raise TypeError(f"{kind.__name__} has no facet key; put it in the container by key")
+            if kind.facet_entity != entity:
                 raise TypeError(
-                    f"{type(facet).__name__} has no facet key; put it in the container by key"
+                    f"{kind.__name__} is a {kind.facet_entity} facet; "
+                    f"{cls.__name__} holds {entity} facets"
                 )
-            data[key] = facet
+            data[kind.facet_key] = facet
         return cls.model_validate(data)
 
     def _present(self) -> dict[str, Any]:

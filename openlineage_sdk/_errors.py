@@ -3,14 +3,24 @@
 from __future__ import annotations
 
 import re
+import sys
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from types import UnionType
-from typing import Annotated, Any, Final, Union, get_args, get_origin, get_type_hints
+from typing import (
+    Annotated,
+    Any,
+    Final,
+    ForwardRef,
+    Union,
+    get_args,
+    get_origin,
+    get_type_hints,
+)
 
 from pydantic import ValidationError
 from pydantic_core import ErrorDetails
-from typing_extensions import NotRequired, Required, is_typeddict
+from typing_extensions import NotRequired, Required, TypeAliasType, is_typeddict
 
 __all__ = [
     "OpenLineageValidationError",
@@ -105,31 +115,19 @@ def _describe(error: ErrorDetails) -> tuple[str, str]:
     if kind == "extra_forbidden":
         return "unexpected field (the schema allows no other fields here)", "additionalProperties"
     for prefix, words in _TYPE_WORDS.items():
-        if kind in (f"{prefix}_type", f"{prefix}_parsing") or (
-            prefix == "model" and kind in ("model_type", "model_attributes_type")
-        ):
+        if kind in (f"{prefix}_type", f"{prefix}_parsing"):
             return f"expected {words}, got {value!r}", "type"
     if kind == "value_error":
         return str(context.get("error", error["msg"])), "schema"
     return f"{error['msg']} (got {value!r})", kind
 
 
-# pydantic adds a segment naming the union member or validator an error came from; these are
-# not JSON keys and would only confuse the path.
-_TAG: Final = re.compile(
-    r"^(function-[a-z]+\[.*\]|int|float|str|bool|typed-dict|[A-Z][A-Za-z0-9]*)$"
-)
-
-
-def _clean_loc(loc: tuple[int | str, ...], json_keys: frozenset[str]) -> tuple[int | str, ...]:
-    return tuple(
-        part for part in loc if isinstance(part, int) or part in json_keys or not _TAG.match(part)
-    )
-
-
 def _unwrap(annotation: Any) -> Any:
-    """Strip ``Annotated`` and ``None`` from a type: ``Annotated[X | None, ...]`` -> ``X``."""
+    """Strip ``Annotated``, ``None`` and type aliases: ``Annotated[X | None, ...]`` -> ``X``."""
     while True:
+        if isinstance(annotation, TypeAliasType):
+            annotation = _alias_value(annotation)
+            continue
         origin = get_origin(annotation)
         if origin is Annotated:
             annotation = get_args(annotation)[0]
@@ -142,17 +140,36 @@ def _unwrap(annotation: Any) -> Any:
         return annotation
 
 
+def _alias_value(alias: TypeAliasType) -> Any:
+    """The type an alias stands for; union members named by string (recursive records) resolved."""
+    value: Any = alias.__value__
+    if get_origin(value) not in (Union, UnionType):
+        return value
+    namespace = vars(sys.modules[str(alias.__module__)])
+    members = tuple(
+        namespace.get(a.__forward_arg__, a) if isinstance(a, ForwardRef) else a
+        for a in get_args(value)
+    )
+    return Union[members]  # noqa: UP007 - built from a tuple of members
+
+
 def json_loc(model: type[Any] | None, loc: Sequence[int | str]) -> tuple[int | str, ...]:
     """Rewrite an error location from Python field names to the spec's JSON names.
 
     ``(RunEvent, ("outputs", 0, "output_facets", "output_statistics", "row_count"))`` ->
-    ``("outputs", 0, "outputFacets", "outputStatistics", "rowCount")``. Segments that cannot be
-    placed (inside a union) are kept as given.
+    ``("outputs", 0, "outputFacets", "outputStatistics", "rowCount")``. Where the type is a union,
+    pydantic names the member an error comes from (``LineageJobEntry``); that segment is not a
+    JSON key and is left out. Segments that cannot be placed are kept as given.
     """
     out: list[int | str] = []
     current: Any = model
     for part in loc:
         current = _unwrap(current)
+        if isinstance(part, str) and get_origin(current) in (Union, UnionType):
+            current = next(
+                (m for m in get_args(current) if getattr(m, "__name__", None) == part), None
+            )
+            continue
         fields = getattr(current, "model_fields", None) if isinstance(current, type) else None
         if isinstance(part, str) and isinstance(fields, dict):
             field = fields.get(part)
@@ -179,28 +196,21 @@ def json_loc(model: type[Any] | None, loc: Sequence[int | str]) -> tuple[int | s
 
 
 def problems_from_pydantic(
-    exc: ValidationError | Iterable[ErrorDetails],
-    *,
-    prefix: Sequence[int | str] = (),
-    json_keys: frozenset[str] = frozenset(),
-    model: type[Any] | None = None,
+    exc: ValidationError | Iterable[ErrorDetails], *, model: type[Any] | None = None
 ) -> list[Problem]:
     """Translate a pydantic ``ValidationError`` into :class:`Problem` s with JSON paths.
 
     Args:
-        exc: the pydantic error, or some of its ``errors()`` (locations use JSON names: the
-            models validate by alias).
-        prefix: path of the validated object inside the event.
-        json_keys: names that look like union tags but are real keys at this point.
-        model: the model class validated, to write Python field names as JSON names.
+        exc: the pydantic error, or some of its ``errors()``.
+        model: the model class validated, to write Python field names as JSON names and leave
+            out the union members pydantic names (see :func:`json_loc`).
     """
     seen: set[tuple[str, str]] = set()
     problems: list[Problem] = []
     details = exc.errors(include_url=False) if isinstance(exc, ValidationError) else exc
     for error in details:
-        loc = (*prefix, *json_loc(model, _clean_loc(tuple(error["loc"]), json_keys)))
         message, rule = _describe(error)
-        path = format_path(loc)
+        path = format_path(json_loc(model, error["loc"]))
         if (path, message) in seen:
             continue
         seen.add((path, message))

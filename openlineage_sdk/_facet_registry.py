@@ -49,10 +49,10 @@ class FacetRegistry:
                 takes a key another class already holds for the same entity.
         """
         from openlineage_sdk._base import FacetModel
+        from openlineage_sdk._facet_rules import standard_facet_keys
         from openlineage_sdk._validate import register_schema
-        from openlineage_sdk.models.facets import STANDARD_FACETS
 
-        standard = {(c.facet_entity, c.facet_key) for c in STANDARD_FACETS}
+        standard = standard_facet_keys()
         with self._lock:
             for cls in classes:
                 candidate: Any = cls  # checked at run time for callers without a type checker
@@ -60,11 +60,9 @@ class FacetRegistry:
                     raise TypeError(f"{cls!r} is not a facet class")
                 if cls.facet_key is None or cls.facet_entity is None:
                     raise TypeError(f"{cls.__name__} has no facet key: declare prefix= and name=")
+                if cls.facet_key in standard:
+                    raise TypeError(f"{cls.__name__}: {cls.facet_key!r} is a standard facet key")
                 slot = (cls.facet_entity, cls.facet_key)
-                if slot in standard:
-                    raise TypeError(
-                        f"{cls.__name__}: {cls.facet_key!r} is a standard {cls.facet_entity} facet key"
-                    )
                 current = self._classes.get(slot)
                 if current is not None and current is not cls:
                     raise TypeError(

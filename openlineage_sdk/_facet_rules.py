@@ -9,34 +9,46 @@ From the spec's custom facet rules (``spec/custom-facets.md``):
 * the schema's ``$id`` is an immutable, versioned URL: no ``main``, ``master`` or ``HEAD`` branch
   in its path, a version present; ``_schemaURL`` is that ``$id`` plus ``#/$defs/<Name>``.
 
-Every check returns messages that say which rule broke and what the right name would be.
+Every check returns messages that say which rule broke and what the right name would be. The
+tables the rules rest on live here too, for the models and codegen alike: the entity of each core
+facet base (:data:`ENTITY_OF_BASE`) and the standard facet keys (:func:`standard_facet_keys`).
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Collection
-from typing import Final
+from collections.abc import Collection, Mapping
+from functools import cache
+from typing import Final, Literal, TypeAlias
 from urllib.parse import urlsplit
 
 __all__ = [
+    "ENTITY_OF_BASE",
     "ENTITY_WORDS",
+    "FacetEntity",
     "check_class_name",
     "check_key",
     "check_schema_id",
     "check_schema_url",
     "expected_class_name",
     "split_key",
+    "standard_facet_keys",
     "suggest_key",
 ]
 
-#: The entity part of a facet class name, by entity.
-ENTITY_WORDS: Final = {
-    "run": "Run",
-    "job": "Job",
-    "dataset": "Dataset",
-    "inputDataset": "InputDataset",
-    "outputDataset": "OutputDataset",
+FacetEntity: TypeAlias = Literal["run", "job", "dataset", "inputDataset", "outputDataset"]
+
+#: The core facet bases a facet extends, and the entity each one attaches to.
+ENTITY_OF_BASE: Final[Mapping[str, FacetEntity]] = {
+    "RunFacet": "run",
+    "JobFacet": "job",
+    "DatasetFacet": "dataset",
+    "InputDatasetFacet": "inputDataset",
+    "OutputDatasetFacet": "outputDataset",
+}
+#: The entity part of a facet class name, by entity: ``inputDataset`` -> ``InputDataset``.
+ENTITY_WORDS: Final[Mapping[str, str]] = {
+    entity: base.removesuffix("Facet") for base, entity in ENTITY_OF_BASE.items()
 }
 
 _CAMEL: Final = re.compile(r"[a-z][a-zA-Z0-9]*\Z")
@@ -85,6 +97,14 @@ def expected_class_name(key: str, entity: str) -> str:
     """``("bigQuery_statistics", "job")`` -> ``BigQueryStatisticsJobFacet``."""
     parts = split_key(key) or (key, "")
     return f"{_pascal(parts[0])}{_pascal(parts[1])}{ENTITY_WORDS[entity]}Facet"
+
+
+@cache
+def standard_facet_keys() -> frozenset[str]:
+    """The keys of the standard facets, which no custom facet's prefix may take."""
+    from openlineage_sdk.models.facets import STANDARD_FACETS
+
+    return frozenset(cls.facet_key for cls in STANDARD_FACETS if cls.facet_key is not None)
 
 
 def check_key(key: str, standard_keys: Collection[str] = ()) -> list[str]:
@@ -145,12 +165,11 @@ def check_schema_id(schema_id: str) -> list[str]:
 
 def check_schema_url(schema_url: str, class_name: str) -> list[str]:
     """Problems with a facet's ``_schemaURL``: the schema's ``$id`` plus ``#/$defs/<Name>``."""
-    document, sep, fragment = schema_url.partition("#")
+    document, _, fragment = schema_url.partition("#")
     problems = check_schema_id(document)
     if fragment != f"/$defs/{class_name}":
         problems.append(
             f"_schemaURL {schema_url!r} breaks the rule 'the _schemaURL is the $id plus "
             f"#/$defs/<Name>': use {document + '#/$defs/' + class_name!r}"
         )
-    del sep
     return problems

@@ -98,10 +98,7 @@ class _Uuid7Generator:
                 self._counter = self._seed()
             else:
                 # Same millisecond, or the clock went back: count on from the last id.
-                self._counter += 1
-                if self._counter >= _COUNTER_LIMIT:
-                    self._last_ms += 1
-                    self._counter = self._seed()
+                self._advance(1)
             unix_ts_ms, counter = self._last_ms, self._counter
         if unix_ts_ms >= _TIMESTAMP_LIMIT:  # pragma: no cover - the year 10889
             raise OverflowError("the clock is past the end of UUIDv7's 48-bit timestamp")
@@ -114,7 +111,12 @@ class _Uuid7Generator:
         # this thread, so a new lock is safe. A random step keeps the child's ids increasing
         # while making them diverge from the parent's, which goes on from the same state.
         self._lock = threading.Lock()
-        self._counter += 1 + self._random_bits(32)
+        self._advance(1 + self._random_bits(32))
+
+    def _advance(self, step: int) -> None:
+        # Count on by `step` (the lock held); on overflow the timestamp is carried forward and
+        # the counter starts afresh.
+        self._counter += step
         if self._counter >= _COUNTER_LIMIT:
             self._last_ms += 1
             self._counter = self._seed()

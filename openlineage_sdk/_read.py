@@ -27,7 +27,7 @@ from pydantic import ValidationError
 from pydantic_core import SchemaValidator, core_schema
 
 from openlineage_sdk import _types
-from openlineage_sdk._base import FacetModel
+from openlineage_sdk._base import FacetContainer, FacetModel
 from openlineage_sdk._errors import OpenLineageValidationError, Problem, problems_from_pydantic
 from openlineage_sdk._facet_registry import registry
 from openlineage_sdk._types import READ_CONTEXT
@@ -43,6 +43,8 @@ _KINDS: Final[Mapping[str, type[Event]]] = {
     "JobEvent": JobEvent,
     "DatasetEvent": DatasetEvent,
 }
+# The JSON names of the facet containers of runs, jobs and datasets.
+_FACET_CONTAINERS: Final = ("facets", "inputFacets", "outputFacets")
 # A broken facet is set aside at most once per container key, so a few rounds always suffice;
 # the bound only guards against a validator that keeps failing on the same input.
 _MAX_ROUNDS: Final = 8
@@ -221,28 +223,30 @@ def _read(data: str | bytes | bytearray | Mapping[str, Any]) -> Event:
     raise TypeError(f"read_event() takes JSON text, bytes or a mapping, not {type(data).__name__}")
 
 
-def _containers(event: Event) -> list[tuple[str, Any]]:
-    """(entity, container) for every facet container of an event that is present."""
-    found: list[tuple[str, Any]] = []
+def _containers(event: Event) -> list[FacetContainer]:
+    """Every facet container of an event that is present."""
+    found: list[FacetContainer | None] = []
     if isinstance(event, RunEvent):
-        found.append(("run", event.run.facets))
+        found.append(event.run.facets)
     if isinstance(event, (RunEvent, JobEvent)):
-        found.append(("job", event.job.facets))
+        found.append(event.job.facets)
         for source in event.inputs or ():
-            found += [("dataset", source.facets), ("inputDataset", source.input_facets)]
+            found += [source.facets, source.input_facets]
         for target in event.outputs or ():
-            found += [("dataset", target.facets), ("outputDataset", target.output_facets)]
+            found += [target.facets, target.output_facets]
     if isinstance(event, DatasetEvent):
-        found.append(("dataset", event.dataset.facets))
-    return [(entity, container) for entity, container in found if container is not None]
+        found.append(event.dataset.facets)
+    return [container for container in found if container is not None]
 
 
 def _upgrade_custom_facets(event: Event) -> None:
     """Read registered custom facets into their own classes (they arrive as generic facets)."""
-    for entity, container in _containers(event):
+    for container in _containers(event):
         extra = container.__pydantic_extra__
         if not extra:
             continue
+        entity = type(container).generic_facet.facet_entity
+        assert entity is not None  # the generic facet of a container is an entity's base
         for key, facet in extra.items():
             cls = registry.lookup(entity, key)
             if cls is None or isinstance(facet, cls) or not hasattr(facet, "to_dict"):
@@ -280,7 +284,7 @@ def _read_mapping(data: Mapping[str, Any]) -> Event:
 def _facet_location(loc: tuple[int | str, ...]) -> tuple[tuple[int | str, ...], str] | None:
     """Split an error location into (facet container path, facet key), if inside a facet."""
     for index, part in enumerate(loc):
-        if part in ("facets", "inputFacets", "outputFacets") and index + 1 < len(loc):
+        if part in _FACET_CONTAINERS and index + 1 < len(loc):
             owner = loc[:index]
             # Only the containers of the event's own run, job and datasets; facets nested in
             # a facet (the parent facet's run facets) are part of that facet.
@@ -314,7 +318,7 @@ def _read_leniently(cls: type[Event], data: Mapping[str, Any], first: Validation
                 moved = True
         if core_errors or not moved:
             # Name what keeps the event from being read: its core errors (facets are forgiven).
-            problems = problems_from_pydantic(core_errors or error)
+            problems = problems_from_pydantic(core_errors or error, model=cls)
             raise OpenLineageValidationError(f"cannot read {cls.__name__}", problems) from None
         try:
             event: Event = _reader(cls).validate_python(working)
@@ -325,7 +329,7 @@ def _read_leniently(cls: type[Event], data: Mapping[str, Any], first: Validation
             _keep_generic(event, container_path, key, raw)
         return event
     raise OpenLineageValidationError(  # pragma: no cover - see _MAX_ROUNDS
-        f"cannot read {cls.__name__}", problems_from_pydantic(error) if error else []
+        f"cannot read {cls.__name__}", problems_from_pydantic(error, model=cls) if error else []
     )
 
 

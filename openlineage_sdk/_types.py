@@ -12,9 +12,11 @@ stays exactly that), but they are *checked* when an event is built in code:
 * ``UriString`` accepts an absolute URI (RFC 3986: a scheme, then anything without spaces).
 
 Reading is more forgiving than building: JSON Schema treats ``format`` as an annotation, and real
-producers send run ids that are not UUIDs and times without a zone. ``read_event`` validates with
-the :data:`READ_CONTEXT` marker, under which these checks are skipped; the values are still kept
-as given, and ``validate_event`` reports them when asked.
+producers send run ids that are not UUIDs and times without a zone. ``read_event`` reads with a
+compiled validator in which these fields are plain strings. Where the models' own validators read
+instead (the fallback reader of :mod:`openlineage_sdk._read`, and custom facets read into their
+registered classes), they run under the :data:`READ_CONTEXT` marker, which skips these checks.
+Either way the values are kept as given, and ``validate_event`` reports them when asked.
 """
 
 from __future__ import annotations

@@ -36,7 +36,6 @@ _CORE = re.compile(
 )
 _CORE_ID: Final = "https://openlineage.io/spec/{version}/OpenLineage.json"
 _EVENT_KINDS: Final = ("RunEvent", "JobEvent", "DatasetEvent")
-_CONTAINERS: Final = ("facets", "inputFacets", "outputFacets")
 
 # Extra schemas registered at run time (custom facets of installed plugins), by $id.
 _EXTRA: dict[str, dict[str, Any]] = {}

@@ -105,7 +105,7 @@ def test_registration_refuses_standard_and_taken_keys() -> None:
         local.register(AcmeCostsRunFacet)
     with pytest.raises(TypeError, match="no facet key"):
         local.register(RunFacet)
-    with pytest.raises(TypeError, match="'parent' is a standard run facet key"):
+    with pytest.raises(TypeError, match="'parent' is a standard facet key"):
         local.register(ParentRunFacet)
 
 

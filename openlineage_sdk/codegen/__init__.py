@@ -15,8 +15,25 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-from openlineage_sdk.codegen._generate import GeneratedFile, check, run_generator, write
-from openlineage_sdk.codegen._schemas import SchemaDocument, SchemaError, load_document
+from openlineage_sdk._facet_rules import (
+    check_class_name,
+    check_key,
+    check_schema_id,
+    standard_facet_keys,
+)
+from openlineage_sdk.codegen._generate import (
+    GeneratedFile,
+    check,
+    file_header,
+    run_generator,
+    write,
+)
+from openlineage_sdk.codegen._schemas import (
+    SchemaDocument,
+    SchemaError,
+    facet_document,
+    read_schema,
+)
 from openlineage_sdk.codegen._stage import STAGING_HOST, StagedDocument, stage_core, stage_facets
 
 __all__ = [
@@ -30,10 +47,6 @@ __all__ = [
 ]
 
 STANDARD_PACKAGE = "openlineage_sdk.models"
-
-
-def _python_header(header: str, sources: str) -> str:
-    return header.format(sources=sources).rstrip("\n") + "\n"
 
 
 def _display(paths: Iterable[Path], root: Path) -> dict[Path, str]:
@@ -59,12 +72,16 @@ def generate_standard(
     Raises:
         SchemaError: a schema breaks a rule; the message names the file and the rule.
     """
-    core = spec_dir / "OpenLineage.json"
-    documents = [load_document(path) for path in sorted((spec_dir / "facets").glob("*.json"))]
+    core_path = spec_dir / "OpenLineage.json"
+    _, core = read_schema(core_path)
+    documents = [
+        facet_document(path, read_schema(path)[1])
+        for path in sorted((spec_dir / "facets").glob("*.json"))
+    ]
     facets_package = f"{STANDARD_PACKAGE}.facets"
     records_url = f"https://{STAGING_HOST}/{STANDARD_PACKAGE}.records.json"
     staged: list[StagedDocument] = [
-        *stage_core(core, documents, package=STANDARD_PACKAGE),
+        *stage_core(core_path, core, documents, package=STANDARD_PACKAGE),
         *stage_facets(
             documents,
             package=STANDARD_PACKAGE,
@@ -73,30 +90,34 @@ def generate_standard(
         ),
     ]
     root = display_root or spec_dir.parent
-    display = _display([core, *(doc.path for doc in documents)], root)
+    display = _display([core_path, *(doc.path for doc in documents)], root)
     files = run_generator(staged, header=header, display=display)
-    files.extend(_package_inits(staged, documents, header, display))
-    files.append(bundle_schemas(spec_dir))
+    files.extend(_package_inits(staged, documents, header))
+    published = sorted((spec_dir / "published").rglob("*.json"))
+    files.append(
+        bundle_schemas(
+            [
+                (core_path, core),
+                *((doc.path, doc.document) for doc in documents),
+                *((path, read_schema(path)[1]) for path in published),
+            ]
+        )
+    )
     return files
 
 
-def bundle_schemas(spec_dir: Path) -> GeneratedFile:
+def bundle_schemas(schemas: Iterable[tuple[Path, Any]]) -> GeneratedFile:
     """Bundle every schema strict validation may need into one JSON document keyed by ``$id``.
 
-    The bundle holds the current core schema and facet schemas, and every published version of
-    them under ``spec/published``. A schema that appears twice must be identical.
+    ``schemas`` are ``(path, schema)`` pairs: the current core schema and facet schemas, and
+    every published version of them under ``spec/published``. A schema that appears twice must
+    be identical.
 
     Raises:
         SchemaError: a schema has no ``$id``, or two different schemas share one.
     """
-    paths = [
-        spec_dir / "OpenLineage.json",
-        *sorted((spec_dir / "facets").glob("*.json")),
-        *sorted((spec_dir / "published").rglob("*.json")),
-    ]
     bundle: dict[str, Any] = {}
-    for path in paths:
-        schema = json.loads(path.read_text(encoding="utf-8"))
+    for path, schema in schemas:
         schema_id = schema.get("$id") if isinstance(schema, dict) else None
         if not isinstance(schema_id, str):
             raise SchemaError(f"{path}: a bundled schema needs an '$id'")
@@ -118,16 +139,18 @@ def bundle_schemas(spec_dir: Path) -> GeneratedFile:
     )
 
 
-def _package_inits(
-    staged: Sequence[StagedDocument],
-    documents: Sequence[SchemaDocument],
-    header: str,
-    display: dict[Path, str],
-) -> list[GeneratedFile]:
+def _record_names(staged: Sequence[StagedDocument]) -> list[str]:
     records = next(doc for doc in staged if doc.kind == "records")
-    record_names = sorted(records.document["$defs"])
+    return sorted(records.document["$defs"])
+
+
+def _package_inits(
+    staged: Sequence[StagedDocument], documents: Sequence[SchemaDocument], header: str
+) -> list[GeneratedFile]:
+    record_names = _record_names(staged)
     lines = [
-        _python_header(header, "spec/OpenLineage.json and spec/facets/*.json"),
+        file_header(header, "spec/OpenLineage.json and spec/facets/*.json"),
+        "",
         '"""The generated OpenLineage models. Import them from ``openlineage_sdk`` and',
         '``openlineage_sdk.facets``; this package is regenerated from the schemas."""',
         "",
@@ -147,7 +170,8 @@ def _package_inits(
     imports.extend(f"    {name}," for name in record_names)
     imports.append(")")
     body = [
-        _python_header(header, "spec/facets/*.json"),
+        file_header(header, "spec/facets/*.json"),
+        "",
         '"""Every standard facet class and the records (TypedDicts) inside them."""',
         "",
         "from __future__ import annotations",
@@ -169,7 +193,6 @@ def _package_inits(
     facets_init = GeneratedFile(
         Path(*STANDARD_PACKAGE.split("."), "facets", "__init__.py"), "\n".join(body) + "\n"
     )
-    del display
     return [models_init, facets_init]
 
 
@@ -181,17 +204,9 @@ def _key_of(documents: Sequence[SchemaDocument], name: str) -> str:
     return name
 
 
-def _standard_keys() -> set[str]:
-    from openlineage_sdk.models.facets import STANDARD_FACETS
-
-    return {cls.facet_key for cls in STANDARD_FACETS if cls.facet_key is not None}
-
-
 def check_custom_rules(documents: Sequence[SchemaDocument]) -> list[str]:
     """The custom facet naming rules, applied to schemas; one ``file: problem`` line each."""
-    from openlineage_sdk._facet_rules import check_class_name, check_key, check_schema_id
-
-    standard = _standard_keys()
+    standard = standard_facet_keys()
     problems: list[str] = []
     for doc in documents:
         problems.extend(f"{doc.path}: {p}" for p in check_schema_id(doc.id))
@@ -222,11 +237,14 @@ def generate_package(
         part.isidentifier() for part in package.split(".")
     ):
         raise SchemaError(f"{package!r} is not a Python package name")
-    paths = sorted(schemas_dir.rglob("*.json"))
-    paths = [p for p in paths if _is_facet_schema(p)]
-    if not paths:
+    sources = {path: read_schema(path) for path in sorted(schemas_dir.rglob("*.json"))}
+    documents = [
+        facet_document(path, schema)
+        for path, (_, schema) in sources.items()
+        if isinstance(schema, dict) and ("$id" in schema or "properties" in schema)
+    ]
+    if not documents:
         raise SchemaError(f"{schemas_dir}: no facet schemas (*.json with a '$id' and 'properties')")
-    documents = [load_document(path) for path in paths]
     problems = check_custom_rules(documents)
     modules = [doc.module for doc in documents]
     clashes = sorted({m for m in modules if modules.count(m) > 1 or m in ("records", "schemas")})
@@ -239,34 +257,24 @@ def generate_package(
     staged = stage_facets(
         documents, package=package, facets_package=package, records_url=records_url
     )
-    display = _display(paths, display_root or schemas_dir.parent)
+    display = _display([doc.path for doc in documents], display_root or schemas_dir.parent)
     files = run_generator(staged, header=header, display=display)
     base = Path(*package.split("."))
     for doc in documents:
-        files.append(
-            GeneratedFile(base / "schemas" / doc.path.name, doc.path.read_text(encoding="utf-8"))
-        )
+        files.append(GeneratedFile(base / "schemas" / doc.path.name, sources[doc.path][0]))
     files.append(GeneratedFile(base / "py.typed", ""))
     files.append(_plugin_init(package, documents, staged, header))
     return files
 
 
-def _is_facet_schema(path: Path) -> bool:
-    try:
-        document = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return True  # let load_document report it
-    return isinstance(document, dict) and ("$id" in document or "properties" in document)
-
-
 def _plugin_init(
     package: str, documents: Sequence[SchemaDocument], staged: Sequence[StagedDocument], header: str
 ) -> GeneratedFile:
-    records = next(doc for doc in staged if doc.kind == "records")
-    record_names = sorted(records.document["$defs"])
+    record_names = _record_names(staged)
     facet_names = sorted(f.name for doc in documents for f in doc.facets)
     lines = [
-        _python_header(header, ", ".join(doc.path.name for doc in documents)),
+        file_header(header, ", ".join(doc.path.name for doc in documents)),
+        "",
         f'"""Custom OpenLineage facets: {", ".join(facet_names)}.',
         "",
         "Register them with openlineage-sdk through the ``openlineage_sdk.facets`` entry point group",

@@ -17,10 +17,11 @@ from openlineage_sdk.codegen._stage import (
     TYPES_MODULE,
     TYPES_URL,
     StagedDocument,
+    map_refs,
     types_document,
 )
 
-__all__ = ["GeneratedFile", "check", "run_generator", "write"]
+__all__ = ["GeneratedFile", "check", "file_header", "run_generator", "write"]
 
 #: datamodel-code-generator options shared by every run (the staging does the rest).
 #: Each one is a documented option of datamodel-code-generator's ``generate()`` API.
@@ -77,11 +78,15 @@ def _module_path(module: str) -> Path:
     return Path(*module.split(".")).with_suffix(".py")
 
 
+def file_header(header: str, sources: str) -> str:
+    """The header of a generated file (no trailing newline): ``{sources}`` names its schemas."""
+    return header.format(sources=sources).rstrip("\n")
+
+
 def run_generator(
     staged: Iterable[StagedDocument],
     *,
     header: str,
-    extra_mappings: Mapping[str, str] | None = None,
     display: Mapping[Path, str] | None = None,
 ) -> list[GeneratedFile]:
     """Generate one module per staged document.
@@ -89,7 +94,6 @@ def run_generator(
     Args:
         staged: the staged documents.
         header: the file header; ``{sources}`` is replaced by the schema files a module comes from.
-        extra_mappings: more ``$id`` -> module mappings for documents generated elsewhere.
         display: how to print each source path in the header (defaults to the path).
 
     Returns:
@@ -100,7 +104,6 @@ def run_generator(
     staged = _relocate(list(staged))
     display = display or {}
     mappings = {TYPES_URL: TYPES_MODULE, _staged_url(CORE_URL): BASES_MODULE}
-    mappings.update({_staged_url(url): module for url, module in (extra_mappings or {}).items()})
     mappings.update({doc.url: doc.module for doc in staged})
     files: list[GeneratedFile] = []
     with tempfile.TemporaryDirectory(prefix="openlineage-sdk-codegen-") as tmp:
@@ -114,7 +117,7 @@ def run_generator(
             options: dict[str, Any] = dict(COMMON_OPTIONS)
             options.update(MODEL_OPTIONS if doc.kind == "models" else RECORD_OPTIONS)
             sources = ", ".join(display.get(path, str(path)) for path in doc.sources)
-            options["custom_file_header"] = header.format(sources=sources).rstrip("\n")
+            options["custom_file_header"] = file_header(header, sources)
             if not doc.document.get("$defs"):
                 # Nothing to generate (facets without records): an empty module keeps the layout.
                 text = (
@@ -162,22 +165,13 @@ def _relocate(staged: list[StagedDocument]) -> list[StagedDocument]:
     moved = {doc.url: _staged_url(doc.url) for doc in staged}
     moved[CORE_URL] = _staged_url(CORE_URL)
 
-    def relocate(node: Any) -> Any:
-        if isinstance(node, list):
-            return [relocate(item) for item in node]
-        if not isinstance(node, dict):
-            return node
-        out = {key: relocate(value) for key, value in node.items()}
-        ref = out.get("$ref")
-        if isinstance(ref, str):
-            url, sep, fragment = ref.partition("#")
-            if url in moved:
-                out["$ref"] = moved[url] + sep + fragment
-        return out
+    def relocate(ref: str) -> str:
+        url, sep, fragment = ref.partition("#")
+        return moved[url] + sep + fragment if url in moved else ref
 
     result = []
     for doc in staged:
-        document = relocate(doc.document)
+        document = map_refs(doc.document, relocate)
         document["$id"] = moved[doc.url]
         result.append(
             StagedDocument(

@@ -4,20 +4,22 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
 
+from openlineage_sdk._facet_rules import ENTITY_OF_BASE
+
 __all__ = [
     "CORE_URL_PATTERN",
-    "ENTITY_OF_BASE",
     "FacetDefinition",
     "SchemaDocument",
     "SchemaError",
-    "load_document",
+    "facet_document",
     "module_name",
     "pascal",
+    "read_schema",
     "singular",
 ]
 
@@ -25,15 +27,6 @@ __all__ = [
 CORE_URL_PATTERN: Final = re.compile(
     r"https://openlineage\.io/spec/(\d+-\d+-\d+)/OpenLineage\.json"
 )
-
-#: Core facet bases and the entity each one attaches to.
-ENTITY_OF_BASE: Final[Mapping[str, str]] = {
-    "RunFacet": "run",
-    "JobFacet": "job",
-    "DatasetFacet": "dataset",
-    "InputDatasetFacet": "inputDataset",
-    "OutputDatasetFacet": "outputDataset",
-}
 
 
 class SchemaError(ValueError):
@@ -121,16 +114,25 @@ def facet_base(definition: Any) -> tuple[str, str] | None:
     return match.group(1), base
 
 
-def load_document(path: Path) -> SchemaDocument:
-    """Load a facet schema file and find its facet definitions.
+def read_schema(path: Path) -> tuple[str, Any]:
+    """A schema file's text and its parsed content.
 
     Raises:
-        SchemaError: the file is not JSON, has no ``$id``, or a key names no facet definition.
+        SchemaError: the file cannot be read or is not JSON.
     """
     try:
-        document = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError) as exc:
+        text = path.read_text(encoding="utf-8")
+        return text, json.loads(text)
+    except (OSError, ValueError) as exc:
         raise SchemaError(f"{path}: cannot read a JSON schema ({exc})") from exc
+
+
+def facet_document(path: Path, document: Any) -> SchemaDocument:
+    """Find the facet definitions of a facet schema read from ``path``.
+
+    Raises:
+        SchemaError: the schema has no ``$id``, or a key names no facet definition.
+    """
     if not isinstance(document, dict) or not isinstance(document.get("$id"), str):
         raise SchemaError(f"{path}: a facet schema needs a '$id' URL")
     result = SchemaDocument(

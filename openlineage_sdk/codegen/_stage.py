@@ -22,28 +22,27 @@ through its documented options. Every transformation is listed here:
    with one property per standard facet key of that entity, and the entity's facet base for any
    other key (typed by the container's base in :mod:`openlineage_sdk._slots`, so a custom facet
    subclass held there is written whole).
-6. **Records are open.** A record whose schema says ``additionalProperties: false`` is generated
-   like the others (its unknown keys are kept when read, as everywhere, and ``validate_event``
-   reports them); a TypedDict takes its configuration from the model that holds it.
 5. **The core schema is split** into the facet bases (which facet modules import) and the event
    structure (which imports the facets), so generated modules never import each other in a circle.
    References to the core schema of any version resolve to the bases generated from the bundled
    core schema, whose facet bases are the same in every version.
+6. **Records are open.** A record whose schema says ``additionalProperties: false`` is generated
+   like the others (its unknown keys are kept when read, as everywhere, and ``validate_event``
+   reports them); a TypedDict takes its configuration from the model that holds it.
 """
 
 from __future__ import annotations
 
 import copy
-import json
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Set
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
 
 from openlineage_sdk._base import PRODUCER
+from openlineage_sdk._facet_rules import ENTITY_OF_BASE, ENTITY_WORDS
 from openlineage_sdk.codegen._schemas import (
     CORE_URL_PATTERN,
-    ENTITY_OF_BASE,
     FacetDefinition,
     SchemaDocument,
     SchemaError,
@@ -77,13 +76,9 @@ _FORMAT_TYPES: Final[Mapping[str, str]] = {
 }
 _SCHEMA: Final = "https://json-schema.org/draft/2020-12/schema"
 
+#: entity -> (its container definition, its facet base): ``run`` -> ``(RunFacets, RunFacet)``.
 CONTAINERS: Final[Mapping[str, tuple[str, str]]] = {
-    # entity: (container definition, facet base)
-    "run": ("RunFacets", "RunFacet"),
-    "job": ("JobFacets", "JobFacet"),
-    "dataset": ("DatasetFacets", "DatasetFacet"),
-    "inputDataset": ("InputDatasetFacets", "InputDatasetFacet"),
-    "outputDataset": ("OutputDatasetFacets", "OutputDatasetFacet"),
+    entity: (f"{word}Facets", f"{word}Facet") for entity, word in ENTITY_WORDS.items()
 }
 
 
@@ -135,31 +130,25 @@ def _rewrite_types(node: Any) -> Any:
     return out
 
 
-def _normalize_core_refs(node: Any) -> Any:
-    """Make every reference to a core schema of any version point at :data:`CORE_URL`."""
+def map_refs(node: Any, mapping: Callable[[str], str]) -> Any:
+    """A copy of a schema node with every ``$ref`` passed through ``mapping``."""
     if isinstance(node, list):
-        return [_normalize_core_refs(item) for item in node]
+        return [map_refs(item, mapping) for item in node]
     if not isinstance(node, dict):
         return node
-    out = {key: _normalize_core_refs(value) for key, value in node.items()}
-    ref = out.get("$ref")
-    if isinstance(ref, str):
-        url, sep, fragment = ref.partition("#")
-        if CORE_URL_PATTERN.fullmatch(url):
-            out["$ref"] = CORE_URL + sep + fragment.replace("/definitions/", "/$defs/")
-    return out
-
-
-def _map_refs(node: Any, mapping: Callable[[str], str]) -> Any:
-    if isinstance(node, list):
-        return [_map_refs(item, mapping) for item in node]
-    if not isinstance(node, dict):
-        return node
-    out = {key: _map_refs(value, mapping) for key, value in node.items()}
+    out = {key: map_refs(value, mapping) for key, value in node.items()}
     ref = out.get("$ref")
     if isinstance(ref, str):
         out["$ref"] = mapping(ref)
     return out
+
+
+def _core_ref(ref: str) -> str:
+    """Point a reference to a core schema of any version at :data:`CORE_URL`."""
+    url, sep, fragment = ref.partition("#")
+    if CORE_URL_PATTERN.fullmatch(url):
+        return CORE_URL + sep + fragment.replace("/definitions/", "/$defs/")
+    return ref
 
 
 def _is_inline_object(node: Any) -> bool:
@@ -186,56 +175,47 @@ class _RecordCollector:
                 "rename one of the definitions"
             )
         self.owners[name] = self.path
-        record = self.lift_properties(name, schema)
+        record = self.lift(name, "", schema)
         # Records are open (transformation 6): the SDK keeps unknown keys everywhere, and
         # validate_event reports a key that a closed schema forbids.
         if record.get("additionalProperties") is False:
             record = {k: v for k, v in record.items() if k != "additionalProperties"}
         self.records[name] = record
 
-    def lift_properties(self, owner: str, schema: dict[str, Any]) -> dict[str, Any]:
-        """Replace inline objects under ``schema``'s properties by references to records."""
+    def lift(self, owner: str, prop: str, schema: dict[str, Any]) -> dict[str, Any]:
+        """Replace the inline objects inside ``schema`` by references to records.
+
+        An object is named after its ``owner`` and the property ``prop`` holding it:
+        ``{Owner}{Property}`` as a property, singular as array items or map values
+        (``OwnershipDatasetFacetOwner``), ``{Property}Variant{n}`` as a union member.
+        """
         schema = dict(schema)
         properties = schema.get("properties")
         if isinstance(properties, dict):
             schema["properties"] = {
-                prop: self.lift_value(owner, prop, value) for prop, value in properties.items()
+                name: self.lift_value(owner, name, value) for name, value in properties.items()
             }
+        for keyword in ("items", "additionalProperties"):
+            if _is_inline_object(schema.get(keyword)):
+                name = owner + singular(pascal(prop))
+                self.add(name, schema[keyword])
+                schema[keyword] = self.ref(name)
         for keyword in ("anyOf", "oneOf"):
             members = schema.get(keyword)
             if isinstance(members, list):
                 schema[keyword] = [
-                    self.lift_value(owner, f"variant{index}", member)
+                    self.lift_value(owner, f"{prop}Variant{index}", member)
                     for index, member in enumerate(members, start=1)
                 ]
         return schema
 
     def lift_value(self, owner: str, prop: str, value: Any) -> Any:
+        """``value`` as a reference to a record when it is an inline object, else lifted inside."""
         if _is_inline_object(value):
             name = owner + pascal(prop)
             self.add(name, value)
             return self.ref(name)
-        if not isinstance(value, dict):
-            return value
-        value = dict(value)
-        items = value.get("items")
-        if _is_inline_object(items):
-            name = owner + singular(pascal(prop))
-            self.add(name, items)
-            value["items"] = self.ref(name)
-        extra = value.get("additionalProperties")
-        if _is_inline_object(extra):
-            name = owner + singular(pascal(prop))
-            self.add(name, extra)
-            value["additionalProperties"] = self.ref(name)
-        for keyword in ("anyOf", "oneOf"):
-            members = value.get(keyword)
-            if isinstance(members, list):
-                value[keyword] = [
-                    self.lift_value(owner, f"{prop}Variant{index}", member)
-                    for index, member in enumerate(members, start=1)
-                ]
-        return value
+        return self.lift(owner, prop, value) if isinstance(value, dict) else value
 
     @staticmethod
     def ref(name: str) -> dict[str, Any]:
@@ -266,49 +246,27 @@ def stage_facets(
     owners: dict[str, Path] = {}
     staged: list[StagedDocument] = []
     for doc in documents:
-        source = _normalize_core_refs(copy.deepcopy(doc.document))
-        defs: dict[str, Any] = source.get("$defs", {})
+        defs: dict[str, Any] = map_refs(doc.defs, _core_ref)
         facet_names = {facet.name for facet in doc.facets}
         collector = _RecordCollector(records, owners, doc.path)
-        local_records: dict[str, str] = {}
         for name, definition in defs.items():
             if name in facet_names or facet_base(definition) is not None:
                 continue
-            if not isinstance(definition, dict) or (
-                "properties" not in definition
-                and not any(k in definition for k in ("anyOf", "oneOf"))
-            ):
-                local_records[name] = name
-                collector.add(name, definition)
-                continue
             if _only_facets(definition, facet_names, defs):
                 continue  # a union of facets (BaseSubsetDatasetFacet): the containers cover it
-            local_records[name] = name
             collector.add(name, definition)
         models_defs: dict[str, Any] = {}
         base_classes: dict[str, str] = {}
         for facet in doc.facets:
             models_defs[facet.name] = _facet_body(collector, defs[facet.name], facet)
             base_classes[facet.name] = f"{BASES_MODULE}.{facet.base}"
-        for name in list(records):
-            if owners[name] == doc.path and name not in local_records:
-                local_records[name] = name  # lifted from this document
-
-        def mapping(
-            ref: str, *, _local: Mapping[str, str] = local_records, _doc: SchemaDocument = doc
-        ) -> str:
-            url, _, fragment = ref.partition("#")
-            if url in ("", _doc.id):
-                target = fragment.rpartition("/")[2]
-                if target in _local:
-                    return f"{records_url}#/$defs/{_local[target]}"
-                return "#" + fragment
-            return ref
-
+        # This document's records: its own definitions and the objects lifted from it.
+        local_records = {name for name, path in owners.items() if path == doc.path}
+        mapping = _records_mapping(doc.id, local_records, records_url)
         models_doc = {
             "$schema": _SCHEMA,
             "$id": doc.id,
-            "$defs": _rewrite_types(_map_refs(models_defs, mapping)),
+            "$defs": _rewrite_types(map_refs(models_defs, mapping)),
         }
         staged.append(
             StagedDocument(
@@ -321,7 +279,7 @@ def stage_facets(
             )
         )
         for name in local_records:
-            records[name] = _map_refs(records[name], mapping)
+            records[name] = map_refs(records[name], mapping)
     records_doc = {"$schema": _SCHEMA, "$id": records_url, "$defs": _rewrite_types(records)}
     staged.insert(
         0,
@@ -334,6 +292,23 @@ def stage_facets(
         ),
     )
     return staged
+
+
+def _records_mapping(
+    doc_id: str, local_records: Set[str], records_url: str
+) -> Callable[[str], str]:
+    """Point a document's references to its records at the records document."""
+
+    def mapping(ref: str) -> str:
+        url, _, fragment = ref.partition("#")
+        if url in ("", doc_id):
+            target = fragment.rpartition("/")[2]
+            if target in local_records:
+                return f"{records_url}#/$defs/{target}"
+            return "#" + fragment
+        return ref
+
+    return mapping
 
 
 def _facet_body(
@@ -359,7 +334,7 @@ def _facet_body(
     body["properties"] = properties
     if required:
         body["required"] = required
-    body = collector.lift_properties(facet.name, body)
+    body = collector.lift(facet.name, "", body)
     body["properties"]["_schemaURL"] = {
         "type": "string",
         "format": "uri",
@@ -389,17 +364,18 @@ def _only_facets(
 
 def stage_core(
     core_path: Path,
+    core: Mapping[str, Any],
     documents: Iterable[SchemaDocument],
     *,
     package: str,
 ) -> list[StagedDocument]:
-    """Stage the core schema as facet bases plus the event structure with typed containers.
+    """Stage the core schema (``core``, read from ``core_path``) as facet bases plus the event
+    structure with typed containers.
 
     Raises:
         SchemaError: the core schema is not the expected shape, or two facets of one entity
             share a key.
     """
-    core = json.loads(core_path.read_text(encoding="utf-8"))
     if core.get("$id") != CORE_URL:
         raise SchemaError(
             f"{core_path}: expected the core schema {CORE_URL}, got {core.get('$id')!r}"
@@ -483,7 +459,7 @@ def stage_core(
     events_doc = {
         "$schema": _SCHEMA,
         "$id": events_url,
-        "$defs": _rewrite_types(_map_refs(defs, mapping)),
+        "$defs": _rewrite_types(map_refs(defs, mapping)),
     }
     return [
         StagedDocument(

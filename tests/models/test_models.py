@@ -193,6 +193,10 @@ def test_a_facet_of_another_entity_is_refused() -> None:
     parent = F.ParentRunFacet(run={"runId": RUN_ID}, job={"namespace": "ns", "name": "dag"})
     with pytest.raises(OpenLineageValidationError, match="parent"):
         DatasetFacets(parent=parent)  # type: ignore[call-arg]
+    with pytest.raises(
+        TypeError, match="ParentRunFacet is a run facet; DatasetFacets holds dataset facets"
+    ):
+        DatasetFacets.of(parent)
 
 
 # --------------------------------------------------------------------------- construction checks
@@ -294,6 +298,44 @@ def test_nested_errors_name_the_json_path() -> None:
         "outputStatistics",
         "rowCount",
     )
+
+
+@pytest.mark.parametrize("column", ["Amount", "int", "str", "amount"])
+def test_error_paths_keep_map_keys_that_look_like_union_tags(column: str) -> None:
+    with pytest.raises(OpenLineageValidationError) as caught:
+        F.DataQualityMetricsInputDatasetFacet(column_metrics={column: {"sum": "10"}})  # type: ignore[typeddict-item]
+    assert [p.path for p in caught.value.problems] == [f"columnMetrics.{column}.sum"]
+
+
+def test_error_paths_keep_custom_facet_keys() -> None:
+    with pytest.raises(OpenLineageValidationError) as caught:
+        RunFacets(MyFacet={"_producer": 5, "_schemaURL": "https://x/s.json#/$defs/F"})  # type: ignore[call-arg]
+    assert [str(p) for p in caught.value.problems] == ["MyFacet._producer: expected a URI, got 5"]
+
+
+def test_error_paths_leave_out_the_union_member_pydantic_names() -> None:
+    # Each error of a union names the member it came from; the path is the JSON path alone.
+    entry = {
+        "type": "DATASET",
+        "namespace": "n",
+        "name": "t",
+        "inputs": [{"type": "JOB", "name": 3}],
+    }
+    with pytest.raises(OpenLineageValidationError) as caught:
+        F.LineageJobFacet(entries=[entry])  # type: ignore[list-item]
+    assert {p.path for p in caught.value.problems} == {
+        "entries[0].inputs[0].namespace",
+        "entries[0].inputs[0].name",
+        "entries[0].inputs[0].type",
+        "entries[0].type",
+    }
+    # A recursive union (a binary condition holds conditions) is followed member by member.
+    condition = {"type": "binary", "operator": "AND", "left": {"type": "location"}, "right": {}}
+    with pytest.raises(OpenLineageValidationError) as caught:
+        F.InputSubsetInputDatasetFacet(input_condition=condition)  # type: ignore[arg-type]
+    paths = {p.path for p in caught.value.problems}
+    assert "inputCondition.left.locations" in paths
+    assert not any("SubsetCondition" in path for path in paths), paths
 
 
 def test_records_are_checked_inside_facets() -> None:

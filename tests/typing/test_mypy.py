@@ -40,6 +40,8 @@ def mypy_errors() -> dict[tuple[str, int], set[str]]:
         text=True,
         check=False,
     )
+    # 0: no errors, 1: errors found; anything else means mypy itself failed.
+    assert result.returncode in (0, 1), result.stdout + result.stderr
     errors: dict[tuple[str, int], set[str]] = {}
     for line in result.stdout.splitlines():
         match = _LINE.match(line)
@@ -48,7 +50,9 @@ def mypy_errors() -> dict[tuple[str, int], set[str]]:
                 match["code"]
             )
         elif ": error:" in line:
-            errors.setdefault((line.split(":", 1)[0], 0), set()).add(line)
+            # An error without a [code] (a syntax error, say): kept under its file's name too, so
+            # that the file's test sees it.
+            errors.setdefault((Path(line.split(":", 1)[0]).name, 0), set()).add(line)
     return errors
 
 
