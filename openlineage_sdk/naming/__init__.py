@@ -23,7 +23,8 @@ Builders
 
 One function per store takes the parts its row of the conventions names and
 returns a :class:`DatasetName`. Required parts are positional; ports are
-keyword-only and default to the store's usual port (:data:`DEFAULT_PORTS`).
+keyword-only and default to the store's usual port (:data:`DEFAULT_PORTS`),
+except FileNet's: it has no usual port, so ``filenet()`` requires one.
 
 ==========================  ==================================================  ===========================================
 Store                       Builder                                             Namespace / name
@@ -57,14 +58,15 @@ Trino                       ``trino(host, catalog, schema, table, port=8080)``  
 Unity Catalog               ``unity_catalog(host, catalog, schema, table,       ``unitycatalog://{host}[:{port}]`` / ``{catalog}.{schema}.{table}``
                             port=443)``
 ABFSS (ADLS Gen2)           ``abfss(container, account, path)``                 ``abfss://{container}@{account}.dfs.core.windows.net`` / ``{path}``
-DBFS                        ``dbfs(workspace, path)``                           ``dbfs://{workspace}`` / ``{path}``
+DBFS                        ``dbfs(workspace, path)``,                          ``dbfs://{workspace}`` / ``{path}``,
+                            ``dbfs(None, path)``                                ``dbfs`` / ``{path}``
 GCS                         ``gcs(bucket, key)``                                ``gs://{bucket}`` / ``{key}``
 HDFS                        ``hdfs(host, path, port=8020)``                     ``hdfs://{host}:{port}`` / ``{path}``
 Kafka                       ``kafka(bootstrap_server, topic)``                  ``kafka://{host}:{port}`` / ``{topic}``
 Local file system           ``local_file(path)``                                ``file`` / ``{path}``
 Remote file system          ``remote_file(host, path)``                         ``file://{host}`` / ``{path}``
 Box                         ``box(host, enterprise_id, key, port=443)``         ``box://{host}:{port}/{enterprise id}`` / ``{key}``
-FileNet                     ``filenet(host, repository_id, key, port=...)``     ``filenet://{host}:{port}/{repository id}`` / ``{key}``
+FileNet                     ``filenet(host, repository_id, key, *, port)``      ``filenet://{host}:{port}/{repository id}`` / ``{key}``
 S3                          ``s3(bucket, key)``                                 ``s3://{bucket}`` / ``{key}``
 SharePoint                  ``sharepoint(host, site, key, port=443)``           ``mssharepoint://{host}:{port}/{site}`` / ``{key}``
 WASBS (Azure Blob Storage)  ``wasbs(container, account, key)``                  ``wasbs://{container}@{account}.dfs.core.windows.net`` / ``{key}``
@@ -82,16 +84,29 @@ in-memory databases ``inmemory://`` / ``{database}.{schema}.{table}``, file
 databases ``h2://{absolute path}`` / ``{schema}.{table}`` and servers
 ``h2://{host}:{port}`` / ``{database}.{schema}.{table}``.
 
+A Redshift JDBC URL whose host is neither a cluster endpoint
+(``{cluster}.{id}.{region}.redshift.amazonaws.com``) nor IAM's
+``{cluster}:{region}`` (a tunnel, a private DNS name) does not tell the
+cluster and region; its host stands in for them:
+``redshift://{host}:{port}`` / ``{database}.{schema}.{table}``.
+
+A DBFS path without a workspace (``dbfs:/mnt/raw``, as a Databricks cluster
+spells its own workspace's file system) is named ``dbfs`` / ``{path}``, as the
+JVM openlineage-spark agent names it, just as ``file`` names the local file
+system of whichever machine reads it.
+
 Normal forms
 ============
 
 * Schemes: ``s3a``/``s3n`` → ``s3``, ``gcs`` → ``gs``, ``abfs`` → ``abfss``,
   ``wasb`` → ``wasbs``, ``postgresql`` → ``postgres``, ``mariadb`` →
-  ``mysql``, ``sqlserver``/``jtds:sqlserver`` → ``mssql`` (or the Synapse or
-  Fabric row by host), ``hive2``/``thrift`` → ``hive``, ``databricks`` →
-  ``unitycatalog``, ``bq`` → ``bigquery``; SQLAlchemy's ``+driver`` is
-  dropped. HTTPS URLs of S3, GCS and Azure storage become ``s3``, ``gs``,
-  ``wasbs`` (blob endpoint) or ``abfss`` (dfs endpoint).
+  ``mysql``, ``thrift`` → ``hive``, ``bq`` → ``bigquery``; SQLAlchemy's
+  ``+driver`` is dropped. HTTPS URLs of S3, GCS and Azure storage become
+  ``s3``, ``gs``, ``wasbs`` (blob endpoint) or ``abfss`` (dfs endpoint).
+  JDBC URLs are named by their store: ``jdbc:sqlserver`` and
+  ``jdbc:jtds:sqlserver`` → ``mssql`` (or the Synapse or Fabric row by host),
+  ``jdbc:hive2`` → ``hive``, ``jdbc:databricks`` → ``unitycatalog`` and so on.
+  A ``sqlserver://`` URI is the seed document's Synapse form.
 * Ports: filled from :data:`DEFAULT_PORTS` when a URL or call gives none, so
   ``host`` and ``host:5432`` are one Postgres. Fabric and Unity Catalog,
   whose rows allow the port to be left out, write it only when it is not
@@ -109,7 +124,9 @@ Normal forms
   ``"..."``, ```...``` and ``[...]`` quote a part. A sub-query is refused.
   When the URL and the table together leave a level unnamed (a Postgres
   table without ``currentSchema`` or ``schema.table``), that is an error
-  naming the level rather than a guess.
+  naming the level rather than a guess. The exceptions are levels a driver
+  always fills the same way: Athena's catalog (``AwsDataCatalog``), CrateDB's
+  database (``crate``) and H2's schema (``PUBLIC``).
 
 Credentials
 ===========
@@ -128,7 +145,8 @@ The seed document (older conventions given by users) and ``naming.md``
 disagree in these places; in each, this module follows ``naming.md``:
 
 * **DBFS** — seed: ``hdfs://{workspace name}``; naming.md:
-  ``dbfs://{workspace name}``. We use ``dbfs://``.
+  ``dbfs://{workspace name}``. We use ``dbfs://`` (and ``dbfs`` for a path
+  that names no workspace, see above).
 * **ABFSS** — seed: ``abfss://{container name}@{service name}``; naming.md
   adds the endpoint: ``abfss://{container}@{service}.dfs.core.windows.net``.
   We write the full endpoint (a bare account name gets the suffix).
@@ -203,109 +221,10 @@ document's ``{spark.app.name}.{node.name}`` is the same name without a table.
 
 from __future__ import annotations
 
-from openlineage_sdk.naming._jobs import (
-    airflow_job_name,
-    debezium_job_name,
-    spark_job_name,
-    sql_job_name,
-)
+from openlineage_sdk.naming import _jobs, _stores
+from openlineage_sdk.naming._jobs import *  # noqa: F403
 from openlineage_sdk.naming._model import DatasetName, NamingError
 from openlineage_sdk.naming._parse import dataset_from_uri
-from openlineage_sdk.naming._stores import (
-    DEFAULT_PORTS,
-    abfss,
-    athena,
-    azure_cosmos,
-    azure_data_explorer,
-    azure_synapse,
-    bigquery,
-    box,
-    cassandra,
-    clickhouse,
-    crate,
-    db2,
-    dbfs,
-    fabric_warehouse,
-    filenet,
-    gcs,
-    glue,
-    hdfs,
-    hive,
-    in_memory,
-    kafka,
-    local_file,
-    milvus,
-    mssql,
-    mysql,
-    oceanbase,
-    oracle,
-    postgres,
-    presto,
-    pubsub_subscription,
-    pubsub_topic,
-    redshift,
-    remote_file,
-    s3,
-    sharepoint,
-    snowflake,
-    snowflake_account,
-    spanner,
-    sqlite,
-    teradata,
-    trino,
-    unity_catalog,
-    wasbs,
-)
+from openlineage_sdk.naming._stores import *  # noqa: F403
 
-__all__ = [
-    "DEFAULT_PORTS",
-    "DatasetName",
-    "NamingError",
-    "abfss",
-    "airflow_job_name",
-    "athena",
-    "azure_cosmos",
-    "azure_data_explorer",
-    "azure_synapse",
-    "bigquery",
-    "box",
-    "cassandra",
-    "clickhouse",
-    "crate",
-    "dataset_from_uri",
-    "db2",
-    "dbfs",
-    "debezium_job_name",
-    "fabric_warehouse",
-    "filenet",
-    "gcs",
-    "glue",
-    "hdfs",
-    "hive",
-    "in_memory",
-    "kafka",
-    "local_file",
-    "milvus",
-    "mssql",
-    "mysql",
-    "oceanbase",
-    "oracle",
-    "postgres",
-    "presto",
-    "pubsub_subscription",
-    "pubsub_topic",
-    "redshift",
-    "remote_file",
-    "s3",
-    "sharepoint",
-    "snowflake",
-    "snowflake_account",
-    "spanner",
-    "spark_job_name",
-    "sql_job_name",
-    "sqlite",
-    "teradata",
-    "trino",
-    "unity_catalog",
-    "wasbs",
-]
+__all__ = ["DatasetName", "NamingError", "dataset_from_uri", *_jobs.__all__, *_stores.__all__]

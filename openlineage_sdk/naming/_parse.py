@@ -43,30 +43,43 @@ _AUTHORITY_END = re.compile(r"[/?;#]")
 _SCHEME_RE = re.compile(r"^[A-Za-z][A-Za-z0-9+.\-]*$")
 
 
-def _authority(rest: str) -> tuple[str, str]:
-    """Split ``authority`` from what follows it; ``rest`` starts after ``//``."""
-    match = _AUTHORITY_END.search(rest)
-    if match is None:
-        return rest, ""
-    return rest[: match.start()], rest[match.start() :]
+def _authority(text: str, rest: str, what: str = "host") -> tuple[str, str]:
+    """The authority of ``rest``, ``//{authority}...``, and what follows it.
 
-
-def _host_port(authority: str) -> tuple[str | None, str | None]:
-    """Host and port of an authority, dropping user info.
-
-    A list of hosts (fail-over, replicas) names its data source by the first.
+    ``text`` is the whole input and ``what`` the authority's content, for errors.
     """
-    hostinfo = authority.rpartition("@")[2]
-    first = hostinfo.split(",")[0].strip()
-    if first.startswith("["):
-        inner, closed, after = first[1:].partition("]")
-        if not closed:
-            return first, None
-        if after and not after.startswith(":"):
-            return f"[{inner}]", after
-        return f"[{inner}]", after[1:] if after else None
-    host, colon, port = first.partition(":")
-    return (host or None), (port if colon else None)
+    if not rest.startswith("//"):
+        raise p.fail(text, f"missing '//' and {what}")
+    match = _AUTHORITY_END.search(rest, 2)
+    end = len(rest) if match is None else match.start()
+    return rest[2:end], rest[end:]
+
+
+def _server(text: str, rest: str) -> tuple[str, str | None, str]:
+    """Host, port and what follows them in a JDBC URL's ``//host:port...``, which needs a host."""
+    authority, remainder = _authority(text, rest)
+    host, port = p.host_port(authority)
+    if not host:
+        raise p.fail(text, "missing host")
+    return host, port, remainder
+
+
+def _path_query(remainder: str) -> tuple[str, str]:
+    """Path and query of what follows an authority; the fragment is dropped."""
+    path, _, query = remainder.partition("#")[0].partition("?")
+    return path, query
+
+
+def _join(path: str, table: str | None) -> str:
+    """``path`` with the relative path ``table`` appended, when one is given."""
+    return path if table is None else f"{path.rstrip('/')}/{table.strip('/')}"
+
+
+def _table(text: str, table: str | None) -> str:
+    """The ``table`` argument, which a connection URL needs: it names no table itself."""
+    if table is None:
+        raise p.fail(text, "missing table: a connection URL names no table, pass table=")
+    return table
 
 
 def _query(text: str) -> dict[str, str]:
@@ -78,14 +91,20 @@ def _query(text: str) -> dict[str, str]:
     }
 
 
-def _props(text: str, separators: str) -> dict[str, str]:
-    """``key=value`` properties split on any of ``separators``, keys case-folded."""
+def _props(text: str, separator: str = ";") -> dict[str, str]:
+    """``key=value`` properties split on ``separator``, keys case-folded."""
     result: dict[str, str] = {}
-    for piece in re.split(f"[{re.escape(separators)}]", text):
+    for piece in text.split(separator):
         key, eq, value = piece.partition("=")
         if eq and key.strip():
             result[key.strip().lower()] = unquote(value.strip())
     return result
+
+
+def _jdbc_props(text: str) -> tuple[str, dict[str, str]]:
+    """``{head};{key}={value};...``: the head, and the properties after it."""
+    head, _, props = text.partition(";")
+    return head, _props(props)
 
 
 def _first(params: Mapping[str, str], *keys: str) -> str | None:
@@ -122,11 +141,9 @@ def _finish(
     host: str | None,
     port: str | None,
     known: Mapping[str, str | None],
-    table: str | None,
+    table: str,
 ) -> DatasetName:
     """Combine a URL's parts with the ``table`` argument and build the name."""
-    if table is None:
-        raise p.fail(context, "missing table: a connection URL names no table, pass table=")
     parts = p.split_qualified(table, context)
     merged: dict[str, str | None] = dict(store.fixed)
     merged.update({level: value for level, value in known.items() if value})
@@ -154,9 +171,8 @@ def _b_hive_server2(c: str, h: str | None, pt: str | None, v: Sequence[Ident]) -
 
 
 def _b_snowflake(c: str, h: str | None, pt: str | None, v: Sequence[Ident]) -> DatasetName:
-    # Quoted parts keep their quotes so snowflake() keeps their case.
-    quoted = [f'"{x}"' if x.quoted else str(x) for x in v]
-    return s.snowflake(h or "", quoted[0], quoted[1], quoted[2])
+    # The parts are Idents: snowflake() keeps the case of those that were quoted.
+    return s.snowflake(h or "", v[0], v[1], v[2])
 
 
 def _b_spanner(c: str, h: str | None, pt: str | None, v: Sequence[Ident]) -> DatasetName:
@@ -169,15 +185,15 @@ def _b_bigquery(c: str, h: str | None, pt: str | None, v: Sequence[Ident]) -> Da
 
 
 _REDSHIFT_HOST_RE = re.compile(
-    r"^(?P<cluster>[a-z][a-z0-9-]*)\.[a-z0-9]+\.(?P<region>[a-z]{2}(?:-[a-z]+)+-\d+)"
+    rf"^(?P<cluster>[a-z][a-z0-9-]*)\.[a-z0-9]+\.(?P<region>{p.AWS_REGION})"
     r"\.redshift(?:-serverless)?\.amazonaws\.com(?:\.cn)?$"
 )
-_AWS_REGION_RE = re.compile(r"^[a-z]{2}(?:-[a-z]+)+-\d+$")
 
 
 def _b_redshift(c: str, h: str | None, pt: str | None, v: Sequence[Ident]) -> DatasetName:
-    host = p.host(h, c)
-    if pt and _AWS_REGION_RE.match(pt.lower()):
+    store = "redshift"
+    host = p.host(h, store)
+    if pt and p.AWS_REGION_RE.match(pt.lower()):
         # jdbc:redshift:iam://{cluster}:{region}/db names the cluster directly.
         return s.redshift(host, pt, v[0], v[1], v[2])
     match = _REDSHIFT_HOST_RE.match(host)
@@ -185,16 +201,18 @@ def _b_redshift(c: str, h: str | None, pt: str | None, v: Sequence[Ident]) -> Da
         return s.redshift(match["cluster"], match["region"], v[0], v[1], v[2], port=pt)
     # A host that is not a Redshift endpoint (a tunnel, a private DNS name)
     # does not tell the cluster and region: the host stands in for them.
-    number = p.port(pt, s.DEFAULT_PORTS["redshift"], c)
-    name = ".".join(
-        p.ident(x, c, level) for x, level in zip(v, ("database", "schema", "table"), strict=True)
+    return DatasetName(
+        f"redshift://{s.hostport(store, host, pt)}",
+        s.dotted(store, database=v[0], schema=v[1], table=v[2]),
     )
-    return DatasetName(f"redshift://{host}:{number}", name)
+
+
+_ATHENA_HOST_RE = re.compile(r"^athena\.([a-z0-9-]+)\.amazonaws\.com(?:\.cn)?$")
 
 
 def _athena_region(c: str, h: str | None) -> str:
     host = p.host(h, c)
-    match = re.match(r"^athena\.([a-z0-9-]+)\.amazonaws\.com(?:\.cn)?$", host)
+    match = _ATHENA_HOST_RE.match(host)
     if not match:
         raise p.fail(c, "invalid host: athena.{region}.amazonaws.com expected")
     return match[1]
@@ -204,9 +222,31 @@ def _b_athena(c: str, h: str | None, pt: str | None, v: Sequence[Ident]) -> Data
     return s.athena(_athena_region(c, h), v[0], v[1], v[2])
 
 
+# H2 is in neither naming document: its three kinds of database are named
+# as the module docs say.
+
+
+def _b_h2_memory(c: str, h: str | None, pt: str | None, v: Sequence[Ident]) -> DatasetName:
+    return s.in_memory(s.dotted("h2", database=v[0], schema=v[1], table=v[2]))
+
+
+def _b_h2_file(c: str, h: str | None, pt: str | None, v: Sequence[Ident]) -> DatasetName:
+    # The database file's path stands where a host would.
+    return DatasetName(f"h2://{p.absolute_path(h, 'h2')}", s.dotted("h2", schema=v[0], table=v[1]))
+
+
+def _b_h2_server(c: str, h: str | None, pt: str | None, v: Sequence[Ident]) -> DatasetName:
+    return DatasetName(
+        f"h2://{s.hostport('h2', h, pt)}", s.dotted("h2", database=v[0], schema=v[1], table=v[2])
+    )
+
+
 _DB3 = ("database", "schema", "table")
 _DB2 = ("database", "table")
 _CST = ("catalog", "schema", "table")
+# H2 opens every connection in the PUBLIC schema unless SCHEMA= says otherwise.
+_H2_SCHEMA = (("schema", ("schema",)),)
+_H2_DEFAULT = (("schema", "PUBLIC"),)
 
 _RELATIONAL: Mapping[str, _Relational] = MappingProxyType(
     {
@@ -252,16 +292,21 @@ _RELATIONAL: Mapping[str, _Relational] = MappingProxyType(
         ),
         "spanner": _Relational(_DB3, _b_spanner),
         "redshift": _Relational(_DB3, _b_redshift, (("schema", ("currentschema", "schema")),)),
+        # The Athena driver queries the AwsDataCatalog catalog unless told otherwise.
         "athena": _Relational(
             ("catalog", "database", "table"),
             _b_athena,
             (("catalog", ("catalog",)), ("database", ("schema", "database"))),
+            (("catalog", "AwsDataCatalog"),),
         ),
         "bigquery": _Relational(
             ("project", "dataset", "table"),
             _b_bigquery,
             (("project", ("projectid", "project")), ("dataset", ("defaultdataset", "dataset"))),
         ),
+        "h2_memory": _Relational(_DB3, _b_h2_memory, _H2_SCHEMA, _H2_DEFAULT),
+        "h2_file": _Relational(("schema", "table"), _b_h2_file, _H2_SCHEMA, _H2_DEFAULT),
+        "h2_server": _Relational(_DB3, _b_h2_server, _H2_SCHEMA, _H2_DEFAULT),
     }
 )
 
@@ -282,13 +327,19 @@ def _sqlserver_store(host: str | None) -> str:
 def _split_uri(text: str) -> tuple[str, str | None, str | None, str, str]:
     """Scheme, host, port, path and query of ``scheme://authority/path?query``."""
     scheme, _, rest = text.partition(":")
-    if not rest.startswith("//"):
-        raise p.fail(text, "missing '//' and host")
-    authority, remainder = _authority(rest[2:])
-    host, port = _host_port(authority)
-    remainder = remainder.split("#")[0]
-    path, _, query = remainder.partition("?")
+    authority, remainder = _authority(text, rest)
+    host, port = p.host_port(authority)
+    path, query = _path_query(remainder)
     return scheme.lower(), host, port, path, query
+
+
+def _split_fs_uri(text: str) -> tuple[str, str]:
+    """Authority (``""`` if left out) and decoded path of ``scheme:[//authority]path``."""
+    rest = text.partition(":")[2]
+    authority = ""
+    if rest.startswith("//"):
+        authority, rest = _authority(text, rest)
+    return authority, unquote(_path_query(rest)[0])
 
 
 def _relational_uri(key: str, text: str, table: str | None) -> DatasetName:
@@ -325,9 +376,7 @@ def _relational_uri(key: str, text: str, table: str | None) -> DatasetName:
 
 def _object_uri(text: str, table: str | None) -> DatasetName:
     scheme, host, port, path, _ = _split_uri(text)
-    key = unquote(path)
-    if table is not None:
-        key = f"{key.rstrip('/')}/{table.strip('/')}"
+    key = _join(unquote(path), table)
     with _as(text):
         if port is not None:
             raise p.fail(text, "invalid bucket: a bucket has no port")
@@ -338,15 +387,11 @@ def _object_uri(text: str, table: str | None) -> DatasetName:
 
 def _azure_uri(text: str, table: str | None) -> DatasetName:
     scheme, _, rest = text.partition(":")
-    if not rest.startswith("//"):
-        raise p.fail(text, "missing '//' and container@account")
-    authority, remainder = _authority(rest[2:])
+    authority, remainder = _authority(text, rest, "container@account")
     container, at, account = authority.partition("@")
     if not at:
         raise p.fail(text, "missing container: container@account expected")
-    path = unquote(remainder.split("?")[0].split("#")[0])
-    if table is not None:
-        path = f"{path.rstrip('/')}/{table.strip('/')}"
+    path = _join(unquote(_path_query(remainder)[0]), table)
     with _as(text):
         if scheme.lower() in ("abfs", "abfss"):
             return s.abfss(container, account, path)
@@ -357,62 +402,40 @@ def _hdfs_uri(text: str, table: str | None) -> DatasetName:
     _, host, port, path, _ = _split_uri(text)
     if not host:
         raise p.fail(text, "missing namenode host")
-    path = unquote(path)
-    if table is not None:
-        path = f"{path.rstrip('/')}/{table.strip('/')}"
     with _as(text):
-        return s.hdfs(host, path, port=port)
+        return s.hdfs(host, _join(unquote(path), table), port=port)
 
 
 def _dbfs_uri(text: str, table: str | None) -> DatasetName:
-    _, _, rest = text.partition(":")
-    if not rest.startswith("//") or rest.startswith("///"):
-        # dbfs:/mnt/x names no workspace, and without one the same path in
-        # two workspaces would be one dataset.
-        raise p.fail(text, "missing workspace: dbfs://{workspace}/{path} expected")
-    _, host, port, path, _ = _split_uri(text)
+    # dbfs://{workspace}/{path}; dbfs:/{path} (also dbfs:///{path}) names no workspace.
+    authority, path = _split_fs_uri(text)
+    workspace, port = p.host_port(authority)
     if port is not None:
         raise p.fail(text, "invalid workspace: a workspace has no port")
-    path = unquote(path)
-    if table is not None:
-        path = f"{path.rstrip('/')}/{table.strip('/')}"
     with _as(text):
-        return s.dbfs(host or "", path)
+        return s.dbfs(workspace, _join(path, table))
 
 
 def _file_uri(text: str, table: str | None) -> DatasetName:
-    _, _, rest = text.partition(":")
-    rest = rest.split("?")[0].split("#")[0]
-    host: str | None = None
-    if rest.startswith("//"):
-        authority, path = _authority(rest[2:])
-        host, _ = _host_port(authority)
-    else:
-        path = rest
-    path = unquote(path)
-    if table is not None:
-        path = f"{path.rstrip('/')}/{table.strip('/')}"
+    authority, path = _split_fs_uri(text)
+    host, _ = p.host_port(authority)
     with _as(text):
         # RFC 8089: an empty authority and "localhost" both mean this machine.
         if not host or host.lower() == "localhost":
-            return s.local_file(path)
-        return s.remote_file(host, path)
+            return s.local_file(_join(path, table))
+        return s.remote_file(host, _join(path, table))
 
 
 def _kafka_uri(text: str, table: str | None) -> DatasetName:
-    _, host, port, path, _ = _split_uri(text)
-    topic = unquote(path.strip("/"))
+    # kafka://{bootstrap servers}/{topic}: kafka() reads the servers.
+    servers, remainder = _authority(text, text.partition(":")[2])
+    topic = unquote(_path_query(remainder)[0].strip("/"))
     if table is not None:
         if topic:
             raise p.fail(text, "topic given twice: in the path and as table")
         topic = table
-    if not host:
-        raise p.fail(text, "missing bootstrap server host")
-    if not topic:
-        raise p.fail(text, "missing topic")
-    server = host if port is None else f"{host}:{port}"
     with _as(text):
-        return s.kafka(server, topic)
+        return s.kafka(servers, topic)
 
 
 def _pubsub_uri(text: str, table: str | None) -> DatasetName:
@@ -523,9 +546,7 @@ def _document_uri(text: str, table: str | None) -> DatasetName:
     scheme, host, port, path, _ = _split_uri(text)
     segments = path.lstrip("/").split("/", 1)
     root = unquote(segments[0])
-    key = unquote(segments[1]) if len(segments) > 1 else ""
-    if table is not None:
-        key = f"{key.rstrip('/')}/{table.strip('/')}"
+    key = _join(unquote(segments[1]) if len(segments) > 1 else "", table)
     with _as(text):
         if scheme == "box":
             return s.box(host or "", root, key, port=port)
@@ -534,16 +555,23 @@ def _document_uri(text: str, table: str | None) -> DatasetName:
         return s.sharepoint(host or "", root, key, port=port)
 
 
-def _sqlite_uri(text: str, table: str | None) -> DatasetName:
-    # sqlite:///abs/path.db (the namespace) plus table, or sqlite::memory:
-    body = text.partition(":")[2].split("?")[0]
-    if body in ("", ":memory:", "//", "///:memory:"):
-        with _as(text):
-            return s.in_memory(table or "")
-    if body.startswith("//"):
-        body = body[2:]
+def _sqlite(text: str, location: str, table: str) -> DatasetName:
+    """An SQLite database, ``location`` what follows ``sqlite:`` or ``jdbc:sqlite:``.
+
+    Files: ``sqlite:///abs/path.db``, ``jdbc:sqlite:/abs/path.db``,
+    ``jdbc:sqlite:file:/abs/path.db?mode=ro``; in memory: ``sqlite://``,
+    ``sqlite:///:memory:``, ``jdbc:sqlite::memory:``, ``jdbc:sqlite:file::memory:``.
+    """
+    path = location.split("?")[0].removeprefix("file:").removeprefix("//")
     with _as(text):
-        return s.sqlite(unquote(body), table or "")
+        if path in ("", "/:memory:") or path.startswith(":memory:"):
+            return s.in_memory(table)
+        return s.sqlite(unquote(path), table)
+
+
+def _sqlite_uri(text: str, table: str | None) -> DatasetName:
+    # The URI names the database, the namespace; the table is the name.
+    return _sqlite(text, text.partition(":")[2], _table(text, table))
 
 
 _AZURE_HTTPS_RE = re.compile(r"^(?P<account>[a-z0-9]+)\.(?P<kind>blob|dfs)\.core\.windows\.net$")
@@ -556,11 +584,13 @@ def _https_uri(text: str, table: str | None) -> DatasetName:
     """Object store URLs in their HTTPS form; their query (SAS tokens, signatures) is dropped."""
     _, host, _port, path, _ = _split_uri(text)
     host_l = (host or "").lower()
-    segments = path.lstrip("/").split("/", 1)
-    first = unquote(segments[0])
-    rest = unquote(segments[1]) if len(segments) > 1 else ""
-    if table is not None:
-        rest = f"{rest.rstrip('/')}/{table.strip('/')}"
+    amazon = _S3_HTTPS_RE.match(host_l)
+    # The first path segment is the container or bucket, the rest the key ...
+    first, _, rest = path.lstrip("/").partition("/")
+    if amazon and amazon["bucket"]:
+        # ... but a virtual-hosted style S3 URL has the bucket in the host.
+        first, rest = amazon["bucket"], path
+    first, rest = unquote(first), _join(unquote(rest), table)
     with _as(text):
         azure = _AZURE_HTTPS_RE.match(host_l)
         if azure:
@@ -569,14 +599,7 @@ def _https_uri(text: str, table: str | None) -> DatasetName:
             return s.wasbs(first, azure["account"], rest)
         if host_l == "storage.googleapis.com":
             return s.gcs(first, rest)
-        amazon = _S3_HTTPS_RE.match(host_l)
         if amazon:
-            if amazon["bucket"]:
-                # virtual-hosted style: the bucket is in the host
-                key = unquote(path.lstrip("/"))
-                if table is not None:
-                    key = f"{key.rstrip('/')}/{table.strip('/')}"
-                return s.s3(amazon["bucket"], key)
             return s.s3(first, rest)
     raise p.fail(text, "unsupported host: not an S3, GCS or Azure storage endpoint")
 
@@ -585,20 +608,13 @@ def _https_uri(text: str, table: str | None) -> DatasetName:
 
 
 def _jdbc_hostbased(
-    key: str, text: str, rest: str, table: str | None, path_levels: tuple[str, ...]
+    key: str, text: str, rest: str, table: str, path_levels: tuple[str, ...]
 ) -> DatasetName:
-    """``{sub}://host:port/{path levels}?params`` — the common JDBC layout."""
+    """``{sub}://host:port/{path levels}[;props][?params]`` — the common JDBC layout."""
     store = _RELATIONAL[key]
-    if not rest.startswith("//"):
-        raise p.fail(text, "missing '//' and host")
-    authority, remainder = _authority(rest[2:])
-    host, port = _host_port(authority)
-    if not host:
-        raise p.fail(text, "missing host")
-    remainder = remainder.split("#")[0]
-    path, _, query = remainder.partition("?")
-    path, _, props = path.partition(";")
-    params = _props(props, ";")
+    host, port, remainder = _server(text, rest)
+    path, query = _path_query(remainder)
+    path, params = _jdbc_props(path)
     params.update(_query(query))
     segments = _segments(path)
     if len(segments) > len(path_levels):
@@ -610,7 +626,7 @@ def _jdbc_hostbased(
     return _finish(store, text, host, port, known, table)
 
 
-def _jdbc_postgres(text: str, rest: str, table: str | None) -> DatasetName:
+def _jdbc_postgres(text: str, rest: str, table: str) -> DatasetName:
     if not rest.startswith("//"):
         # jdbc:postgresql:{database} connects to localhost.
         database, _, query = rest.partition("?")
@@ -618,17 +634,14 @@ def _jdbc_postgres(text: str, rest: str, table: str | None) -> DatasetName:
     return _jdbc_hostbased("postgres", text, rest, table, ("database",))
 
 
-def _jdbc_sqlserver(text: str, rest: str, table: str | None) -> DatasetName:
+def _jdbc_sqlserver(text: str, rest: str, table: str) -> DatasetName:
     # jdbc:sqlserver://[host[\instance][:port]][;key=value]*
-    if not rest.startswith("//"):
-        raise p.fail(text, "missing '//' and host")
-    head, _, props_text = rest[2:].partition(";")
-    params = _props(props_text, ";")
-    hostinfo = head.rpartition("@")[2]
-    hostpart, colon, port = hostinfo.partition(":")
-    hostpart, _, instance = hostpart.partition("\\")
+    authority, remainder = _authority(text, rest)
+    _, params = _jdbc_props(remainder)
+    server, port = p.host_port(authority)
+    hostpart, _, instance = (server or "").partition("\\")
     host = hostpart or params.get("servername")
-    port_value: str | None = port if colon else params.get("portnumber")
+    port_value = port or params.get("portnumber")
     instance = instance or params.get("instancename", "")
     if not host:
         raise p.fail(text, "missing host")
@@ -641,47 +654,44 @@ def _jdbc_sqlserver(text: str, rest: str, table: str | None) -> DatasetName:
     return _finish(store, text, host, port_value, known, table)
 
 
-def _jdbc_jtds(text: str, rest: str, table: str | None) -> DatasetName:
+def _jdbc_jtds(text: str, rest: str, table: str) -> DatasetName:
     # jdbc:jtds:sqlserver://host[:port][/database][;key=value]*
     sub, _, rest = rest.partition(":")
     if sub.lower() != "sqlserver":
         raise p.fail(text, f"unsupported jTDS server type {sub!r}")
-    if not rest.startswith("//"):
-        raise p.fail(text, "missing '//' and host")
-    head, _, props_text = rest[2:].partition(";")
-    params = _props(props_text, ";")
-    authority, remainder = _authority(head)
-    host, port = _host_port(authority)
-    if not host:
-        raise p.fail(text, "missing host")
+    host, port, remainder = _server(text, rest)
+    path, params = _jdbc_props(remainder)
     if params.get("instance") and not port:
         raise p.fail(text, "missing port: a named instance needs a port")
-    segments = _segments(remainder)
+    segments = _segments(path)
     known: dict[str, str | None] = {
         "database": segments[0] if segments else params.get("databasename")
     }
     return _finish(_RELATIONAL[_sqlserver_store(host)], text, host, port, known, table)
 
 
-_TNS_VALUE = r"\(\s*{key}\s*=\s*([^()\s]+)\s*\)"
+_TNS_RE = re.compile(r"\(\s*(HOST|PORT|SERVICE_NAME|SID)\s*=\s*([^()\s]+)\s*\)", re.IGNORECASE)
 
 
-def _tns(text: str, descriptor: str, table: str | None) -> DatasetName:
-    def value(key: str) -> str | None:
-        match = re.search(_TNS_VALUE.format(key=key), descriptor, re.IGNORECASE)
-        return match[1] if match else None
-
-    host = value("HOST")
+def _tns(text: str, descriptor: str, table: str) -> DatasetName:
+    values: dict[str, str] = {}
+    for key, value in _TNS_RE.findall(descriptor):
+        # A list of addresses names the database by its first.
+        values.setdefault(key.upper(), value)
+    host = values.get("HOST")
     if not host:
         raise p.fail(text, "missing host: the descriptor has no (HOST=...)")
-    service = value("SERVICE_NAME") or value("SID")
-    return _finish(_RELATIONAL["oracle"], text, host, value("PORT"), {"service": service}, table)
+    service = values.get("SERVICE_NAME") or values.get("SID")
+    return _finish(
+        _RELATIONAL["oracle"], text, host, values.get("PORT"), {"service": service}, table
+    )
 
 
 _ORACLE_RE = re.compile(r"^(?P<driver>thin|oci8?|kprb):(?P<target>.*)$", re.IGNORECASE | re.DOTALL)
+_TCP_RE = re.compile(r"^tcps?://", re.IGNORECASE)
 
 
-def _jdbc_oracle(text: str, rest: str, table: str | None) -> DatasetName:
+def _jdbc_oracle(text: str, rest: str, table: str) -> DatasetName:
     match = _ORACLE_RE.match(rest)
     if not match:
         raise p.fail(text, "missing driver type: jdbc:oracle:thin:@... expected")
@@ -695,12 +705,12 @@ def _jdbc_oracle(text: str, rest: str, table: str | None) -> DatasetName:
     target = target.split("?")[0]
     if target.lower().startswith(("ldap:", "ldaps:")):
         raise p.fail(text, "missing host: an LDAP lookup does not name the database host")
-    target = re.sub(r"^(?i:tcps?)://", "//", target)
+    target = _TCP_RE.sub("//", target)
     service: str | None
     if target.startswith("//") or "/" in target:
         # EZConnect: [//]host[:port]/service[:server][/instance]
         authority, _, path = target.lstrip("/").partition("/")
-        host, port = _host_port(authority)
+        host, port = p.host_port(authority)
         service = path.split("/")[0].split(":")[0] or None
     else:
         # host:port:sid, or a bare net service name from tnsnames.ora
@@ -721,60 +731,54 @@ def _jdbc_oracle(text: str, rest: str, table: str | None) -> DatasetName:
     return _finish(_RELATIONAL["oracle"], text, host, port or None, {"service": service}, table)
 
 
-def _jdbc_redshift(text: str, rest: str, table: str | None) -> DatasetName:
+def _jdbc_redshift(text: str, rest: str, table: str) -> DatasetName:
     # jdbc:redshift://{endpoint}:5439/db, jdbc:redshift:iam://{cluster}:{region}/db
     if rest.lower().startswith("iam:"):
         rest = rest[4:]
     return _jdbc_hostbased("redshift", text, rest, table, ("database",))
 
 
-def _jdbc_mysql(text: str, rest: str, table: str | None) -> DatasetName:
+_MYSQL_MODE_RE = re.compile(r"^[a-z+]+$", re.IGNORECASE)
+_CLICKHOUSE_PROTOCOL_RE = re.compile(r"^(?:https?|grpc|tcp):(?=//)", re.IGNORECASE)
+
+
+def _jdbc_mysql(text: str, rest: str, table: str) -> DatasetName:
     # jdbc:mysql://, jdbc:mysql:loadbalance://, jdbc:mysql:replication://,
     # jdbc:mysql+srv://, jdbc:mariadb://, jdbc:mariadb:sequential:// ...
     while rest and not rest.startswith("//"):
         mode, colon, rest = rest.partition(":")
-        if not colon or not re.match(r"^[a-z+]+$", mode, re.IGNORECASE):
+        if not colon or not _MYSQL_MODE_RE.match(mode):
             raise p.fail(text, "missing '//' and host")
     return _jdbc_hostbased("mysql", text, rest, table, ("database",))
 
 
-def _jdbc_clickhouse(text: str, rest: str, table: str | None) -> DatasetName:
+def _jdbc_clickhouse(text: str, rest: str, table: str) -> DatasetName:
     # jdbc:clickhouse://, jdbc:ch://, jdbc:clickhouse:http(s)://, jdbc:ch:grpc://
-    match = re.match(r"^(?i:https?|grpc|tcp):(?=//)", rest)
+    match = _CLICKHOUSE_PROTOCOL_RE.match(rest)
     if match:
         rest = rest[match.end() :]
     return _jdbc_hostbased("clickhouse", text, rest, table, ("database",))
 
 
-def _jdbc_db2(text: str, rest: str, table: str | None) -> DatasetName:
+def _jdbc_db2(text: str, rest: str, table: str) -> DatasetName:
     # jdbc:db2://host:50000/DB:currentSchema=S;user=u;password=p;
-    if not rest.startswith("//"):
-        raise p.fail(text, "missing '//' and host")
-    authority, remainder = _authority(rest[2:])
-    host, port = _host_port(authority)
-    if not host:
-        raise p.fail(text, "missing host")
+    host, port, remainder = _server(text, rest)
     database, _, props_text = remainder.lstrip("/").partition(":")
-    params = _props(props_text, ";")
+    params = _props(props_text)
     known: dict[str, str | None] = {"database": unquote(database) or None}
     known.update(_from_params(_RELATIONAL["db2"], params))
     return _finish(_RELATIONAL["db2"], text, host, port, known, table)
 
 
-def _jdbc_teradata(text: str, rest: str, table: str | None) -> DatasetName:
+def _jdbc_teradata(text: str, rest: str, table: str) -> DatasetName:
     # jdbc:teradata://host/DATABASE=db,DBS_PORT=1025,USER=u,PASSWORD=p
-    if not rest.startswith("//"):
-        raise p.fail(text, "missing '//' and host")
-    authority, remainder = _authority(rest[2:])
-    host, _ = _host_port(authority)
-    if not host:
-        raise p.fail(text, "missing host")
+    host, _, remainder = _server(text, rest)
     params = _props(remainder.lstrip("/"), ",")
     known = _from_params(_RELATIONAL["teradata"], params)
     return _finish(_RELATIONAL["teradata"], text, host, params.get("dbs_port"), known, table)
 
 
-def _jdbc_hive(text: str, rest: str, table: str | None) -> DatasetName:
+def _jdbc_hive(text: str, rest: str, table: str) -> DatasetName:
     # jdbc:hive2://host:10000/db;principal=...?hiveconf#hivevars
     lowered = rest.lower()
     if "servicediscoverymode=zookeeper" in lowered.replace(" ", ""):
@@ -782,132 +786,91 @@ def _jdbc_hive(text: str, rest: str, table: str | None) -> DatasetName:
     return _jdbc_hostbased("hive_server2", text, rest, table, ("database",))
 
 
-def _jdbc_databricks(text: str, rest: str, table: str | None) -> DatasetName:
+def _jdbc_databricks(text: str, rest: str, table: str) -> DatasetName:
     # jdbc:databricks://host:443/default;httpPath=...;ConnCatalog=c;ConnSchema=s;PWD=...
-    if not rest.startswith("//"):
-        raise p.fail(text, "missing '//' and host")
-    head, _, props_text = rest[2:].partition(";")
-    params = _props(props_text, ";")
-    authority, remainder = _authority(head)
-    host, port = _host_port(authority)
-    if not host:
-        raise p.fail(text, "missing host")
+    host, port, remainder = _server(text, rest)
+    path, params = _jdbc_props(remainder)
     store = _RELATIONAL["unity_catalog"]
     known = _from_params(store, params)
-    segments = _segments(remainder)
+    segments = _segments(path)
     if not known.get("schema") and segments:
         known["schema"] = segments[0]
     return _finish(store, text, host, port, known, table)
 
 
-def _jdbc_snowflake(text: str, rest: str, table: str | None) -> DatasetName:
-    return _jdbc_hostbased("snowflake", text, rest, table, ())
-
-
-def _jdbc_athena(text: str, rest: str, table: str | None) -> DatasetName:
+def _jdbc_athena(text: str, rest: str, table: str) -> DatasetName:
     # jdbc:awsathena://AwsRegion=us-east-1;... or //athena.{region}.amazonaws.com:443;...
-    if not rest.startswith("//"):
-        raise p.fail(text, "missing '//'")
-    head, _, props_text = rest[2:].partition(";")
-    params = _props(props_text, ";")
-    if "=" in head:
-        params.update(_props(head, ";"))
-        head = ""
-    store = _RELATIONAL["athena"]
+    authority, remainder = _authority(text, rest)
+    _, params = _jdbc_props(remainder)
+    host: str | None = None
+    if "=" in authority:
+        # No host: the properties start right after '//'.
+        params.update(_props(authority))
+    else:
+        host, _ = p.host_port(authority)
     region = _first(params, "awsregion", "region")
-    if head:
-        host, _ = _host_port(head)
-        if host and not region:
-            region = _athena_region(text, host)
+    if host and not region:
+        region = _athena_region(text, host)
     if not region:
         raise p.fail(text, "missing region: AwsRegion= or the athena.{region} host")
+    store = _RELATIONAL["athena"]
     known = _from_params(store, params)
-    # The Athena driver queries the AwsDataCatalog catalog unless told otherwise.
-    known["catalog"] = known.get("catalog") or "AwsDataCatalog"
     return _finish(store, text, f"athena.{region}.amazonaws.com", None, known, table)
 
 
-def _jdbc_spanner(text: str, rest: str, table: str | None) -> DatasetName:
+_SPANNER_PATH_RE = re.compile(r"^/projects/([^/]+)/instances/([^/]+)/databases/([^/]+)/?$")
+
+
+def _jdbc_spanner(text: str, rest: str, table: str) -> DatasetName:
     # jdbc:cloudspanner:[//host:port]/projects/p/instances/i/databases/d[;props]
     path = rest.split(";")[0].split("?")[0]
     if path.startswith("//"):
-        _, path = _authority(path[2:])
-    match = re.match(r"^/projects/([^/]+)/instances/([^/]+)/databases/([^/]+)/?$", path)
+        _, path = _authority(text, path)
+    match = _SPANNER_PATH_RE.match(path)
     if not match:
         raise p.fail(text, "missing database: /projects/{p}/instances/{i}/databases/{d} expected")
     project, instance, database = (unquote(x) for x in match.groups())
     return _finish(_RELATIONAL["spanner"], text, project, instance, {"database": database}, table)
 
 
-def _jdbc_bigquery(text: str, rest: str, table: str | None) -> DatasetName:
+def _jdbc_bigquery(text: str, rest: str, table: str) -> DatasetName:
     # jdbc:bigquery://https://www.googleapis.com/bigquery/v2:443;ProjectId=p;DefaultDataset=d
-    _, _, props_text = rest.partition(";")
+    _, params = _jdbc_props(rest)
     store = _RELATIONAL["bigquery"]
-    known = _from_params(store, _props(props_text, ";"))
-    return _finish(store, text, None, None, known, table)
+    return _finish(store, text, None, None, _from_params(store, params), table)
 
 
-def _jdbc_sqlite(text: str, rest: str, table: str | None) -> DatasetName:
-    # jdbc:sqlite:/abs/path.db, jdbc:sqlite:file:/abs/path.db?mode=ro, jdbc:sqlite::memory:
-    body = rest.split("?")[0]
-    if body in ("", ":memory:") or body.startswith(("file::memory:", ":memory:")):
-        if table is None:
-            raise p.fail(text, "missing table: a connection URL names no table, pass table=")
-        with _as(text):
-            return s.in_memory(table)
-    body = body.removeprefix("file:")
-    if body.startswith("//"):
-        body = body[2:]
-    if table is None:
-        raise p.fail(text, "missing table: a connection URL names no table, pass table=")
-    with _as(text):
-        return s.sqlite(unquote(body), table)
-
-
-def _jdbc_h2(text: str, rest: str, table: str | None) -> DatasetName:
-    # jdbc:h2:mem:name, jdbc:h2:[file:]/abs/path, jdbc:h2:tcp://host[:port]/path; ;KEY=VALUE...
-    body, _, props_text = rest.partition(";")
-    params = _props(props_text, ";")
-    if table is None:
-        raise p.fail(text, "missing table: a connection URL names no table, pass table=")
-    parts = p.split_qualified(table, text)
-    # H2 opens every connection in the PUBLIC schema unless SCHEMA= says otherwise.
-    schema = params.get("schema") or "PUBLIC"
-    lowered = body.lower()
-    if lowered.startswith("mem:"):
-        database = body[4:]
-        if not database:
+def _jdbc_h2(text: str, rest: str, table: str) -> DatasetName:
+    # jdbc:h2:mem:{name}, jdbc:h2:[file:]{absolute path}, jdbc:h2:tcp://host[:port]/{path};
+    # then ;KEY=VALUE properties.
+    body, params = _jdbc_props(rest)
+    kind, _, location = body.partition(":")
+    host: str | None = None
+    port: str | None = None
+    database: str | None = None
+    if kind.lower() == "mem":
+        if not location:
             raise p.fail(text, "missing database: an unnamed in-memory database is private")
-        values = p.fill_levels(_DB3, {"database": database, "schema": schema}, parts, text)
-        return DatasetName("inmemory://", ".".join(values))
-    if lowered.startswith(("tcp:", "ssl:")):
-        _, _, after = body.partition(":")
-        if not after.startswith("//"):
-            raise p.fail(text, "missing '//' and host")
-        authority, path = _authority(after[2:])
-        host, port = _host_port(authority)
+        key, database = "h2_memory", location
+    elif kind.lower() in ("tcp", "ssl"):
+        key = "h2_server"
+        host, port, path = _server(text, location)
         database = path.lstrip("/")
-        if not database:
-            raise p.fail(text, "missing database")
-        values = p.fill_levels(_DB3, {"database": database, "schema": schema}, parts, text)
-        with _as(text):
-            authority_text = f"{p.host(host, text)}:{p.port(port, s.DEFAULT_PORTS['h2'], text)}"
-        return DatasetName(f"h2://{authority_text}", ".".join(values))
-    path = p.absolute_path(body.removeprefix("file:"), text)
-    values = p.fill_levels(("schema", "table"), {"schema": schema}, parts, text)
-    return DatasetName(f"h2://{path}", ".".join(values))
+    else:
+        key, host = "h2_file", body.removeprefix("file:")
+    store = _RELATIONAL[key]
+    known = {"database": database, **_from_params(store, params)}
+    return _finish(store, text, host, port, known, table)
 
 
-def _jdbc_simple(
-    key: str, path_levels: tuple[str, ...]
-) -> Callable[[str, str, str | None], DatasetName]:
-    def parse(text: str, rest: str, table: str | None) -> DatasetName:
+def _jdbc_simple(key: str, path_levels: tuple[str, ...]) -> Callable[[str, str, str], DatasetName]:
+    def parse(text: str, rest: str, table: str) -> DatasetName:
         return _jdbc_hostbased(key, text, rest, table, path_levels)
 
     return parse
 
 
-_JDBC: Mapping[str, Callable[[str, str, str | None], DatasetName]] = MappingProxyType(
+_JDBC: Mapping[str, Callable[[str, str, str], DatasetName]] = MappingProxyType(
     {
         "postgresql": _jdbc_postgres,
         "mysql": _jdbc_mysql,
@@ -918,7 +881,7 @@ _JDBC: Mapping[str, Callable[[str, str, str | None], DatasetName]] = MappingProx
         "jtds": _jdbc_jtds,
         "oracle": _jdbc_oracle,
         "redshift": _jdbc_redshift,
-        "snowflake": _jdbc_snowflake,
+        "snowflake": _jdbc_simple("snowflake", ()),
         "db2": _jdbc_db2,
         "teradata": _jdbc_teradata,
         "trino": _jdbc_simple("trino", ("catalog", "schema")),
@@ -933,7 +896,7 @@ _JDBC: Mapping[str, Callable[[str, str, str | None], DatasetName]] = MappingProx
         "awsathena": _jdbc_athena,
         "cloudspanner": _jdbc_spanner,
         "bigquery": _jdbc_bigquery,
-        "sqlite": _jdbc_sqlite,
+        "sqlite": _sqlite,
         "h2": _jdbc_h2,
     }
 )
@@ -945,7 +908,7 @@ def _jdbc(text: str, table: str | None) -> DatasetName:
     parse = _JDBC.get(sub.lower())
     if not colon or parse is None:
         raise p.fail(text, f"unsupported JDBC driver {p.redact(sub)!r}")
-    return parse(text, after, table)
+    return parse(text, after, _table(text, table))
 
 
 # --------------------------------------------------------------------------- entry point
@@ -1012,8 +975,6 @@ _RELATIONAL_SCHEMES: Mapping[str, str] = MappingProxyType(
     }
 )
 
-_WINDOWS_PATH_RE = re.compile(r"^[A-Za-z]:[\\/]")
-
 
 def dataset_from_uri(uri: str, table: str | None = None) -> DatasetName:
     """Name a dataset from a URI or JDBC URL, following the naming conventions.
@@ -1023,9 +984,11 @@ def dataset_from_uri(uri: str, table: str | None = None) -> DatasetName:
 
             * an object store or file system location: ``s3://bucket/key``
               (also ``s3a``/``s3n``), ``gs://``, ``abfss://`` (also ``abfs``),
-              ``wasbs://`` (also ``wasb``), ``hdfs://``, ``dbfs://``,
-              ``file:``, an absolute path, or the HTTPS URL of an S3, GCS or
-              Azure storage object;
+              ``wasbs://`` (also ``wasb``), ``hdfs://``, ``dbfs://`` (or
+              ``dbfs:/{path}``, naming no workspace), ``file:``, an absolute
+              path, or the HTTPS URL of an S3, GCS or Azure storage object.
+              An absolute path (``/data/orders.csv``, ``C:\\data``) is a path,
+              not a URL: ``#``, ``?`` and ``%`` in it are part of the file's name;
             * a JDBC URL: ``jdbc:postgresql:``, ``mysql``, ``mariadb``,
               ``sqlserver``, ``jtds:sqlserver``, ``oracle:thin``, ``redshift``,
               ``snowflake``, ``db2``, ``teradata``, ``trino``, ``presto``,
@@ -1060,8 +1023,10 @@ def dataset_from_uri(uri: str, table: str | None = None) -> DatasetName:
     if table is not None and not isinstance(table, str):
         raise NamingError("dataset_from_uri", "invalid table: a string expected")
     text = uri.strip()
-    if text.startswith("/") or _WINDOWS_PATH_RE.match(text):
-        return _file_uri(f"file:{text}" if text.startswith("/") else f"file:/{text}", table)
+    if text.startswith("/") or p.WINDOWS_PATH_RE.match(text):
+        # A plain path, not a URL: '?', '#' and '%' are part of the file's name.
+        with _as(text):
+            return s.local_file(_join(text, table))
     scheme, colon, _ = text.partition(":")
     if not colon or not _SCHEME_RE.match(scheme):
         raise p.fail(text, "missing scheme")

@@ -14,12 +14,16 @@ from types import MappingProxyType
 from openlineage_sdk.naming._model import NamingError
 
 __all__ = [
+    "AWS_REGION",
+    "AWS_REGION_RE",
+    "WINDOWS_PATH_RE",
     "Ident",
     "absolute_path",
     "fail",
     "fill_levels",
     "fs_path",
     "host",
+    "host_port",
     "ident",
     "object_key",
     "port",
@@ -33,6 +37,11 @@ __all__ = [
 _HOST_RE = re.compile(r"^[a-z0-9_](?:[a-z0-9_.-]*[a-z0-9_])?$")
 _IPV6_RE = re.compile(r"^[0-9a-f:.]+(?:%[0-9a-z._~-]+)?$")
 _CONTROL_RE = re.compile(r"[\x00-\x1f\x7f]")
+#: An AWS region name such as ``us-east-1``, unanchored (for larger patterns), and anchored.
+AWS_REGION = r"[a-z]{2}(?:-[a-z]+)+-\d+"
+AWS_REGION_RE = re.compile(rf"^{AWS_REGION}$")
+#: A Windows drive path, ``C:\data`` or, as in ``file:///C:/data``, ``/C:/data``.
+WINDOWS_PATH_RE = re.compile(r"^/?[A-Za-z]:[\\/]")
 
 # Parameter names whose values are credentials or identify a user. Matched
 # as substrings of the (case-folded) key so vendor spellings are caught too:
@@ -137,6 +146,35 @@ def host(value: str | None, context: str, part: str = "host") -> str:
     if not _HOST_RE.match(text) or ".." in text:
         raise fail(context, f"invalid {part} {text!r}")
     return text
+
+
+def host_port(authority: str) -> tuple[str | None, str | None]:
+    """Split an authority (``user@host:port``) or server address into host and port.
+
+    User info is dropped. A list of hosts (fail-over, replicas, Kafka
+    bootstrap servers) names its data source by the first. An IPv6 address
+    is bracketed when a port follows (``[::1]:9092``); unbracketed, it is
+    all host.
+
+    Args:
+        authority: The text between ``//`` and the path, or a ``host:port``.
+
+    Returns:
+        The host and the port as given (``None`` when absent), for
+        :func:`host` and :func:`port` to check.
+    """
+    first = authority.rpartition("@")[2].split(",")[0].strip()
+    if first.startswith("["):
+        inner, closed, after = first[1:].partition("]")
+        if not closed:
+            return first, None
+        if after and not after.startswith(":"):
+            return f"[{inner}]", after
+        return f"[{inner}]", after[1:] if after else None
+    if first.count(":") > 1 and _IPV6_RE.match(first.lower()):
+        return first, None
+    name, colon, number = first.partition(":")
+    return (name or None), (number if colon else None)
 
 
 def port(value: int | str | None, default: int | None, context: str) -> int:
@@ -249,9 +287,6 @@ def fs_path(value: str | None, context: str, part: str = "path") -> str:
     return text
 
 
-_WINDOWS_PATH_RE = re.compile(r"^/?[A-Za-z]:[\\/]")
-
-
 def absolute_path(value: str | None, context: str) -> str:
     """Check and normalize an absolute file path (local files, SQLite, H2).
 
@@ -271,7 +306,7 @@ def absolute_path(value: str | None, context: str) -> str:
     raw = text(value)
     if not raw:
         raise fail(context, "missing path")
-    if _WINDOWS_PATH_RE.match(raw):
+    if WINDOWS_PATH_RE.match(raw):
         raw = "/" + raw.lstrip("/").replace("\\", "/")
     if not raw.startswith("/"):
         raise fail(context, "path must be absolute")

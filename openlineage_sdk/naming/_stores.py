@@ -1,8 +1,9 @@
 """One builder per data store: a dataset's namespace and name from its parts.
 
 Each builder applies its store's row of the naming conventions and nothing
-else; the parsers in ``_uri`` and ``_jdbc`` take URLs apart and call these,
-so a dataset gets the same name whichever way it is described.
+else; the parsers in ``_parse`` take URLs apart and call these, so a dataset
+gets the same name whichever way it is described. :func:`hostport` and
+:func:`dotted` are shared with ``_parse`` for the few forms no builder has.
 """
 
 from __future__ import annotations
@@ -94,24 +95,40 @@ DEFAULT_PORTS: MappingProxyType[str, int] = MappingProxyType(
 )
 
 
-def _hostport(store: str, host: str, port: Port, *, default: str | None = None) -> str:
-    """``host:port`` with the store's default port filled in."""
-    return f"{p.host(host, store)}:{p.port(port, DEFAULT_PORTS[default or store], store)}"
+def hostport(
+    store: str, host: str | None, port: Port, *, part: str = "host", omit_default: bool = False
+) -> str:
+    """``{host}:{port}``, both checked, with the store's default port when none is given.
+
+    Args:
+        store: The store, for errors and its :data:`DEFAULT_PORTS` entry; a
+            store without one needs a port.
+        host: The host as given.
+        port: The port as given, or ``None``.
+        part: The host's name in errors (``"namenode host"``).
+        omit_default: Leave the port out when it is the default (for stores
+            whose row allows the host alone).
+
+    Returns:
+        The normalized ``host:port``, or ``host``.
+    """
+    default = DEFAULT_PORTS.get(store)
+    name = p.host(host, store, part)
+    number = p.port(port, default, store)
+    return name if omit_default and number == default else f"{name}:{number}"
 
 
-def _dotted(store: str, **levels: str) -> str:
+def dotted(store: str, **levels: str) -> str:
     """Join name levels with dots, checking each (keyword order is kept)."""
     return ".".join(p.ident(value, store, level) for level, value in levels.items())
 
 
 # --------------------------------------------------------------------------- warehouses
 
-_AWS_REGION_RE = re.compile(r"^[a-z]{2}(?:-[a-z]+)+-\d+$")
-
 
 def _aws_region(region: str, store: str) -> str:
     text = p.ident(region, store, "region").lower()
-    if not _AWS_REGION_RE.match(text):
+    if not p.AWS_REGION_RE.match(text):
         raise p.fail(store, f"invalid region {text!r}")
     return text
 
@@ -132,7 +149,7 @@ def athena(region: str, catalog: str, database: str, table: str) -> DatasetName:
     store = "athena"
     return DatasetName(
         f"awsathena://athena.{_aws_region(region, store)}.amazonaws.com",
-        _dotted(store, catalog=catalog, database=database, table=table),
+        dotted(store, catalog=catalog, database=database, table=table),
     )
 
 
@@ -226,8 +243,8 @@ def azure_synapse(host: str, schema: str, table: str, *, port: Port = None) -> D
     """
     store = "azure_synapse"
     return DatasetName(
-        f"sqlserver://{_hostport(store, host, port)}",
-        _dotted(store, schema=schema, table=table),
+        f"sqlserver://{hostport(store, host, port)}",
+        dotted(store, schema=schema, table=table),
     )
 
 
@@ -243,7 +260,7 @@ def bigquery(project: str, dataset: str, table: str) -> DatasetName:
         ``bigquery`` and ``{project}.{dataset}.{table}``.
     """
     store = "bigquery"
-    return DatasetName("bigquery", _dotted(store, project=project, dataset=dataset, table=table))
+    return DatasetName("bigquery", dotted(store, project=project, dataset=dataset, table=table))
 
 
 def cassandra(host: str, keyspace: str, table: str, *, port: Port = None) -> DatasetName:
@@ -260,8 +277,8 @@ def cassandra(host: str, keyspace: str, table: str, *, port: Port = None) -> Dat
     """
     store = "cassandra"
     return DatasetName(
-        f"cassandra://{_hostport(store, host, port)}",
-        _dotted(store, keyspace=keyspace, table=table),
+        f"cassandra://{hostport(store, host, port)}",
+        dotted(store, keyspace=keyspace, table=table),
     )
 
 
@@ -279,8 +296,8 @@ def milvus(host: str, database: str, collection: str, *, port: Port = None) -> D
     """
     store = "milvus"
     return DatasetName(
-        f"milvus://{_hostport(store, host, port)}",
-        _dotted(store, database=database, collection=collection),
+        f"milvus://{hostport(store, host, port)}",
+        dotted(store, database=database, collection=collection),
     )
 
 
@@ -306,13 +323,9 @@ def fabric_warehouse(
         ``{database}.{schema}.{table}``.
     """
     store = "fabric_warehouse"
-    authority = p.host(endpoint, store, "endpoint")
-    number = p.port(port, DEFAULT_PORTS[store], store)
-    if number != DEFAULT_PORTS[store]:
-        authority = f"{authority}:{number}"
     return DatasetName(
-        f"fabric-warehouse://{authority}",
-        _dotted(store, database=database, schema=schema, table=table),
+        f"fabric-warehouse://{hostport(store, endpoint, port, part='endpoint', omit_default=True)}",
+        dotted(store, database=database, schema=schema, table=table),
     )
 
 
@@ -330,8 +343,8 @@ def mysql(host: str, database: str, table: str, *, port: Port = None) -> Dataset
     """
     store = "mysql"
     return DatasetName(
-        f"mysql://{_hostport(store, host, port)}",
-        _dotted(store, database=database, table=table),
+        f"mysql://{hostport(store, host, port)}",
+        dotted(store, database=database, table=table),
     )
 
 
@@ -350,8 +363,8 @@ def crate(host: str, database: str, schema: str, table: str, *, port: Port = Non
     """
     store = "crate"
     return DatasetName(
-        f"crate://{_hostport(store, host, port)}",
-        _dotted(store, database=database, schema=schema, table=table),
+        f"crate://{hostport(store, host, port)}",
+        dotted(store, database=database, schema=schema, table=table),
     )
 
 
@@ -370,8 +383,8 @@ def db2(host: str, database: str, schema: str, table: str, *, port: Port = None)
     """
     store = "db2"
     return DatasetName(
-        f"db2://{_hostport(store, host, port)}",
-        _dotted(store, database=database, schema=schema, table=table),
+        f"db2://{hostport(store, host, port)}",
+        dotted(store, database=database, schema=schema, table=table),
     )
 
 
@@ -390,8 +403,8 @@ def hive(host: str, database: str, table: str, *, port: Port = None) -> DatasetN
     """
     store = "hive"
     return DatasetName(
-        f"hive://{_hostport(store, host, port)}",
-        _dotted(store, database=database, table=table),
+        f"hive://{hostport(store, host, port)}",
+        dotted(store, database=database, table=table),
     )
 
 
@@ -410,8 +423,8 @@ def mssql(host: str, database: str, schema: str, table: str, *, port: Port = Non
     """
     store = "mssql"
     return DatasetName(
-        f"mssql://{_hostport(store, host, port)}",
-        _dotted(store, database=database, schema=schema, table=table),
+        f"mssql://{hostport(store, host, port)}",
+        dotted(store, database=database, schema=schema, table=table),
     )
 
 
@@ -429,8 +442,8 @@ def oceanbase(host: str, database: str, table: str, *, port: Port = None) -> Dat
     """
     store = "oceanbase"
     return DatasetName(
-        f"oceanbase://{_hostport(store, host, port)}",
-        _dotted(store, database=database, table=table),
+        f"oceanbase://{hostport(store, host, port)}",
+        dotted(store, database=database, table=table),
     )
 
 
@@ -449,8 +462,8 @@ def oracle(host: str, service: str, schema: str, table: str, *, port: Port = Non
     """
     store = "oracle"
     return DatasetName(
-        f"oracle://{_hostport(store, host, port)}",
-        _dotted(store, service=service, schema=schema, table=table),
+        f"oracle://{hostport(store, host, port)}",
+        dotted(store, service=service, schema=schema, table=table),
     )
 
 
@@ -471,8 +484,8 @@ def postgres(
     """
     store = "postgres"
     return DatasetName(
-        f"postgres://{_hostport(store, host, port)}",
-        _dotted(store, database=database, schema=schema, table=table),
+        f"postgres://{hostport(store, host, port)}",
+        dotted(store, database=database, schema=schema, table=table),
     )
 
 
@@ -490,8 +503,8 @@ def teradata(host: str, database: str, table: str, *, port: Port = None) -> Data
     """
     store = "teradata"
     return DatasetName(
-        f"teradata://{_hostport(store, host, port)}",
-        _dotted(store, database=database, table=table),
+        f"teradata://{hostport(store, host, port)}",
+        dotted(store, database=database, table=table),
     )
 
 
@@ -531,7 +544,7 @@ def redshift(
     number = p.port(port, DEFAULT_PORTS[store], store)
     return DatasetName(
         f"redshift://{cluster}.{_aws_region(region, store)}:{number}",
-        _dotted(store, database=database, schema=schema, table=table),
+        dotted(store, database=database, schema=schema, table=table),
     )
 
 
@@ -627,7 +640,7 @@ def spanner(project: str, instance: str, database: str, schema: str, table: str)
             raise p.fail(store, f"invalid {label} {value!r}")
     return DatasetName(
         f"spanner://{proj}:{inst}",
-        _dotted(store, database=database, schema=schema, table=table),
+        dotted(store, database=database, schema=schema, table=table),
     )
 
 
@@ -646,8 +659,8 @@ def trino(host: str, catalog: str, schema: str, table: str, *, port: Port = None
     """
     store = "trino"
     return DatasetName(
-        f"trino://{_hostport(store, host, port)}",
-        _dotted(store, catalog=catalog, schema=schema, table=table),
+        f"trino://{hostport(store, host, port)}",
+        dotted(store, catalog=catalog, schema=schema, table=table),
     )
 
 
@@ -671,13 +684,9 @@ def unity_catalog(
         ``{catalog}.{schema}.{table}``.
     """
     store = "unity_catalog"
-    authority = p.host(host, store)
-    number = p.port(port, DEFAULT_PORTS[store], store)
-    if number != DEFAULT_PORTS[store]:
-        authority = f"{authority}:{number}"
     return DatasetName(
-        f"unitycatalog://{authority}",
-        _dotted(store, catalog=catalog, schema=schema, table=table),
+        f"unitycatalog://{hostport(store, host, port, omit_default=True)}",
+        dotted(store, catalog=catalog, schema=schema, table=table),
     )
 
 
@@ -699,8 +708,8 @@ def clickhouse(host: str, database: str, table: str, *, port: Port = None) -> Da
     """
     store = "clickhouse"
     return DatasetName(
-        f"clickhouse://{_hostport(store, host, port)}",
-        _dotted(store, database=database, table=table),
+        f"clickhouse://{hostport(store, host, port)}",
+        dotted(store, database=database, table=table),
     )
 
 
@@ -719,8 +728,8 @@ def presto(host: str, catalog: str, schema: str, table: str, *, port: Port = Non
     """
     store = "presto"
     return DatasetName(
-        f"presto://{_hostport(store, host, port)}",
-        _dotted(store, catalog=catalog, schema=schema, table=table),
+        f"presto://{hostport(store, host, port)}",
+        dotted(store, catalog=catalog, schema=schema, table=table),
     )
 
 
@@ -844,18 +853,21 @@ def wasbs(container: str, account: str, key: str = "") -> DatasetName:
     )
 
 
-def dbfs(workspace: str, path: str) -> DatasetName:
+def dbfs(workspace: str | None, path: str) -> DatasetName:
     """Name a path in the Databricks File System.
 
     Args:
-        workspace: The workspace name.
+        workspace: The workspace name, or ``None`` for a path that names none
+            (``dbfs:/mnt/raw``, as a cluster spells its own workspace's DBFS).
         path: The path, e.g. ``/mnt/raw/orders``.
 
     Returns:
-        ``dbfs://{workspace}`` and ``{path}``.
+        ``dbfs://{workspace}`` and ``{path}``; without a workspace, ``dbfs``
+        and ``{path}``, as the JVM openlineage-spark agent names such paths.
     """
     store = "dbfs"
-    return DatasetName(f"dbfs://{p.host(workspace, store, 'workspace')}", p.fs_path(path, store))
+    namespace = "dbfs" if workspace is None else f"dbfs://{p.host(workspace, store, 'workspace')}"
+    return DatasetName(namespace, p.fs_path(path, store))
 
 
 def hdfs(host: str, path: str, *, port: Port = None) -> DatasetName:
@@ -870,10 +882,9 @@ def hdfs(host: str, path: str, *, port: Port = None) -> DatasetName:
         ``hdfs://{namenode host}:{namenode port}`` and ``{path}``.
     """
     store = "hdfs"
-    authority = (
-        f"{p.host(host, store, 'namenode host')}:{p.port(port, DEFAULT_PORTS[store], store)}"
+    return DatasetName(
+        f"hdfs://{hostport(store, host, port, part='namenode host')}", p.fs_path(path, store)
     )
-    return DatasetName(f"hdfs://{authority}", p.fs_path(path, store))
 
 
 def local_file(path: str) -> DatasetName:
@@ -903,20 +914,14 @@ def remote_file(host: str, path: str) -> DatasetName:
 
 
 def _document_store(
-    scheme: str,
-    store: str,
-    host: str,
-    port: Port,
-    default: int | None,
-    root: str,
-    label: str,
-    key: str,
+    scheme: str, store: str, host: str, port: Port, root: str, label: str, key: str
 ) -> DatasetName:
     root_id = p.ident(root, store, label)
     if "/" in root_id:
         raise p.fail(store, f"invalid {label}: '/' not allowed")
-    authority = f"{p.host(host, store)}:{p.port(port, default, store)}"
-    return DatasetName(f"{scheme}://{authority}/{root_id}", p.object_key(key, store))
+    return DatasetName(
+        f"{scheme}://{hostport(store, host, port)}/{root_id}", p.object_key(key, store)
+    )
 
 
 def box(host: str, enterprise_id: str, key: str, *, port: Port = None) -> DatasetName:
@@ -931,9 +936,7 @@ def box(host: str, enterprise_id: str, key: str, *, port: Port = None) -> Datase
     Returns:
         ``box://{host}:{port}/{enterprise id}`` and ``{key}``.
     """
-    return _document_store(
-        "box", "box", host, port, DEFAULT_PORTS["box"], enterprise_id, "enterprise id", key
-    )
+    return _document_store("box", "box", host, port, enterprise_id, "enterprise id", key)
 
 
 def filenet(host: str, repository_id: str, key: str, *, port: Port) -> DatasetName:
@@ -950,9 +953,7 @@ def filenet(host: str, repository_id: str, key: str, *, port: Port) -> DatasetNa
     Returns:
         ``filenet://{host}:{port}/{repository id}`` and ``{key}``.
     """
-    return _document_store(
-        "filenet", "filenet", host, port, None, repository_id, "repository id", key
-    )
+    return _document_store("filenet", "filenet", host, port, repository_id, "repository id", key)
 
 
 def sharepoint(host: str, site: str, key: str, *, port: Port = None) -> DatasetName:
@@ -967,9 +968,7 @@ def sharepoint(host: str, site: str, key: str, *, port: Port = None) -> DatasetN
     Returns:
         ``mssharepoint://{host}:{port}/{site}`` and ``{key}``.
     """
-    return _document_store(
-        "mssharepoint", "sharepoint", host, port, DEFAULT_PORTS["sharepoint"], site, "site", key
-    )
+    return _document_store("mssharepoint", "sharepoint", host, port, site, "site", key)
 
 
 # --------------------------------------------------------------------------- streams, memory
@@ -991,27 +990,14 @@ def kafka(bootstrap_server: str, topic: str) -> DatasetName:
         ``kafka://{host}:{port}`` and ``{topic}``.
     """
     store = "kafka"
-    text = p.text(bootstrap_server)
-    first = text.split(",")[0].strip()
-    first = _LISTENER_RE.sub("", first)
-    if first.startswith("["):
-        hostpart, _, rest = first[1:].partition("]")
-        hostpart = f"[{hostpart}]"
-        portpart = rest.removeprefix(":") if rest.startswith(":") else None
-    elif first.count(":") == 1:
-        hostpart, portpart = first.split(":")
-    else:
-        hostpart, portpart = first, None
+    host, port = p.host_port(_LISTENER_RE.sub("", p.text(bootstrap_server)))
+    server = hostport(store, host, port, part="bootstrap server host")
     name = p.text(topic)
     if not name:
         raise p.fail(store, "missing topic")
     if not _TOPIC_RE.match(name):
         raise p.fail(store, f"invalid topic {p.redact(name)!r}")
-    return DatasetName(
-        f"kafka://{p.host(hostpart, store, 'bootstrap server host')}:"
-        f"{p.port(portpart, DEFAULT_PORTS[store], store)}",
-        name,
-    )
+    return DatasetName(f"kafka://{server}", name)
 
 
 def _pubsub(kind: str, project: str, resource: str) -> DatasetName:

@@ -1,15 +1,11 @@
-"""Dataset and job names for the adapter: :mod:`openlineage_sdk.naming`, and one Spark fallback.
+"""Dataset and job names for the adapter, by :mod:`openlineage_sdk.naming`.
 
-Names come from the project's naming module. The one path Spark writes that the module refuses is
-a DBFS path without a workspace (``dbfs:/mnt/lake/orders``, as Databricks clusters spell their
-own file system): the naming conventions want ``dbfs://{workspace}``, which the path does not
-carry. The JVM openlineage-spark agent names such paths with the namespace ``dbfs`` and the path
-as the name; the adapter does the same, so both producers agree on those datasets.
+A DBFS path without a workspace (``dbfs:/mnt/lake/orders``, as Databricks clusters spell their own
+file system) is named ``dbfs`` / ``{path}`` by the naming module, as the JVM openlineage-spark
+agent names it, so both producers agree on those datasets.
 """
 
 from __future__ import annotations
-
-from urllib.parse import urlsplit
 
 from openlineage_sdk import naming
 from openlineage_sdk.naming import DatasetName, NamingError
@@ -23,13 +19,7 @@ def dataset_name(uri: str, table: str | None = None) -> DatasetName:
     Raises:
         NamingError: The URI cannot name a dataset (the message masks credentials).
     """
-    try:
-        return naming.dataset_from_uri(uri, table)
-    except NamingError:
-        if uri.startswith("dbfs:") and not uri.startswith("dbfs://"):
-            path = urlsplit(uri).path.rstrip("/") or "/"
-            return DatasetName("dbfs", path)
-        raise
+    return naming.dataset_from_uri(uri, table)
 
 
 def job_name(app_name: str, command: str | None, table: str | None) -> str:

@@ -726,6 +726,30 @@ def test_jdbc_variant(variant: str, url: str, table: str, namespace: str, name: 
     assert dataset_from_uri(url, table=table) == DatasetName(namespace, name)
 
 
+@pytest.mark.parametrize(
+    "table",
+    ['"x""""y"', '"Mixed Case"', "plain", '"a""b"'],
+    ids=["doubled", "case", "plain", "one"],
+)
+def test_snowflake_jdbc_and_builder_agree_on_quoting(table: str) -> None:
+    url = "jdbc:snowflake://acc.snowflakecomputing.com/?db=D&schema=S"
+    assert dataset_from_uri(url, table) == naming.snowflake("acc", "D", "S", table)
+
+
+@pytest.mark.parametrize(
+    ("uri", "table"),
+    [
+        ("awsathena://athena.us-east-1.amazonaws.com/sales.orders", None),
+        ("jdbc:awsathena://AwsRegion=us-east-1", "sales.orders"),
+    ],
+    ids=["dataset URI", "JDBC URL"],
+)
+def test_athena_default_catalog(uri: str, table: str | None) -> None:
+    assert dataset_from_uri(uri, table) == naming.athena(
+        "us-east-1", "AwsDataCatalog", "sales", "orders"
+    )
+
+
 # --------------------------------------------------------------------------- the table argument
 
 # (case, uri, table, namespace, name)
@@ -844,7 +868,6 @@ PATHS = [
         lambda: dataset_from_uri("s3://my-bucket/raw/my%20file.csv"),
         "raw/my file.csv",
     ),
-    ("kafka bootstrap list uses first", lambda: naming.kafka("b1:9092,b2:9092", "t"), "t"),
 ]
 
 
@@ -854,14 +877,50 @@ def test_paths_and_keys(case: str, build, name: str) -> None:
 
 
 @pytest.mark.parametrize(
+    ("path", "table", "name"),
+    [
+        ("/data/a#b.csv", None, "/data/a#b.csv"),
+        ("/data/what?.csv", None, "/data/what?.csv"),
+        ("/data/100%25.csv", None, "/data/100%25.csv"),
+        ("C:\\data\\x#1.csv", None, "/C:/data/x#1.csv"),
+        ("/data/in", "a#b.csv", "/data/in/a#b.csv"),
+        ("C:\\data", "x?.csv", "/C:/data/x?.csv"),
+    ],
+    ids=["hash", "question mark", "percent", "Windows hash", "table", "Windows table"],
+)
+def test_plain_path_is_a_path_not_a_url(path: str, table: str | None, name: str) -> None:
+    # '?', '#' and '%' are URL syntax only in URLs: a plain path names the file of that name,
+    # as local_file does.
+    assert dataset_from_uri(path, table) == naming.local_file(name) == DatasetName("file", name)
+
+
+@pytest.mark.parametrize(
+    ("uri", "table", "name"),
+    [
+        ("dbfs:/mnt/raw/orders", None, "/mnt/raw/orders"),
+        ("dbfs:/mnt/a%20b", None, "/mnt/a b"),
+        ("dbfs:mnt/x", None, "/mnt/x"),
+        ("DBFS:/x", None, "/x"),
+        ("dbfs:///x/", None, "/x"),
+        ("dbfs:/mnt/raw", "orders", "/mnt/raw/orders"),
+    ],
+    ids=["absolute", "percent-encoded", "relative", "upper-case scheme", "empty host", "table"],
+)
+def test_dbfs_without_workspace(uri: str, table: str | None, name: str) -> None:
+    # As the JVM openlineage-spark agent names the DBFS a cluster sees as its own.
+    assert dataset_from_uri(uri, table) == naming.dbfs(None, name) == DatasetName("dbfs", name)
+
+
+@pytest.mark.parametrize(
     ("server", "namespace"),
     [
         ("b1.example.com:9092,b2.example.com:9092", "kafka://b1.example.com:9092"),
         ("SASL_SSL://b1.example.com:9094", "kafka://b1.example.com:9094"),
         ("[::1]:9093", "kafka://[::1]:9093"),
+        ("::1", "kafka://[::1]:9092"),
         ("B1.EXAMPLE.COM", "kafka://b1.example.com:9092"),
     ],
-    ids=["list", "listener prefix", "ipv6", "upper case"],
+    ids=["list", "listener prefix", "ipv6", "bare ipv6", "upper case"],
 )
 def test_kafka_bootstrap_server(server: str, namespace: str) -> None:
     assert naming.kafka(server, "orders").namespace == namespace
