@@ -115,10 +115,16 @@ class OpenLineageModel(BaseModel):
             return
         fields_set = self.__pydantic_fields_set__
         values = self.__dict__
-        for name in [n for n in fields_set if values.get(n, 0) is None]:
-            fields_set.discard(name)
-        if self.__openlineage_written_defaults__:
-            fields_set.update(self.__openlineage_written_defaults__)
+        # Runs once for every object built, so the common case (no None given) is one C-level scan.
+        # Extra fields are in fields_set but not in __dict__: .get gives None and the slow path
+        # below looks again.
+        if None in map(values.get, fields_set):
+            fields_set.difference_update(
+                [name for name in fields_set if name in values and values[name] is None]
+            )
+        written = self.__openlineage_written_defaults__
+        if written:
+            fields_set.update(written)
 
     def to_dict(self) -> dict[str, Any]:
         """Return the JSON-ready form: JSON names, fields that were never set left out.
@@ -147,10 +153,16 @@ if not TYPE_CHECKING:
     # nested object it validates (and lose the reading context). Type checkers keep seeing
     # pydantic's own constructor signatures: the hook exists at run time only.
 
+    _PYDANTIC_INIT = BaseModel.__init__
+
     class _CheckedModelMetaclass(type(BaseModel)):
         def __call__(cls, /, *args: Any, **kwargs: Any) -> Any:
             try:
-                return super().__call__(*args, **kwargs)
+                if args or cls.__init__ is not _PYDANTIC_INIT:
+                    return super().__call__(*args, **kwargs)
+                # What BaseModel.__init__ does, without the two Python frames of type.__call__
+                # and __init__: an event is some 25 objects, each built this way.
+                return cls.__pydantic_validator__.validate_python(kwargs)
             except ValidationError as exc:
                 raise OpenLineageValidationError(
                     f"invalid {cls.__name__}", problems_from_pydantic(exc, model=cls)

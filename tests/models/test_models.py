@@ -30,6 +30,7 @@ from openlineage_sdk import (
 )
 from openlineage_sdk import facets as F
 from openlineage_sdk.models.base import DatasetFacet, JobFacet, RunFacet
+from openlineage_sdk.types import FacetSchemaURL
 from tests.conftest import SPEC
 
 RUN_ID = "0190a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b"
@@ -379,6 +380,49 @@ def test_none_given_in_code_means_absent() -> None:
     facet = F.SQLJobFacet(query="select 1", dialect=None)
     assert "dialect" not in facet.to_dict()
     assert "inputs" not in _event(inputs=None).to_dict()
+
+
+def test_objects_given_as_dicts_follow_the_same_rules() -> None:
+    facets = RunFacets.model_validate(
+        {
+            "parent": {
+                "run": {"runId": RUN_ID},
+                "job": {"namespace": "ns", "name": "j"},
+                "root": None,
+            }
+        }
+    )
+    parent = facets.to_dict()["parent"]
+    assert "root" not in parent
+    assert parent["_schemaURL"] == F.ParentRunFacet.facet_schema_url
+    assert parent["_producer"] == PRODUCER
+
+
+def test_an_extra_field_given_as_none_is_written_as_null() -> None:
+    # Only declared fields have an "absent"; an extra field given as None is a value.
+    facet = F.SQLJobFacet(query="select 1", dialect=None, myCo_note=None)  # type: ignore[call-arg]
+    assert facet.to_dict()["myCo_note"] is None
+    assert "dialect" not in facet.to_dict()
+
+
+def test_models_take_keyword_arguments_only() -> None:
+    with pytest.raises(TypeError):
+        F.SQLJobFacet("select 1")  # type: ignore[misc]
+
+
+def test_a_facet_with_its_own_init_is_built_through_it() -> None:
+    class MyCoNoteRunFacet(RunFacet, prefix="myCo", name="note"):
+        schema_url: FacetSchemaURL = (
+            "https://example.com/spec/facets/1-0-0/MyCoNoteRunFacet.json#/$defs/MyCoNoteRunFacet"
+        )
+        note: str
+
+        def __init__(self, note: str) -> None:
+            super().__init__(note=note.strip() if isinstance(note, str) else note)
+
+    assert MyCoNoteRunFacet(" hi ").note == "hi"
+    with pytest.raises(OpenLineageValidationError, match="note: expected a string, got 5"):
+        MyCoNoteRunFacet(5)  # type: ignore[arg-type]
 
 
 def test_null_read_from_json_is_written_back() -> None:
