@@ -18,6 +18,8 @@ policy rather than schema lives here, once:
 """
 
 from collections.abc import ItemsView, KeysView, ValuesView
+from itertools import repeat
+from operator import is_
 from typing import TYPE_CHECKING, Any, ClassVar, Final
 
 from pydantic import BaseModel, ConfigDict, ValidationError
@@ -50,6 +52,7 @@ PRODUCER: Final = "https://github.com/openlineage-sdk/openlineage-sdk"
 # The module of the generated facet bases (the classes ENTITY_OF_BASE names).
 _BASES_MODULE: Final = "openlineage_sdk.models.base"
 _GENERATED_PACKAGE: Final = "openlineage_sdk.models."
+_NONES: Final = repeat(None)
 
 
 def _check_custom_facet(cls: "type[FacetModel]") -> None:
@@ -112,19 +115,23 @@ class OpenLineageModel(BaseModel):
     def model_post_init(self, context: Any, /) -> None:
         """Decide what counts as set (see the module docstring); reading keeps what was given."""
         if context is not None and context.get(_READ_KEY):
+            self._check_read()
             return
         fields_set = self.__pydantic_fields_set__
         values = self.__dict__
-        # Runs once for every object built, so the common case (no None given) is one C-level scan.
-        # Extra fields are in fields_set but not in __dict__: .get gives None and the slow path
-        # below looks again.
-        if None in map(values.get, fields_set):
+        # Runs once for every object built: the common case (no None given) is one C-level scan,
+        # by identity (``None in ...`` would call each nested model's __eq__). Extra fields are
+        # in fields_set but not in __dict__: .get gives None and the slow path looks again.
+        if any(map(is_, map(values.get, fields_set), _NONES)):
             fields_set.difference_update(
                 [name for name in fields_set if name in values and values[name] is None]
             )
         written = self.__openlineage_written_defaults__
         if written:
             fields_set.update(written)
+
+    def _check_read(self) -> None:
+        """Refuse an object read under the reading context that breaks a rule of its own."""
 
     def to_dict(self) -> dict[str, Any]:
         """Return the JSON-ready form: JSON names, fields that were never set left out.
@@ -224,21 +231,18 @@ class FacetModel(OpenLineageModel):
         ):
             _check_custom_facet(cls)
 
-    def model_post_init(self, context: Any, /) -> None:
+    def _check_read(self) -> None:
         # The spec requires _producer and _schemaURL on every facet. Building fills them from the
         # class defaults; a facet *read* without them breaks its schema, so it fails here and
         # read_event keeps it as a generic facet with exactly the fields it carried.
-        if context is not None and context.get(_READ_KEY):
-            fields_set = self.__pydantic_fields_set__
-            if "producer" not in fields_set or "schema_url" not in fields_set:
-                missing = [
-                    alias
-                    for name, alias in (("producer", "_producer"), ("schema_url", "_schemaURL"))
-                    if name not in fields_set
-                ]
-                raise ValueError(f"missing required facet field(s): {', '.join(missing)}")
-            return
-        super().model_post_init(context)
+        fields_set = self.__pydantic_fields_set__
+        missing = [
+            alias
+            for name, alias in (("producer", "_producer"), ("schema_url", "_schemaURL"))
+            if name not in fields_set
+        ]
+        if missing:
+            raise ValueError(f"missing required facet field(s): {', '.join(missing)}")
 
 
 class FacetContainer(OpenLineageModel):
