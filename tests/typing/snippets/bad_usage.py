@@ -4,7 +4,14 @@ from myco_facets import MyCoCostsRunFacet
 
 import openlineage_sdk
 import openlineage_sdk.transports
-from openlineage_sdk import DatasetFacets, InputDataset, InputDatasetFacets, JobFacets, RunFacets
+from openlineage_sdk import (
+    DatasetFacets,
+    InputDataset,
+    InputDatasetFacets,
+    JobFacets,
+    RunFacets,
+    naming,
+)
 from openlineage_sdk import facets as f
 
 parent = f.ParentRunFacet(run={"runId": "x"}, job={"namespace": "n", "name": "j"})
@@ -28,3 +35,4 @@ RunFacets(parent=f.SQLJobFacet(query="q"))  # E: arg-type
 # A misspelt name: the packages' lazy imports must not turn it into an Any.
 print(openlineage_sdk.RunEvnt)  # E: attr-defined
 print(openlineage_sdk.transports.HttpTransprt)  # E: attr-defined
+naming.kafak("b", "t")  # E: attr-defined

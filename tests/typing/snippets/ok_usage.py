@@ -15,6 +15,7 @@ from openlineage_sdk import (
     Run,
     RunEvent,
     RunFacets,
+    naming,
 )
 from openlineage_sdk import facets as f
 
@@ -53,3 +54,8 @@ run_id: str = event.run.run_id
 costs = MyCoCostsRunFacet(amount=1.5, currency="EUR")
 amount: float = costs.amount
 key: str | None = MyCoCostsRunFacet.facet_key
+
+# The naming builders are exported for type checkers, not only at run time.
+pg: naming.DatasetName = naming.postgres("h", "d", "s", "t", port=naming.DEFAULT_PORTS["postgres"])
+s3: naming.DatasetName = naming.dataset_from_uri("s3://bucket/key")
+sql_job: str = naming.sql_job_name("s", "t")
