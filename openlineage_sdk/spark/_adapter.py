@@ -603,9 +603,10 @@ class SparkLineage:
         return table_identity(info, self._hive_metastore)
 
     def _qualify(self, path: str) -> str:
+        """The location of a path the user gave, for the naming module (see ``_naming``)."""
         if self.session_kind == "classic":
             return _classic.qualify_path(self.spark, path)
-        return path
+        return _connect.path_uri(path, self._default_fs)
 
     def _path_identity(self, path: str) -> DatasetIdentity:
         if self.session_kind == "classic":

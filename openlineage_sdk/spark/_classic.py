@@ -83,14 +83,25 @@ def _as_list(jvm: Any, seq: Any) -> list[Any]:
     return [java_list.get(i) for i in range(java_list.size())]
 
 
+def path_uri(hadoop_path: Any) -> str:
+    """A Hadoop ``Path`` as a URI string, its path percent-encoded (``java.net.URI``'s form).
+
+    ``Path.toString()`` writes the path as it is, so a ``#``, ``?`` or ``%`` in a file's name
+    would read as a URL's fragment, query or escape; the naming module decodes the URI's path
+    back to the name Spark means.
+    """
+    return str(hadoop_path.toUri().toString())
+
+
 def qualify_path(spark: Any, path: str) -> str:
     """``path`` made absolute, with the scheme and authority of its file system (on the driver).
 
     Hadoop resolves a path without a scheme against ``fs.defaultFS``: HDFS on most clusters.
+    The result is a URI (see :func:`path_uri`).
     """
     hadoop_path = _JvmClasses.of(spark._jvm).hadoop_path(path)
     conf = spark._jsc.hadoopConfiguration()
-    return str(hadoop_path.getFileSystem(conf).makeQualified(hadoop_path).toString())
+    return path_uri(hadoop_path.getFileSystem(conf).makeQualified(hadoop_path))
 
 
 def _option(value: Any) -> Any:
@@ -131,7 +142,7 @@ class LeafDatasets:
 
 def _catalog_table_info(table: Any) -> TableInfo:
     ident = table.identifier()
-    location = _option(table.storage().locationUri())
+    location = _option(table.storage().locationUri())  # a java.net.URI: its path is encoded
     return TableInfo(
         database=_option(ident.database()),
         table=str(ident.table()),
@@ -152,7 +163,7 @@ def leaf_identities(jvm: Any, leaf: Any, hive_metastore: str | None) -> list[Dat
         relation_name = relation.getClass().getSimpleName()
         if relation_name == "HadoopFsRelation":
             paths = _as_list(jvm, relation.location().rootPaths())
-            return [DatasetIdentity.from_uri(str(p.toString())) for p in paths]
+            return [DatasetIdentity.from_uri(path_uri(p)) for p in paths]
         if relation_name == "JDBCRelation":
             options = relation.jdbcOptions()
             return [DatasetIdentity.from_uri(str(options.url()), str(options.tableOrQuery()))]
@@ -166,7 +177,10 @@ def leaf_identities(jvm: Any, leaf: Any, hive_metastore: str | None) -> list[Dat
             "CSVTable",
             "JsonTable",
         ):
-            return [DatasetIdentity.from_uri(str(p)) for p in _as_list(jvm, table.paths())]
+            # The file index's root paths are the table's paths, qualified as the scan reads
+            # them (the paths the user gave may lack a scheme).
+            paths = _as_list(jvm, table.fileIndex().rootPaths())
+            return [DatasetIdentity.from_uri(path_uri(p)) for p in paths]
         raise ValueError(f"v2 table {table.name()} has no known dataset")
     return []  # Range, LocalRelation, LogicalRDD, OneRowRelation: nothing stored is read
 
@@ -310,9 +324,7 @@ def _scans(jvm: Any, node: Any, budget: list[int]) -> list[tuple[list[str], IoSt
             found.extend(_scans(jvm, leaf.plan(), budget))
         elif name == "FileSourceScanExec":
             values = _metric_values(jvm, leaf, ("numFiles", "filesSize"))
-            paths = [
-                str(p.toString()) for p in _as_list(jvm, leaf.relation().location().rootPaths())
-            ]
+            paths = [path_uri(p) for p in _as_list(jvm, leaf.relation().location().rootPaths())]
             # The files a scan opened and their size are exactly what it read. (Its row count
             # is after the filters pushed into the reader, so it is not reported as rows read.)
             found.append(

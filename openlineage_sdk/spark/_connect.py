@@ -24,6 +24,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from openlineage_sdk.spark._naming import encode_path, location_uri, split_hadoop_path
 from openlineage_sdk.spark._records import DatasetIdentity
 
 if TYPE_CHECKING:
@@ -127,14 +128,27 @@ def declared_schema(spark: Any, text: str) -> StructType:
     return parsed
 
 
+def path_uri(path: str, default_fs: str | None) -> str:
+    """The location of a path a Connect client gave, for the naming module.
+
+    The server reads the path as a Hadoop path: ``#``, ``?`` and ``%`` are part of a file's
+    name. A path with a scheme becomes a URI with its path percent-encoded, which the naming
+    module decodes back; a path without one is qualified with the server's default file system,
+    or, on the local file system, stays a plain path, which the naming module takes literally.
+    """
+    scheme, authority, rest = split_hadoop_path(path)
+    if scheme is not None and len(scheme) > 1:  # one letter is a Windows drive, not a scheme
+        return location_uri(scheme, authority, rest)
+    if not path.startswith("/"):
+        raise ValueError(f"relative path {path!r} depends on the server's working directory")
+    if default_fs and not default_fs.startswith("file:"):
+        return default_fs.rstrip("/") + encode_path(path)
+    return path
+
+
 def path_identity(path: str, default_fs: str | None) -> DatasetIdentity:
     """A path's dataset, qualified with the server's default file system when it has no scheme."""
-    if "://" not in path and not path.startswith(("file:", "dbfs:")):
-        if not path.startswith("/"):
-            raise ValueError(f"relative path {path!r} depends on the server's working directory")
-        if default_fs and not default_fs.startswith("file:"):
-            path = default_fs.rstrip("/") + path
-    return DatasetIdentity.from_uri(path)
+    return DatasetIdentity.from_uri(path_uri(path, default_fs))
 
 
 class RowCountObservation:

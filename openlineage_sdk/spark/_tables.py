@@ -6,7 +6,10 @@ a ``TABLE`` symlink carrying the table's name: in a Hive metastore ``hive://{hos
 
 Locations come from ``DESCRIBE TABLE EXTENDED`` (or ``DESCRIBE DATABASE EXTENDED`` for a table a
 write is about to create), which the driver answers from the catalog alone: no Spark job, and the
-same SQL in classic PySpark and under Spark Connect.
+same SQL in classic PySpark and under Spark Connect. A :class:`TableInfo` holds its location as a
+URI whose path is percent-encoded, so a ``#``, ``?`` or ``%`` in a folder's name stays in the
+dataset's name: ``DESCRIBE TABLE`` shows a table's location as a Hadoop path (not encoded), which
+is encoded here; ``DESCRIBE DATABASE`` shows a database's location as a URI already.
 """
 
 from __future__ import annotations
@@ -14,8 +17,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from typing import Any
-from urllib.parse import urlsplit
+from urllib.parse import unquote, urlsplit
 
+from openlineage_sdk.spark._naming import encode_path, hadoop_location_uri
 from openlineage_sdk.spark._records import DatasetIdentity, Symlink
 
 __all__ = ["TableInfo", "describe_table", "planned_table", "table_identity"]
@@ -23,7 +27,7 @@ __all__ = ["TableInfo", "describe_table", "planned_table", "table_identity"]
 
 @dataclass(frozen=True)
 class TableInfo:
-    """What the catalog says about a table."""
+    """What the catalog says about a table; ``location`` is a URI, its path percent-encoded."""
 
     database: str | None
     table: str
@@ -60,19 +64,20 @@ def describe_table(spark: Any, name: str) -> TableInfo | None:
         return None
     info = _rows(spark, f"DESCRIBE TABLE EXTENDED {_quote(name)}")
     table = info.get("Table") or _NAME_PART.findall(name)[-1].strip("`")
+    location = info.get("Location") or None
     return TableInfo(
         database=info.get("Database") or None,
         table=table,
-        location=info.get("Location") or None,
+        location=hadoop_location_uri(location) if location is not None else None,
     )
 
 
 def planned_table(spark: Any, name: str, path: str | None = None) -> TableInfo:
     """Where a table a write is about to create will live.
 
-    A table given a ``path`` is external and lives there; a managed table lives under its
-    database's location, in a folder named after the table in lower case, as Spark's session
-    catalog places it.
+    A table given a ``path`` (a location URI) is external and lives there; a managed table lives
+    under its database's location, in a folder named after the table in lower case, as Spark's
+    session catalog places it.
     """
     parts = [p.strip("`") for p in _NAME_PART.findall(name)]
     table = parts[-1]
@@ -84,7 +89,7 @@ def planned_table(spark: Any, name: str, path: str | None = None) -> TableInfo:
         return TableInfo(database, table, path)
     db_info = _rows(spark, f"DESCRIBE DATABASE EXTENDED {_quote(database)}")
     root = db_info.get("Location")
-    location = f"{root.rstrip('/')}/{table.lower()}" if root else None
+    location = f"{root.rstrip('/')}/{encode_path(table.lower())}" if root else None
     return TableInfo(database, table, location)
 
 
@@ -102,14 +107,19 @@ def table_identity(info: TableInfo, hive_metastore: str | None = None) -> Datase
 
 
 def _warehouse_namespace(location: str) -> str:
-    """The folder holding a table's folder, as a URI: the symlink namespace for its name."""
+    """The folder holding a table's folder, as a URI: the symlink namespace for its name.
+
+    Its path is decoded, as a dataset's name is: the folder's name as it is on storage.
+    """
     parent = location.rstrip("/").rsplit("/", 1)[0]
     parts = urlsplit(parent)
+    # A plain path (the naming module reads it literally) has no escapes to decode.
+    path = parent if not parts.scheme and not parts.netloc else unquote(parts.path)
     scheme = {"s3a": "s3", "s3n": "s3", "abfs": "abfss", "wasb": "wasbs"}.get(
         parts.scheme, parts.scheme
     )
     if scheme in ("", "file"):
         if parts.netloc:
-            return f"file://{parts.netloc}{parts.path}"
-        return f"file:{parts.path}"
-    return f"{scheme}://{parts.netloc}{parts.path}"
+            return f"file://{parts.netloc}{path}"
+        return f"file:{path}"
+    return f"{scheme}://{parts.netloc}{path}"
