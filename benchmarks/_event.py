@@ -52,8 +52,8 @@ def ours_builder(*, without_sdk: bool = False) -> Callable[[], str]:
     from openlineage_sdk import facets as f
 
     if without_sdk:
-        DatasetFacets = InputDataset = Job = JobFacets = OutputDataset = _NoModel  # type: ignore[misc]  # noqa: N806
-        OutputDatasetFacets = Run = RunEvent = RunFacets = _NoModel  # type: ignore[misc]  # noqa: N806
+        DatasetFacets = InputDataset = Job = JobFacets = OutputDataset = _NoModel  # type: ignore[assignment,misc]  # noqa: N806
+        OutputDatasetFacets = Run = RunEvent = RunFacets = _NoModel  # type: ignore[assignment,misc]  # noqa: N806
         f = _NoFacets()  # type: ignore[assignment]
 
     def build() -> str:
