@@ -164,3 +164,13 @@ def auto(mode_spark: Any, client: Any, memory: Any) -> Iterator[Captured]:
     install(mode_spark, client)
     yield Captured(memory)
     uninstall(mode_spark)
+
+
+@pytest.fixture
+def classic_auto(spark: Any, client: Any, memory: Any) -> Iterator[Captured]:
+    """The adapter in automatic mode on the classic session only, and what it emitted."""
+    from openlineage_sdk.spark import install, uninstall
+
+    install(spark, client)
+    yield Captured(memory)
+    uninstall(spark)

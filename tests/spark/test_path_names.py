@@ -49,33 +49,26 @@ def test_file_inputs_and_outputs_keep_hash_percent_and_space(
 
 
 def test_a_plain_path_with_hash_is_named_by_the_classic_file_system(
-    spark: Any, client: Any, memory: Any, data_dir: Path
+    spark: Any, classic_auto: Captured, data_dir: Path
 ) -> None:
     """Classic PySpark qualifies a plain path on the driver; the name keeps what follows ``#``."""
-    from openlineage_sdk.spark import install, uninstall
-
     source = data_dir / f"in {ODD}"
     spark.range(2).write.csv(str(source))
-    install(spark, client)
-    try:
-        spark.read.csv(str(source)).write.csv(str(data_dir / f"out {ODD}"))
-    finally:
-        uninstall(spark)
+    classic_auto.clear()
+    spark.read.csv(str(source)).write.csv(str(data_dir / f"out {ODD}"))
 
-    run = Captured(memory).only_write()
+    run = classic_auto.only_write()
     assert _names(run.end.inputs) == [("file", str(source))]
     assert _names(run.end.outputs) == [("file", str(data_dir / f"out {ODD}"))]
 
 
 def test_a_v2_file_source_input_keeps_hash_percent_and_space(
-    spark: Any, client: Any, memory: Any, data_dir: Path
+    spark: Any, classic_auto: Captured, data_dir: Path
 ) -> None:
     """With the v2 file sources, the input is a file table over the same location."""
-    from openlineage_sdk.spark import install, uninstall
-
     source = data_dir / f"in {ODD}"
     spark.range(2).write.parquet(str(source))
-    install(spark, client)
+    classic_auto.clear()
     spark.conf.set("spark.sql.sources.useV1SourceList", "")
     try:
         frame = spark.read.parquet(f"file:{source}")
@@ -83,9 +76,8 @@ def test_a_v2_file_source_input_keeps_hash_percent_and_space(
         frame.write.mode("overwrite").parquet(str(data_dir / "out"))
     finally:
         spark.conf.unset("spark.sql.sources.useV1SourceList")
-        uninstall(spark)
 
-    run = Captured(memory).only_write()
+    run = classic_auto.only_write()
     assert _names(run.end.inputs) == [("file", str(source))]
 
 

@@ -88,19 +88,14 @@ def test_a_jdbc_output_is_named_by_the_naming_rules_without_credentials(
 
 
 def test_input_statistics_come_from_the_scan_in_classic_mode(
-    spark: Any, client: Any, memory: Any, data_dir: Path
+    spark: Any, classic_auto: Captured, data_dir: Path
 ) -> None:
-    from openlineage_sdk.spark import install, uninstall
-
     source = data_dir / "source"
     spark.range(500).selectExpr("id").repartition(3).write.parquet(str(source))
-    install(spark, client)
-    try:
-        spark.read.parquet(str(source)).where("id > 10").write.parquet(str(data_dir / "out"))
-    finally:
-        uninstall(spark)
+    classic_auto.clear()
+    spark.read.parquet(str(source)).where("id > 10").write.parquet(str(data_dir / "out"))
 
-    run = Captured(memory).only_write()
+    run = classic_auto.only_write()
     [read] = [i.to_dict() for i in run.end.inputs or []]
     files = files_of(source)
     assert read["inputFacets"]["inputStatistics"]["fileCount"] == len(files) == 3
