@@ -32,6 +32,7 @@ from pydantic_core import CoreSchema, PydanticCustomError, core_schema
 
 __all__ = [
     "DATE_TIME_PATTERN",
+    "FORMATS",
     "READ_CONTEXT",
     "READ_CONTEXT_KEY",
     "URI_PATTERN",
@@ -42,7 +43,10 @@ __all__ = [
     "UriString",
     "UuidString",
     "format_datetime",
+    "is_date_time",
     "is_reading",
+    "is_uri",
+    "is_uuid",
 ]
 
 #: Validation context that marks lenient reading (see the module docstring).
@@ -81,6 +85,39 @@ def format_datetime(value: datetime) -> str:
     return text
 
 
+def is_date_time(text: str) -> bool:
+    """Tell whether ``text`` is an RFC 3339 date-time with a time zone (a real calendar date)."""
+    match = DATE_TIME_PATTERN.match(text)
+    if match is None:
+        return False
+    year, month, day, hour, minute, second = (int(g) for g in match.groups()[:6])
+    try:
+        # Leap seconds (":60") are valid RFC 3339; datetime cannot hold them.
+        datetime(year, month, day, hour, minute, min(second, 59))
+    except ValueError:
+        return False
+    return True
+
+
+def is_uuid(text: str) -> bool:
+    """Tell whether ``text`` is a UUID in its string form."""
+    return UUID_PATTERN.match(text) is not None
+
+
+def is_uri(text: str) -> bool:
+    """Tell whether ``text`` is an absolute URI."""
+    return URI_PATTERN.match(text) is not None
+
+
+#: The string formats of the spec: JSON Schema ``format`` name -> (check, what it expects).
+#: Building checks them (below); ``validate_event(formats=True)`` checks them the same way.
+FORMATS: Final[Mapping[str, tuple[Callable[[str], bool], str]]] = {
+    "date-time": (is_date_time, "an RFC 3339 date-time with a time zone"),
+    "uuid": (is_uuid, "a UUID"),
+    "uri": (is_uri, "a URI"),
+}
+
+
 def _expected(kind: str, value: object) -> PydanticCustomError:
     # The message template is formatted by pydantic-core with str(); the repr is made here.
     return PydanticCustomError(
@@ -88,44 +125,29 @@ def _expected(kind: str, value: object) -> PydanticCustomError:
     )
 
 
+def _check_string(value: object, info: ValidationInfo, format_name: str) -> str:
+    is_valid, expected = FORMATS[format_name]
+    if isinstance(value, str) and (is_reading(info) or is_valid(value)):
+        return value
+    raise _expected(expected, value)
+
+
 def _check_date_time(value: object, info: ValidationInfo) -> str:
-    if isinstance(value, str):
-        if is_reading(info):
-            return value
-        match = DATE_TIME_PATTERN.match(value)
-        if match is not None:
-            year, month, day, hour, minute, second = (int(g) for g in match.groups()[:6])
-            try:
-                # Leap seconds (":60") are valid RFC 3339; datetime cannot hold them.
-                datetime(year, month, day, hour, minute, min(second, 59))
-            except ValueError:
-                pass
-            else:
-                return value
-        raise _expected("an RFC 3339 date-time with a time zone", value)
     if isinstance(value, datetime):
         if value.utcoffset() is None:
-            raise _expected("an RFC 3339 date-time with a time zone", value)
+            raise _expected(FORMATS["date-time"][1], value)
         return format_datetime(value)
-    raise _expected("an RFC 3339 date-time with a time zone", value)
+    return _check_string(value, info, "date-time")
 
 
 def _check_uuid(value: object, info: ValidationInfo) -> str:
-    if isinstance(value, str):
-        if is_reading(info) or UUID_PATTERN.match(value) is not None:
-            return value
-        raise _expected("a UUID", value)
     if isinstance(value, uuid.UUID):
         return str(value)
-    raise _expected("a UUID", value)
+    return _check_string(value, info, "uuid")
 
 
 def _check_uri(value: object, info: ValidationInfo) -> str:
-    if isinstance(value, str):
-        if is_reading(info) or URI_PATTERN.match(value) is not None:
-            return value
-        raise _expected("a URI", value)
-    raise _expected("a URI", value)
+    return _check_string(value, info, "uri")
 
 
 class _Checked:

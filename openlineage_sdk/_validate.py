@@ -113,16 +113,12 @@ def _validator(ref: str, formats: bool) -> Validator:
 def _format_checker() -> Any:
     from jsonschema import FormatChecker
 
-    from openlineage_sdk._types import DATE_TIME_PATTERN, URI_PATTERN, UUID_PATTERN
+    from openlineage_sdk._types import FORMATS
 
     checker = FormatChecker(formats=())
-    for name, pattern in (
-        ("date-time", DATE_TIME_PATTERN),
-        ("uri", URI_PATTERN),
-        ("uuid", UUID_PATTERN),
-    ):
+    for name, (is_valid, _) in FORMATS.items():
         checker.checks(name)(
-            lambda value, _p=pattern: not isinstance(value, str) or _p.match(value) is not None
+            lambda value, _valid=is_valid: not isinstance(value, str) or _valid(value)
         )
     return checker
 
@@ -240,9 +236,10 @@ def _problem(prefix: tuple[int | str, ...], error: SchemaError) -> Problem:
             format_path(path), f"expected one of {options}, got {error.instance!r}", "enum"
         )
     if kind == "format":
-        return Problem(
-            format_path(path), f"expected a {expected}, got {error.instance!r}", "format"
-        )
+        from openlineage_sdk._types import FORMATS
+
+        words = FORMATS[expected][1] if expected in FORMATS else f"the format {expected}"
+        return Problem(format_path(path), f"expected {words}, got {error.instance!r}", "format")
     return Problem(format_path(path), error.message, kind)
 
 
@@ -294,14 +291,4 @@ def validate_event(
                 continue
             for error in _validator(url, formats).iter_errors(facet):
                 problems.extend(_problem(path, leaf) for leaf in _leaves(error))
-    return _unique(problems)
-
-
-def _unique(problems: list[Problem]) -> list[Problem]:
-    seen: set[Problem] = set()
-    out = []
-    for problem in problems:
-        if problem not in seen:
-            seen.add(problem)
-            out.append(problem)
-    return out
+    return list(dict.fromkeys(problems))  # each problem once, in order

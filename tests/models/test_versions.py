@@ -6,7 +6,14 @@ from typing import Any
 
 import pytest
 
-from openlineage_sdk import DatasetEvent, JobEvent, RunEvent, read_event, validate_event
+from openlineage_sdk import (
+    DatasetEvent,
+    JobEvent,
+    OpenLineageValidationError,
+    RunEvent,
+    read_event,
+    validate_event,
+)
 from openlineage_sdk._validate import bundled_core_versions
 
 VERSIONS = ["1-0-0", "1-0-1", "1-0-2", "1-0-3", "1-0-4", "1-0-5", "2-0-0", "2-0-1", "2-0-2"]
@@ -84,8 +91,20 @@ def test_formats_are_checked_only_when_asked() -> None:
     event["eventTime"] = "2024-05-01T12:00:00"
     assert validate_event(event) == []
     assert {str(p) for p in validate_event(event, formats=True)} == {
-        "run.runId: expected a uuid, got 'not-a-uuid'",
-        "eventTime: expected a date-time, got '2024-05-01T12:00:00'",
+        "run.runId: expected a UUID, got 'not-a-uuid'",
+        "eventTime: expected an RFC 3339 date-time with a time zone, got '2024-05-01T12:00:00'",
     }
     read = read_event(event)  # reading forgives formats and keeps them as given
     assert read.to_dict() == event
+
+
+def test_validation_checks_formats_as_building_does() -> None:
+    # A date that is not on the calendar matches the date-time pattern; both refuse it.
+    event = _run_event("https://openlineage.io/spec/2-0-2/OpenLineage.json#/$defs/RunEvent")
+    event["eventTime"] = "2023-02-29T12:00:00Z"
+    expected = (
+        "eventTime: expected an RFC 3339 date-time with a time zone, got '2023-02-29T12:00:00Z'"
+    )
+    assert [str(p) for p in validate_event(event, formats=True)] == [expected]
+    with pytest.raises(OpenLineageValidationError, match="expected an RFC 3339 date-time"):
+        RunEvent(**event)
