@@ -23,6 +23,7 @@ from pydantic_core import ErrorDetails
 from typing_extensions import NotRequired, Required, TypeAliasType, is_typeddict
 
 __all__ = [
+    "TYPE_WORDS",
     "OpenLineageValidationError",
     "Problem",
     "format_path",
@@ -85,19 +86,31 @@ def format_path(loc: Iterable[int | str]) -> str:
     return "".join(out)
 
 
-_TYPE_WORDS: Final = {
-    "int": "an integer",
-    "float": "a number",
+#: JSON Schema type name -> how a message names it ("expected an integer").
+TYPE_WORDS: Final = {
+    "integer": "an integer",
+    "number": "a number",
     "string": "a string",
-    "bool": "a boolean",
-    "list": "an array",
-    "dict": "an object",
-    "model": "an object",
-    "model_attributes": "an object",
-    "typed_dict": "an object",
+    "boolean": "a boolean",
+    "array": "an array",
+    "object": "an object",
+    "null": "null",
+}
+
+# pydantic-core's type names (the prefix of its "<name>_type" error kinds) -> JSON Schema's.
+_PYDANTIC_TYPES: Final = {
+    "int": "integer",
+    "float": "number",
+    "string": "string",
+    "bool": "boolean",
+    "list": "array",
+    "dict": "object",
+    "model": "object",
+    "model_attributes": "object",
+    "typed_dict": "object",
     "none_required": "null",
-    "tuple": "an array",
-    "set": "an array",
+    "tuple": "array",
+    "set": "array",
 }
 
 
@@ -114,9 +127,9 @@ def _describe(error: ErrorDetails) -> tuple[str, str]:
         return f"expected {expected}, got {value!r}", "enum"
     if kind == "extra_forbidden":
         return "unexpected field (the schema allows no other fields here)", "additionalProperties"
-    for prefix, words in _TYPE_WORDS.items():
+    for prefix, json_type in _PYDANTIC_TYPES.items():
         if kind in (f"{prefix}_type", f"{prefix}_parsing"):
-            return f"expected {words}, got {value!r}", "type"
+            return f"expected {TYPE_WORDS[json_type]}, got {value!r}", "type"
     if kind == "value_error":
         return str(context.get("error", error["msg"])), "schema"
     return f"{error['msg']} (got {value!r})", kind

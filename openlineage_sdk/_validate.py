@@ -21,7 +21,7 @@ from functools import cache
 from importlib import resources
 from typing import TYPE_CHECKING, Any, Final
 
-from openlineage_sdk._errors import Problem, format_path
+from openlineage_sdk._errors import TYPE_WORDS, Problem, format_path
 
 if TYPE_CHECKING:
     from jsonschema.exceptions import ValidationError as SchemaError
@@ -193,17 +193,6 @@ def _container(
             yield (*owner, name, key), facet
 
 
-_TYPE_WORDS: Final = {
-    "integer": "an integer",
-    "number": "a number",
-    "string": "a string",
-    "boolean": "a boolean",
-    "array": "an array",
-    "object": "an object",
-    "null": "null",
-}
-
-
 def _leaves(error: SchemaError) -> Iterator[SchemaError]:
     # anyOf/oneOf errors hold the reasons of each branch; report the branch that got furthest.
     if error.context:
@@ -228,7 +217,7 @@ def _problem(prefix: tuple[int | str, ...], error: SchemaError) -> Problem:
             )
     if kind == "type":
         names = [expected] if isinstance(expected, str) else list(expected)
-        words = " or ".join(_TYPE_WORDS.get(n, n) for n in names)
+        words = " or ".join(TYPE_WORDS.get(n, n) for n in names)
         return Problem(format_path(path), f"expected {words}, got {error.instance!r}", "type")
     if kind == "enum":
         options = ", ".join(repr(v) for v in expected)
