@@ -28,6 +28,7 @@ __all__ = [
     "Problem",
     "format_path",
     "json_loc",
+    "not_an_object",
     "problems_from_pydantic",
 ]
 
@@ -96,6 +97,20 @@ TYPE_WORDS: Final = {
     "object": "an object",
     "null": "null",
 }
+
+
+def not_an_object(value: object) -> Problem:
+    """The problem of a JSON document that is not an object (an event must be one)."""
+    if value is None:
+        kind = "null"
+    elif isinstance(value, bool):
+        kind = "boolean"
+    else:
+        kind = {int: "integer", float: "number", str: "string", list: "array"}.get(
+            type(value), type(value).__name__
+        )
+    return Problem("", f"expected a JSON object, got {TYPE_WORDS.get(kind, kind)}", "type")
+
 
 # pydantic-core's type names (the prefix of its "<name>_type" error kinds) -> JSON Schema's.
 _PYDANTIC_TYPES: Final = {

@@ -28,7 +28,12 @@ from pydantic_core import SchemaValidator, core_schema
 
 from openlineage_sdk import _types
 from openlineage_sdk._base import FacetContainer, FacetModel
-from openlineage_sdk._errors import OpenLineageValidationError, Problem, problems_from_pydantic
+from openlineage_sdk._errors import (
+    OpenLineageValidationError,
+    Problem,
+    not_an_object,
+    problems_from_pydantic,
+)
 from openlineage_sdk._facet_registry import registry
 from openlineage_sdk._types import READ_CONTEXT
 from openlineage_sdk.models.core import DatasetEvent, JobEvent, RunEvent
@@ -215,7 +220,7 @@ def _read(data: str | bytes | bytearray | Mapping[str, Any]) -> Event:
         if not isinstance(parsed, dict):
             raise OpenLineageValidationError(
                 "not an OpenLineage event",
-                [Problem("", f"expected a JSON object, got {type(parsed).__name__}", "type")],
+                [not_an_object(parsed)],
             )
         return _read_mapping(parsed)
     if isinstance(data, Mapping):

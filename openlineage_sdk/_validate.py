@@ -21,7 +21,7 @@ from functools import cache
 from importlib import resources
 from typing import TYPE_CHECKING, Any, Final
 
-from openlineage_sdk._errors import TYPE_WORDS, Problem, format_path
+from openlineage_sdk._errors import TYPE_WORDS, Problem, format_path, not_an_object
 
 if TYPE_CHECKING:
     from jsonschema.exceptions import ValidationError as SchemaError
@@ -241,7 +241,7 @@ def validate_event(
     """Check an event against the bundled schemas; return the problems, empty when valid.
 
     Args:
-        data: JSON text or bytes, a parsed event, or an event model.
+        data: JSON text or bytes, a parsed JSON value, or an event model.
         strict: also check each facet against the schema its ``_schemaURL`` names (otherwise
             only the core schema, which checks every facet against its entity's base facet).
         formats: also check string formats (``date-time``, ``uuid``, ``uri``).
@@ -258,12 +258,14 @@ def validate_event(
         event = data
     elif hasattr(data, "to_dict"):
         event = data.to_dict()
+    elif data is None or isinstance(data, (list, int, float)):
+        event = data  # parsed JSON that is not an object: reported below
     else:
         raise TypeError(
             f"validate_event() takes JSON, a mapping or an event, not {type(data).__name__}"
         )
     if not isinstance(event, Mapping):
-        return [Problem("", f"expected a JSON object, got {type(event).__name__}", "type")]
+        return [not_an_object(event)]
 
     from openlineage_sdk._facet_registry import registry
 

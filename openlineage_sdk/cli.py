@@ -27,20 +27,25 @@ from typing import Any, TextIO
 __all__ = ["main"]
 
 
+def _parsed(text: str) -> Any:
+    """The JSON value of ``text``; the text itself when it is not JSON or is a JSON string, for
+    validate_event to report ("not valid JSON", "expected a JSON object, got a string")."""
+    try:
+        value = json.loads(text)
+    except ValueError:
+        return text
+    return text if isinstance(value, str) else value
+
+
 def _events(path: Path) -> Iterator[tuple[str, Any]]:
-    """Yield ``(location, event or raw text)`` for every event in a file."""
+    """Yield ``(location, event or raw text)`` for every event in a file, each parsed once."""
     if path.suffix == ".jsonl":
         with path.open(encoding="utf-8") as handle:
             for number, line in enumerate(handle, start=1):
                 if line.strip():
-                    yield f"{path}:{number}", line
+                    yield f"{path}:{number}", _parsed(line)
         return
-    text = path.read_text(encoding="utf-8")
-    try:
-        parsed = json.loads(text)
-    except ValueError:
-        yield str(path), text  # reported as "not valid JSON" by validate_event
-        return
+    parsed = _parsed(path.read_text(encoding="utf-8"))
     if isinstance(parsed, list):
         for index, item in enumerate(parsed):
             yield f"{path}[{index}]", item
@@ -59,11 +64,6 @@ def _files(paths: Sequence[Path]) -> Iterator[Path]:
 
 
 def _label(event: Any) -> str:
-    if not isinstance(event, dict):
-        try:
-            event = json.loads(event)
-        except (TypeError, ValueError):
-            return "?"
     if not isinstance(event, dict):
         return "?"
     run = event.get("run")

@@ -62,6 +62,19 @@ def test_not_json_is_a_problem(tmp_path: Path) -> None:
     assert "not valid JSON" in output
 
 
+def test_json_lines_that_are_not_events_are_named_with_their_problem(tmp_path: Path) -> None:
+    lines = tmp_path / "events.jsonl"
+    lines.write_text('{not json\n"a string"\n[1]\nnull\n')
+    status, output = _run(str(lines))
+    assert status == 1
+    assert [line.split(": ", 2)[2].split(" (")[0] for line in output.splitlines()] == [
+        "not valid JSON",
+        "expected a JSON object, got a string",
+        "expected a JSON object, got an array",
+        "expected a JSON object, got null",
+    ]
+
+
 def test_missing_path_is_a_usage_error(tmp_path: Path) -> None:
     assert _run(str(tmp_path / "nope.json"))[0] == 2
 

@@ -135,3 +135,21 @@ def test_the_fallback_reader_reads_the_corpus_identically(monkeypatch: pytest.Mo
         assert fallback[path] == event, path
         if not isinstance(event, tuple):
             assert fallback[path].to_json() == event.to_json(), path
+
+
+@pytest.mark.parametrize(
+    ("text", "words"),
+    [("[1]", "an array"), ('"event"', "a string"), ("null", "null"), ("5", "an integer")],
+)
+def test_json_that_is_not_an_object_is_named_by_its_json_type(text: str, words: str) -> None:
+    expected = f"expected a JSON object, got {words}"
+    with pytest.raises(OpenLineageValidationError, match=expected):
+        read_event(text)
+    assert [p.message for p in validate_event(text)] == [expected]
+
+
+@pytest.mark.parametrize(("value", "words"), [([1], "an array"), (None, "null"), (5, "an integer")])
+def test_parsed_json_that_is_not_an_object_is_a_problem_not_an_error(
+    value: Any, words: str
+) -> None:
+    assert [p.message for p in validate_event(value)] == [f"expected a JSON object, got {words}"]
