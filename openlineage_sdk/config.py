@@ -251,6 +251,11 @@ def _apply_legacy_url(transport: Any, env: Mapping[str, str]) -> Any:
     return transport
 
 
+def _is_true(value: object) -> bool:
+    """``true`` as the official client reads ``OPENLINEAGE_DISABLED``: any case, nothing else."""
+    return value is True or (isinstance(value, str) and value.strip().lower() == "true")
+
+
 def environment_settings(env: Mapping[str, str] | None = None) -> OpenLineageConfig:
     """The settings that hold whatever the transport: ``OPENLINEAGE_DISABLED`` and ``_NAMESPACE``.
 
@@ -263,7 +268,7 @@ def environment_settings(env: Mapping[str, str] | None = None) -> OpenLineageCon
         A configuration with ``disabled`` and ``namespace`` set, and no transport.
     """
     env = os.environ if env is None else env
-    disabled = env.get("OPENLINEAGE_DISABLED", "").strip().lower() == "true"
+    disabled = _is_true(env.get("OPENLINEAGE_DISABLED"))
     return OpenLineageConfig(
         disabled=disabled,
         namespace=env.get("OPENLINEAGE_NAMESPACE") or None,
@@ -365,7 +370,7 @@ def load_config(
 
     return OpenLineageConfig(
         transport=transport,
-        disabled=bool(merged.get("disabled", False)) is True,
+        disabled=_is_true(merged.get("disabled")),
         namespace=basics.namespace,
         facets=section_of("facets", dict),
         filters=section_of("filters", list),

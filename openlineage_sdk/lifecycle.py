@@ -86,11 +86,12 @@ from openlineage_sdk.models.facets.parent_run import ParentRunFacet
 from openlineage_sdk.naming._model import DatasetName, _nonempty
 
 if TYPE_CHECKING:
-    from typing_extensions import Self
+    from typing_extensions import Self, Unpack
 
     from openlineage_sdk.client import OpenLineage
 
 __all__ = [
+    "EventMetadata",
     "EventType",
     "FacetsArg",
     "InputLike",
@@ -133,6 +134,29 @@ _F = TypeVar("_F", bound=BaseFacet)
 FacetsArg: TypeAlias = Iterable[_F] | Mapping[str, _F] | FacetContainer
 """Facets for one entity: instances (each stored under its own ``facet_key``), a mapping of
 key to facet (for facets without a key of their own), or a facet container."""
+
+
+class EventMetadata(TypedDict, total=False):
+    """What any event of a run can add: the keywords of each :class:`LineageRun` event method.
+
+    :meth:`~LineageRun.start`, :meth:`~LineageRun.running`, :meth:`~LineageRun.complete`,
+    :meth:`~LineageRun.fail`, :meth:`~LineageRun.abort` and :meth:`~LineageRun.other` take
+    them. Datasets and facets given are merged into the run before the event is made, so this
+    event and every later one carry them.
+
+    Attributes:
+        inputs: More inputs; merged by (namespace, name).
+        outputs: More outputs; merged by (namespace, name).
+        run_facets: More run facets; one under a key already present replaces it whole.
+        job_facets: More job facets; one under a key already present replaces it whole.
+        event_time: When the event happened (with a time zone); now when ``None`` or not given.
+    """
+
+    inputs: Iterable[InputLike]
+    outputs: Iterable[OutputLike]
+    run_facets: FacetsArg[RunFacet]
+    job_facets: FacetsArg[JobFacet]
+    event_time: datetime | None
 
 
 class RunOptions(TypedDict, total=False):
@@ -740,23 +764,12 @@ class LineageRun:
 
     # ----------------------------------------------------------------- events
 
-    def start(
-        self,
-        *,
-        inputs: Iterable[InputLike] = (),
-        outputs: Iterable[OutputLike] = (),
-        run_facets: FacetsArg[RunFacet] = (),
-        job_facets: FacetsArg[JobFacet] = (),
-        event_time: datetime | None = None,
-    ) -> RunEvent:
+    def start(self, **metadata: Unpack[EventMetadata]) -> RunEvent:
         """Emit START. Metadata given here is merged first and stays for later events.
 
         Args:
-            inputs: More inputs.
-            outputs: More outputs.
-            run_facets: More run facets.
-            job_facets: More job facets.
-            event_time: When it happened (with a time zone); now when ``None``.
+            **metadata: More inputs, outputs and facets, and the event time
+                (:class:`EventMetadata`).
 
         Returns:
             The event, as it was handed to the client.
@@ -764,25 +777,14 @@ class LineageRun:
         Raises:
             RunTransitionError: The run has already started (unless the run warns).
         """
-        return self._transition("START", inputs, outputs, run_facets, job_facets, event_time)
+        return self._transition("START", **metadata)
 
-    def running(
-        self,
-        *,
-        inputs: Iterable[InputLike] = (),
-        outputs: Iterable[OutputLike] = (),
-        run_facets: FacetsArg[RunFacet] = (),
-        job_facets: FacetsArg[JobFacet] = (),
-        event_time: datetime | None = None,
-    ) -> RunEvent:
+    def running(self, **metadata: Unpack[EventMetadata]) -> RunEvent:
         """Emit RUNNING, between START and the end, for example with progress facets.
 
         Args:
-            inputs: More inputs.
-            outputs: More outputs.
-            run_facets: More run facets.
-            job_facets: More job facets.
-            event_time: When it happened (with a time zone); now when ``None``.
+            **metadata: More inputs, outputs and facets, and the event time
+                (:class:`EventMetadata`).
 
         Returns:
             The event, as it was handed to the client.
@@ -790,25 +792,14 @@ class LineageRun:
         Raises:
             RunTransitionError: The run has not started or has ended (unless the run warns).
         """
-        return self._transition("RUNNING", inputs, outputs, run_facets, job_facets, event_time)
+        return self._transition("RUNNING", **metadata)
 
-    def complete(
-        self,
-        *,
-        inputs: Iterable[InputLike] = (),
-        outputs: Iterable[OutputLike] = (),
-        run_facets: FacetsArg[RunFacet] = (),
-        job_facets: FacetsArg[JobFacet] = (),
-        event_time: datetime | None = None,
-    ) -> RunEvent:
+    def complete(self, **metadata: Unpack[EventMetadata]) -> RunEvent:
         """Emit COMPLETE: the run succeeded.
 
         Args:
-            inputs: More inputs.
-            outputs: More outputs.
-            run_facets: More run facets.
-            job_facets: More job facets.
-            event_time: When it happened (with a time zone); now when ``None``.
+            **metadata: More inputs, outputs and facets, and the event time
+                (:class:`EventMetadata`).
 
         Returns:
             The event, as it was handed to the client.
@@ -816,18 +807,14 @@ class LineageRun:
         Raises:
             RunTransitionError: The run has not started or has ended (unless the run warns).
         """
-        return self._transition("COMPLETE", inputs, outputs, run_facets, job_facets, event_time)
+        return self._transition("COMPLETE", **metadata)
 
     def fail(
         self,
         error: BaseException | str | None = None,
         *,
         stack_trace: str | None = None,
-        inputs: Iterable[InputLike] = (),
-        outputs: Iterable[OutputLike] = (),
-        run_facets: FacetsArg[RunFacet] = (),
-        job_facets: FacetsArg[JobFacet] = (),
-        event_time: datetime | None = None,
+        **metadata: Unpack[EventMetadata],
     ) -> RunEvent:
         """Emit FAIL, with an errorMessage facet when ``error`` is given.
 
@@ -835,11 +822,8 @@ class LineageRun:
             error: The exception (its message and stack trace go into the facet, with
                 ``programmingLanguage`` ``"python"``), or a message.
             stack_trace: The stack trace to write instead of the exception's own.
-            inputs: More inputs.
-            outputs: More outputs.
-            run_facets: More run facets.
-            job_facets: More job facets.
-            event_time: When it happened (with a time zone); now when ``None``.
+            **metadata: More inputs, outputs and facets, and the event time
+                (:class:`EventMetadata`).
 
         Returns:
             The event, as it was handed to the client.
@@ -850,25 +834,14 @@ class LineageRun:
         extra: dict[str, RunFacet] = {}
         if error is not None:
             extra["errorMessage"] = _error_facet(error, stack_trace, self.client.producer)
-        return self._transition("FAIL", inputs, outputs, run_facets, job_facets, event_time, extra)
+        return self._transition("FAIL", extra, **metadata)
 
-    def abort(
-        self,
-        *,
-        inputs: Iterable[InputLike] = (),
-        outputs: Iterable[OutputLike] = (),
-        run_facets: FacetsArg[RunFacet] = (),
-        job_facets: FacetsArg[JobFacet] = (),
-        event_time: datetime | None = None,
-    ) -> RunEvent:
+    def abort(self, **metadata: Unpack[EventMetadata]) -> RunEvent:
         """Emit ABORT: the run was stopped before it could finish (interrupted, cancelled).
 
         Args:
-            inputs: More inputs.
-            outputs: More outputs.
-            run_facets: More run facets.
-            job_facets: More job facets.
-            event_time: When it happened (with a time zone); now when ``None``.
+            **metadata: More inputs, outputs and facets, and the event time
+                (:class:`EventMetadata`).
 
         Returns:
             The event, as it was handed to the client.
@@ -876,40 +849,32 @@ class LineageRun:
         Raises:
             RunTransitionError: The run has not started or has ended (unless the run warns).
         """
-        return self._transition("ABORT", inputs, outputs, run_facets, job_facets, event_time)
+        return self._transition("ABORT", **metadata)
 
-    def other(
+    def other(self, **metadata: Unpack[EventMetadata]) -> RunEvent:
+        """Emit OTHER: more metadata at any time, also before START or after the end.
+
+        Args:
+            **metadata: More inputs, outputs and facets, and the event time
+                (:class:`EventMetadata`).
+
+        Returns:
+            The event, as it was handed to the client.
+        """
+        return self._transition("OTHER", **metadata)
+
+    def _transition(
         self,
+        event_type: EventType,
+        extra_run_facets: Mapping[str, RunFacet] | None = None,
+        /,
         *,
+        # EventMetadata's keys, spelt out so that Python refuses a misspelt one at run time.
         inputs: Iterable[InputLike] = (),
         outputs: Iterable[OutputLike] = (),
         run_facets: FacetsArg[RunFacet] = (),
         job_facets: FacetsArg[JobFacet] = (),
         event_time: datetime | None = None,
-    ) -> RunEvent:
-        """Emit OTHER: more metadata at any time, also before START or after the end.
-
-        Args:
-            inputs: More inputs.
-            outputs: More outputs.
-            run_facets: More run facets.
-            job_facets: More job facets.
-            event_time: When it happened (with a time zone); now when ``None``.
-
-        Returns:
-            The event, as it was handed to the client.
-        """
-        return self._transition("OTHER", inputs, outputs, run_facets, job_facets, event_time)
-
-    def _transition(
-        self,
-        event_type: EventType,
-        inputs: Iterable[InputLike],
-        outputs: Iterable[OutputLike],
-        run_facets: Any,
-        job_facets: Any,
-        event_time: datetime | None,
-        extra_run_facets: Mapping[str, RunFacet] | None = None,
     ) -> RunEvent:
         given_time = _aware(event_time, "event_time") if event_time is not None else None
         update = self._prepare(inputs, outputs, run_facets, job_facets)

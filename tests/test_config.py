@@ -231,6 +231,24 @@ def test_disabled(tmp_path: Path) -> None:
     assert config.transport is None
 
 
+@pytest.mark.parametrize(
+    ("value", "disabled"),
+    [
+        ("true", True),
+        ("True", True),
+        ("false", False),
+        ("False", False),
+        ("no", False),
+        ("1", False),
+    ],
+)
+def test_disabled_by_a_nested_variable_only_when_true(
+    tmp_path: Path, value: str, disabled: bool
+) -> None:
+    # Read as OPENLINEAGE_DISABLED is: "False" is not JSON, and a non-empty string is not true.
+    assert load({"OPENLINEAGE__DISABLED": value}, tmp_path).disabled is disabled
+
+
 def test_json_config_file(tmp_path: Path) -> None:
     path = tmp_path / "ol.json"
     path.write_text(json.dumps({"transport": {"type": "console"}}))

@@ -318,6 +318,20 @@ def test_bad_run_arguments(client: OpenLineage, kwargs: dict[str, Any], message:
         client.run(name, **kwargs)
 
 
+@pytest.mark.parametrize("keyword", ["input", "run_facet", "extra_run_facets", "event_type"])
+def test_an_event_method_refuses_an_unknown_keyword(
+    client: OpenLineage, memory: MemoryTransport, keyword: str
+) -> None:
+    # The keywords are typed through EventMetadata; without a type checker Python refuses them.
+    run = client.run("orders")
+    with pytest.raises(TypeError, match=f"'{keyword}'"):
+        run.start(**{keyword: [ORDERS]})
+    with pytest.raises(TypeError, match=f"'{keyword}'"):
+        run.fail("boom", **{keyword: [ORDERS]})
+    assert run.state == "NEW"
+    assert memory.events == []
+
+
 def test_event_time_must_have_a_zone(client: OpenLineage, memory: MemoryTransport) -> None:
     from datetime import datetime
 

@@ -6,6 +6,7 @@ from openlineage_sdk import (
     OutputDataset,
     dataset_event,
     job_event,
+    naming,
 )
 from openlineage_sdk import facets as f
 from openlineage_sdk.transports import MemoryTransport
@@ -30,5 +31,9 @@ client.run("j", invalid_transitions="ignore")  # E: arg-type
 client.run("j", parent="dag")  # E: arg-type
 client.run("j", nominal_time="2024-05-01")  # E: arg-type
 run.fail(42)  # E: arg-type
+# The keywords every event method shares (EventMetadata): a misspelt one, and wrong types.
+run.complete(output=[naming.s3("lake", "x")])  # E: call-arg
+run.fail("boom", run_facets=[f.SQLJobFacet(query="q")])  # E: list-item
+run.other(event_time="2024-05-01T00:00:00Z")  # E: arg-type
 # The state is the run's to keep.
 run.state = "COMPLETE"  # E: misc

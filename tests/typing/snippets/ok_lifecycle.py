@@ -24,6 +24,7 @@ from openlineage_sdk import (
     uuid7,
 )
 from openlineage_sdk import facets as f
+from openlineage_sdk.lifecycle import EventMetadata
 from openlineage_sdk.transports import MemoryTransport
 
 client = OpenLineage(transport=MemoryTransport(), namespace="team", invalid_transitions="warn")
@@ -50,7 +51,17 @@ with client.run(
     run.add_inputs(orders)
     run.add_outputs(OutputDataset(namespace="n", name="o"))
 
-failed: RunEvent = client.run("j", run_id=uuid7()).fail(ValueError("x"))
+failed: RunEvent = client.run("j", run_id=uuid7()).fail(
+    ValueError("x"),
+    stack_trace="...",
+    inputs=[orders],
+    outputs=[OutputDataset(namespace="n", name="o")],
+    run_facets={"costs": f.ProcessingEngineRunFacet(version="1")},
+    job_facets=[f.SQLJobFacet(query="q")],
+    event_time=nominal,
+)
+metadata: EventMetadata = {"outputs": [naming.s3("lake", "z")], "event_time": None}
+client.run("j").start(**metadata)
 client.run("j", parent=run, run_id=str(deterministic_run_id("n", "j", nominal)))
 declared: JobEvent = job_event("n", "j", facets=[f.SQLJobFacet(query="q")], inputs=[orders])
 client.emit(dataset_event(orders, facets=[f.SchemaDatasetFacet(fields=[{"name": "id"}])]))
