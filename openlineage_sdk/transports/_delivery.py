@@ -235,10 +235,16 @@ class _DiskChunk:
     def __len__(self) -> int:
         return self.count
 
-    def append(self, data: bytes) -> None:
-        write_all(self.fd, data)
+    def append(self, data: bytes, lines: int = 1) -> None:
+        try:
+            write_all(self.fd, data)
+        except OSError:
+            # Part of ``data`` may be in the file now, past ``end``: a line added
+            # after it would be read back glued to that fragment.
+            self.writable = False
+            raise
         self.end += len(data)
-        self.count += 1
+        self.count += lines
 
     def save_pos(self) -> None:
         os.pwrite(self.pos_fd, b"%020d\n" % self.pos, 0)
@@ -414,18 +420,23 @@ class DeliveryEngine:
             self._seq += 1
             return self._seq
 
-    def _new_disk_chunk(self, lane: _Lane, seq: int) -> _DiskChunk:
+    def _new_disk_chunk(self, lane: _Lane, seq: int, data: bytes, lines: int) -> _DiskChunk:
+        """A new spool file holding ``data`` (``lines`` events); on failure none is left."""
         assert self.spool_path is not None
         path = self.spool_path / f"{self._session}.p{lane.index:02d}.{seq:010d}.jsonl"
         fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_EXCL, 0o600)
+        chunk = _DiskChunk(seq, path, fd, -1, writable=True)
         try:
             if fcntl is not None:
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            pos_fd = os.open(_pos_path(path), os.O_RDWR | os.O_CREAT, 0o600)
+            chunk.pos_fd = os.open(_pos_path(path), os.O_RDWR | os.O_CREAT, 0o600)
+            chunk.append(data, lines)
         except OSError:
-            os.close(fd)
+            # A file left behind would block this name for a later spill and
+            # hand its events to the next process although they are still queued here.
+            chunk.release(delete=True)
             raise
-        return _DiskChunk(seq, path, fd, pos_fd, writable=True)
+        return chunk
 
     def _append_to_disk(self, worker: _Worker, lane: _Lane, data: bytes) -> None:
         """Write one event to the newest spool file of the lane (caller holds the lock)."""
@@ -438,10 +449,10 @@ class DeliveryEngine:
             return
         last = lane.chunks[-1] if lane.chunks else None
         try:
-            if not isinstance(last, _DiskChunk) or not last.writable:
-                last = self._new_disk_chunk(lane, self._next_seq())
-                lane.chunks.append(last)
-            last.append(data + b"\n")
+            if isinstance(last, _DiskChunk) and last.writable:
+                last.append(data + b"\n")
+            else:
+                lane.chunks.append(self._new_disk_chunk(lane, self._next_seq(), data + b"\n", 1))
         except OSError as exc:
             worker.dropped += 1
             self._fail(f"could not write an event to the spool: {exc}")
@@ -737,10 +748,9 @@ class DeliveryEngine:
                             chunk.frozen = True
                             todo.append((lane, chunk, list(chunk.items)))
             for lane, chunk, items in todo:
+                payload = b"".join(data + b"\n" for _, data in items)
                 try:
-                    disk = self._new_disk_chunk(lane, chunk.seq)
-                    payload = b"".join(data + b"\n" for _, data in items)
-                    write_all(disk.fd, payload)
+                    disk = self._new_disk_chunk(lane, chunk.seq, payload, len(items))
                 except OSError as exc:
                     log.error("OpenLineage: could not write events to the spool: %s", exc)
                     continue
@@ -748,7 +758,6 @@ class DeliveryEngine:
                     # Events acknowledged while we were writing are skipped by
                     # moving the read position past them.
                     done = len(items) - len(chunk.items)
-                    disk.end = len(payload)
                     disk.pos = sum(len(data) + 1 for _, data in items[:done])
                     disk.count = len(chunk.items)
                     disk.writable = False
