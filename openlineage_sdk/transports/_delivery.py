@@ -52,6 +52,7 @@ from __future__ import annotations
 
 import atexit
 import contextlib
+import dataclasses
 import enum
 import logging
 import os
@@ -215,9 +216,6 @@ class _MemChunk:
         self.items: deque[Record] = deque()
         self.frozen = False  # once being copied to disk, no event is added to it
 
-    def __len__(self) -> int:
-        return len(self.items)
-
 
 class _DiskChunk:
     __slots__ = ("count", "end", "fd", "path", "pos", "pos_fd", "seq", "writable")
@@ -231,9 +229,6 @@ class _DiskChunk:
         self.end = 0  # byte offset just past the last complete line
         self.count = 0  # undelivered lines
         self.writable = writable
-
-    def __len__(self) -> int:
-        return self.count
 
     def append(self, data: bytes, lines: int = 1) -> None:
         try:
@@ -659,9 +654,6 @@ class DeliveryEngine:
                 else:
                     with contextlib.suppress(OSError):
                         chunk.save_pos()
-            if n == 0:  # pragma: no cover - defensive: an empty chunk at the head
-                lane.chunks.popleft()
-                continue
             i += n
 
     def _ack(self, worker: _Worker, taken: _Batch) -> None:
@@ -804,7 +796,6 @@ class DeliveryEngine:
                 chunk = self._load_orphan(path, fd)
             except OSError as exc:
                 log.error("OpenLineage: could not read the spool file %s: %s", path, exc)
-                os.close(fd)
                 continue
             if chunk is None:
                 continue
@@ -823,31 +814,32 @@ class DeliveryEngine:
             )
 
     def _load_orphan(self, path: Path, fd: int) -> _DiskChunk | None:
-        size = os.fstat(fd).st_size
-        pos = 0
-        pos_path = _pos_path(path)
-        with contextlib.suppress(FileNotFoundError, ValueError), open(pos_path, "rb") as f:
-            pos = int(f.read().strip() or 0)
-        pos_fd = os.open(pos_path, os.O_RDWR | os.O_CREAT, 0o600)
-        chunk = _DiskChunk(0, path, fd, pos_fd, writable=False)
-        # A process that died in the middle of a write leaves a partial last
-        # line: only complete lines count.
-        count = 0
-        offset = pos
-        last_nl = -1
-        while offset < size:
-            block = os.pread(fd, min(_READ_BLOCK, size - offset), offset)
-            if not block:
-                break
-            count += block.count(b"\n")
-            idx = block.rfind(b"\n")
-            if idx >= 0:
-                last_nl = offset + idx
-            offset += len(block)
-        chunk.pos = pos
-        chunk.end = last_nl + 1 if last_nl >= 0 else pos
-        chunk.count = count
-        if count == 0:
+        """The undelivered lines of a spool file, or ``None`` (and the file removed) if none.
+
+        Takes ``fd`` over: on failure it is closed.
+        """
+        chunk = _DiskChunk(0, path, fd, -1, writable=False)
+        try:
+            chunk.pos_fd = os.open(_pos_path(path), os.O_RDWR | os.O_CREAT, 0o600)
+            with contextlib.suppress(ValueError):
+                chunk.pos = int(os.pread(chunk.pos_fd, 64, 0).strip() or 0)
+            # A process that died in the middle of a write leaves a partial last
+            # line: only complete lines count.
+            size = os.fstat(fd).st_size
+            offset = chunk.pos
+            while offset < size:
+                block = os.pread(fd, min(_READ_BLOCK, size - offset), offset)
+                if not block:
+                    break
+                newlines = block.count(b"\n")
+                if newlines:
+                    chunk.count += newlines
+                    chunk.end = offset + block.rfind(b"\n") + 1
+                offset += len(block)
+        except OSError:
+            chunk.release(delete=False)
+            raise
+        if chunk.count == 0:
             chunk.release(delete=True)
             return None
         return chunk
@@ -911,14 +903,7 @@ class DeliveryEngine:
         with self._errors_lock:
             details = tuple(self._errors)
             self._errors.clear()
-        return FlushResult(
-            counts.pending,
-            counts.spooled,
-            counts.delivered,
-            counts.rejected,
-            counts.dropped,
-            details,
-        )
+        return dataclasses.replace(counts, details=details)
 
     def close(self, timeout: float | None = None) -> FlushResult:
         """Flush within ``timeout``, stop the senders and keep what is left in the spool.

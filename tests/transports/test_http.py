@@ -592,3 +592,23 @@ def test_a_failed_spill_leaves_no_file_and_is_tried_again(
     assert transport.close(5).complete
     assert_exactly_once_in_order(server.events, events)
     assert spool_files(tmp_path) == []
+
+
+def test_takeover_resumes_at_the_saved_position_and_skips_a_torn_last_line(
+    server: LineageServer, tmp_path: Path
+) -> None:
+    """The spool file of a process that died: delivered lines before ``.pos``, a torn write at the end."""
+    events = run_events(1, states=["START", "RUNNING", "COMPLETE"])
+    lines = [e.to_json().encode() + b"\n" for e in events]
+    with make(server, tmp_path) as first:
+        assert first.spool_path is not None
+        folder = first.spool_path
+    orphan = folder / "0000000000000000001-1.p00.1000000001.jsonl"
+    orphan.write_bytes(b"".join(lines) + lines[0][:40])
+    Path(f"{orphan}.pos").write_bytes(b"%020d\n" % len(lines[0]))
+    with make(server, tmp_path) as second:
+        result = second.flush(5)
+    assert result.complete
+    assert result.delivered == 2
+    assert_exactly_once_in_order(server.events, events[1:])
+    assert spool_files(tmp_path) == []
