@@ -52,6 +52,7 @@ from __future__ import annotations
 
 import atexit
 import contextlib
+import dataclasses
 import enum
 import logging
 import os
@@ -215,9 +216,6 @@ class _MemChunk:
         self.items: deque[Record] = deque()
         self.frozen = False  # once being copied to disk, no event is added to it
 
-    def __len__(self) -> int:
-        return len(self.items)
-
 
 class _DiskChunk:
     __slots__ = ("count", "end", "fd", "path", "pos", "pos_fd", "seq", "writable")
@@ -232,13 +230,16 @@ class _DiskChunk:
         self.count = 0  # undelivered lines
         self.writable = writable
 
-    def __len__(self) -> int:
-        return self.count
-
-    def append(self, data: bytes) -> None:
-        write_all(self.fd, data)
+    def append(self, data: bytes, lines: int = 1) -> None:
+        try:
+            write_all(self.fd, data)
+        except OSError:
+            # Part of ``data`` may be in the file now, past ``end``: a line added
+            # after it would be read back glued to that fragment.
+            self.writable = False
+            raise
         self.end += len(data)
-        self.count += 1
+        self.count += lines
 
     def save_pos(self) -> None:
         os.pwrite(self.pos_fd, b"%020d\n" % self.pos, 0)
@@ -414,18 +415,23 @@ class DeliveryEngine:
             self._seq += 1
             return self._seq
 
-    def _new_disk_chunk(self, lane: _Lane, seq: int) -> _DiskChunk:
+    def _new_disk_chunk(self, lane: _Lane, seq: int, data: bytes, lines: int) -> _DiskChunk:
+        """A new spool file holding ``data`` (``lines`` events); on failure none is left."""
         assert self.spool_path is not None
         path = self.spool_path / f"{self._session}.p{lane.index:02d}.{seq:010d}.jsonl"
         fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_EXCL, 0o600)
+        chunk = _DiskChunk(seq, path, fd, -1, writable=True)
         try:
             if fcntl is not None:
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            pos_fd = os.open(_pos_path(path), os.O_RDWR | os.O_CREAT, 0o600)
+            chunk.pos_fd = os.open(_pos_path(path), os.O_RDWR | os.O_CREAT, 0o600)
+            chunk.append(data, lines)
         except OSError:
-            os.close(fd)
+            # A file left behind would block this name for a later spill and
+            # hand its events to the next process although they are still queued here.
+            chunk.release(delete=True)
             raise
-        return _DiskChunk(seq, path, fd, pos_fd, writable=True)
+        return chunk
 
     def _append_to_disk(self, worker: _Worker, lane: _Lane, data: bytes) -> None:
         """Write one event to the newest spool file of the lane (caller holds the lock)."""
@@ -438,10 +444,10 @@ class DeliveryEngine:
             return
         last = lane.chunks[-1] if lane.chunks else None
         try:
-            if not isinstance(last, _DiskChunk) or not last.writable:
-                last = self._new_disk_chunk(lane, self._next_seq())
-                lane.chunks.append(last)
-            last.append(data + b"\n")
+            if isinstance(last, _DiskChunk) and last.writable:
+                last.append(data + b"\n")
+            else:
+                lane.chunks.append(self._new_disk_chunk(lane, self._next_seq(), data + b"\n", 1))
         except OSError as exc:
             worker.dropped += 1
             self._fail(f"could not write an event to the spool: {exc}")
@@ -648,9 +654,6 @@ class DeliveryEngine:
                 else:
                     with contextlib.suppress(OSError):
                         chunk.save_pos()
-            if n == 0:  # pragma: no cover - defensive: an empty chunk at the head
-                lane.chunks.popleft()
-                continue
             i += n
 
     def _ack(self, worker: _Worker, taken: _Batch) -> None:
@@ -737,10 +740,9 @@ class DeliveryEngine:
                             chunk.frozen = True
                             todo.append((lane, chunk, list(chunk.items)))
             for lane, chunk, items in todo:
+                payload = b"".join(data + b"\n" for _, data in items)
                 try:
-                    disk = self._new_disk_chunk(lane, chunk.seq)
-                    payload = b"".join(data + b"\n" for _, data in items)
-                    write_all(disk.fd, payload)
+                    disk = self._new_disk_chunk(lane, chunk.seq, payload, len(items))
                 except OSError as exc:
                     log.error("OpenLineage: could not write events to the spool: %s", exc)
                     continue
@@ -748,7 +750,6 @@ class DeliveryEngine:
                     # Events acknowledged while we were writing are skipped by
                     # moving the read position past them.
                     done = len(items) - len(chunk.items)
-                    disk.end = len(payload)
                     disk.pos = sum(len(data) + 1 for _, data in items[:done])
                     disk.count = len(chunk.items)
                     disk.writable = False
@@ -795,7 +796,6 @@ class DeliveryEngine:
                 chunk = self._load_orphan(path, fd)
             except OSError as exc:
                 log.error("OpenLineage: could not read the spool file %s: %s", path, exc)
-                os.close(fd)
                 continue
             if chunk is None:
                 continue
@@ -814,31 +814,32 @@ class DeliveryEngine:
             )
 
     def _load_orphan(self, path: Path, fd: int) -> _DiskChunk | None:
-        size = os.fstat(fd).st_size
-        pos = 0
-        pos_path = _pos_path(path)
-        with contextlib.suppress(FileNotFoundError, ValueError), open(pos_path, "rb") as f:
-            pos = int(f.read().strip() or 0)
-        pos_fd = os.open(pos_path, os.O_RDWR | os.O_CREAT, 0o600)
-        chunk = _DiskChunk(0, path, fd, pos_fd, writable=False)
-        # A process that died in the middle of a write leaves a partial last
-        # line: only complete lines count.
-        count = 0
-        offset = pos
-        last_nl = -1
-        while offset < size:
-            block = os.pread(fd, min(_READ_BLOCK, size - offset), offset)
-            if not block:
-                break
-            count += block.count(b"\n")
-            idx = block.rfind(b"\n")
-            if idx >= 0:
-                last_nl = offset + idx
-            offset += len(block)
-        chunk.pos = pos
-        chunk.end = last_nl + 1 if last_nl >= 0 else pos
-        chunk.count = count
-        if count == 0:
+        """The undelivered lines of a spool file, or ``None`` (and the file removed) if none.
+
+        Takes ``fd`` over: on failure it is closed.
+        """
+        chunk = _DiskChunk(0, path, fd, -1, writable=False)
+        try:
+            chunk.pos_fd = os.open(_pos_path(path), os.O_RDWR | os.O_CREAT, 0o600)
+            with contextlib.suppress(ValueError):
+                chunk.pos = int(os.pread(chunk.pos_fd, 64, 0).strip() or 0)
+            # A process that died in the middle of a write leaves a partial last
+            # line: only complete lines count.
+            size = os.fstat(fd).st_size
+            offset = chunk.pos
+            while offset < size:
+                block = os.pread(fd, min(_READ_BLOCK, size - offset), offset)
+                if not block:
+                    break
+                newlines = block.count(b"\n")
+                if newlines:
+                    chunk.count += newlines
+                    chunk.end = offset + block.rfind(b"\n") + 1
+                offset += len(block)
+        except OSError:
+            chunk.release(delete=False)
+            raise
+        if chunk.count == 0:
             chunk.release(delete=True)
             return None
         return chunk
@@ -902,14 +903,7 @@ class DeliveryEngine:
         with self._errors_lock:
             details = tuple(self._errors)
             self._errors.clear()
-        return FlushResult(
-            counts.pending,
-            counts.spooled,
-            counts.delivered,
-            counts.rejected,
-            counts.dropped,
-            details,
-        )
+        return dataclasses.replace(counts, details=details)
 
     def close(self, timeout: float | None = None) -> FlushResult:
         """Flush within ``timeout``, stop the senders and keep what is left in the spool.

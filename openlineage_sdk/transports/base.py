@@ -73,9 +73,11 @@ class FlushResult:
         spooled: events waiting in the local spool file; they are safe on disk
             and will be replayed, by this process or the next one to start.
         delivered: events the destination accepted since the transport was made.
-        rejected: events the destination refused for good (a 4xx answer other
-            than 408/429) since the transport was made; they are kept in the
-            spool's ``rejected.jsonl`` when a spool is configured.
+        rejected: events the destination refused for good (over HTTP a 4xx
+            answer other than 408/429, or ``max_server_error_attempts`` 5xx in
+            a row; for Kafka an error librdkafka does not retry) since the
+            transport was made; they are kept in the spool's
+            ``rejected.jsonl`` when a spool is configured.
         dropped: events that could neither be delivered nor kept (spool disabled
             or full, or an error writing it) since the transport was made.
     """

@@ -177,14 +177,19 @@ class CompositeTransport(Transport):
     def _each(self, method: str, timeout: float | None) -> FlushResult:
         deadline = None if timeout is None else time.monotonic() + timeout
         total = FlushResult()
+        error: TransportError | None = None
         for name, member in zip(self.names, self.transports, strict=True):
             left = None if deadline is None else max(0.0, deadline - time.monotonic())
             try:
                 total = total + getattr(member, method)(left)
-            except TransportError:
-                raise
+            except TransportError as exc:
+                # Raised once every member had its turn: one failing member must
+                # not leave the others unflushed or open.
+                error = error or exc
             except Exception as exc:
                 log.error("OpenLineage: %s of transport %s failed: %s", method, name, exc)
+        if error is not None:
+            raise error
         return total
 
     def flush(self, timeout: float | None = None) -> FlushResult:

@@ -315,12 +315,11 @@ class _HttpSender:
                 "the HTTP transport needs httpx: pip install 'openlineage-sdk[http]'"
             ) from exc
         self._httpx = httpx
-        self.url = lineage_url(config.url, config.endpoint)
-        self.batch_url = self.url.rstrip("/") + "/batch"
-        self._url = httpx.URL(self.url)
-        self._batch_url = httpx.URL(self.batch_url)
-        self.destination = _public_url(self.url)
-        self.spool_name = "http-" + hashlib.sha256(self.url.encode()).hexdigest()[:16]
+        url = lineage_url(config.url, config.endpoint)
+        self._url = httpx.URL(url)
+        self._batch_url = httpx.URL(url.rstrip("/") + "/batch")
+        self.destination = _public_url(url)
+        self.spool_name = "http-" + hashlib.sha256(url.encode()).hexdigest()[:16]
         self._batch = config.batch_size
         self._batch_proven = False  # the batch endpoint accepted a batch at least once
         self._gzip = config.compression == "gzip"
@@ -335,7 +334,7 @@ class _HttpSender:
         # Redirects are never followed: a POST must not silently turn into a GET elsewhere.
         self._transport = httpx.HTTPTransport(
             verify=_tls_verify(config.verify),
-            proxy=_environment_proxy(self.url),
+            proxy=_environment_proxy(url),
             limits=httpx.Limits(
                 max_connections=config.max_concurrent_requests,
                 max_keepalive_connections=config.max_concurrent_requests,

@@ -89,12 +89,13 @@ def _key_from_json(data: bytes) -> str:
 class _KafkaSender:
     def __init__(self, config: KafkaConfig) -> None:
         try:
-            from confluent_kafka import KafkaError, Producer
+            from confluent_kafka import KafkaError, KafkaException, Producer
         except ImportError as exc:  # pragma: no cover - depends on the environment
             raise TransportError(
                 "the Kafka transport needs confluent-kafka: pip install 'openlineage-sdk[kafka]'"
             ) from exc
         self._kafka_error = KafkaError
+        self._kafka_exception = KafkaException
         settings: dict[str, Any] = {**_PRODUCER_DEFAULTS, **config.config}
         self._producer = Producer(settings)
         self._topic = config.topic
@@ -141,8 +142,9 @@ class _KafkaSender:
                 except BufferError:
                     # librdkafka's own queue is full: let it drain, then go on.
                     self._producer.poll(0.05)
-                except Exception as exc:  # invalid topic, message too large...
-                    errors[index] = exc
+                except self._kafka_exception as exc:  # invalid topic, message too large...
+                    # Its KafkaError says whether another try can help.
+                    errors[index] = exc.args[0] if exc.args else exc
                     break
         self._producer.flush(self._wait)
         got = 0

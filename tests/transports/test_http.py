@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+import errno
 import gc
-import gzip
 import logging
 import os
 import subprocess
@@ -11,13 +11,20 @@ import sys
 import textwrap
 import time
 import zlib
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from openlineage_sdk import RunEvent, read_event
-from openlineage_sdk.transports import DeliveryError, HttpConfig, HttpTransport, KafkaConfig
+from openlineage_sdk.transports import (
+    DeliveryError,
+    HttpConfig,
+    HttpTransport,
+    KafkaConfig,
+    _delivery,
+)
 from openlineage_sdk.transports._delivery import PARTITIONS, Outcome
 from openlineage_sdk.transports.http import _environment_proxy, _HttpSender
 from tests.transports._support import (
@@ -534,4 +541,72 @@ def test_spool_file_is_plain_json_lines(server: LineageServer, tmp_path: Path) -
     assert sorted(lines) == sorted(e.to_json() for e in events)  # each the event's own JSON
     assert all(read_event(line) in events for line in lines)
     assert all(os.stat(f).st_mode & 0o077 == 0 for f in spool_files(tmp_path))
-    assert gzip  # imported for the gzip test above
+
+
+def full_disk_on(monkeypatch: pytest.MonkeyPatch, fails: Callable[[bytes], bool]) -> None:
+    """Spool writes for which ``fails(data)`` is true write part of ``data``, then hit ENOSPC."""
+    real = _delivery.write_all
+
+    def write_all(fd: int, data: bytes) -> None:
+        if fails(data):
+            os.write(fd, data[: len(data) // 2])
+            raise OSError(errno.ENOSPC, "No space left on device")
+        real(fd, data)
+
+    monkeypatch.setattr(_delivery, "write_all", write_all)
+
+
+def test_a_short_write_to_the_spool_costs_only_that_event(
+    server: LineageServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    server.stop()
+    events = run_events(1, states=["START", "RUNNING", "COMPLETE", "ABORT"])  # one run, one lane
+    lost = events[2].to_json().encode() + b"\n"
+    full_disk_on(monkeypatch, lambda data: data == lost)
+    # One event fits in memory, the others overflow to the same spool file.
+    with make(server, tmp_path, max_queue_size=1, max_concurrent_requests=1) as transport:
+        emit_all(transport, events)
+        server.start()
+        result = transport.flush(5)
+    assert result.complete
+    assert result.dropped == 1
+    # The event after the torn line is delivered intact, not glued to the fragment.
+    assert_exactly_once_in_order(server.events, [e for i, e in enumerate(events) if i != 2])
+
+
+def test_a_failed_spill_leaves_no_file_and_is_tried_again(
+    server: LineageServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    server.stop()
+    events = run_events(1)
+    attempts = [1]
+    full_disk_on(monkeypatch, lambda data: bool(attempts and attempts.pop()))
+    transport = make(server, tmp_path, max_concurrent_requests=1)
+    emit_all(transport, events)
+    # The first spill fails: its partial file must not outlive it, or the next
+    # process would deliver events this one still holds, and the name would stay taken.
+    assert transport.flush(0.3).spooled == len(events)
+    server.start()
+    assert transport.close(5).complete
+    assert_exactly_once_in_order(server.events, events)
+    assert spool_files(tmp_path) == []
+
+
+def test_takeover_resumes_at_the_saved_position_and_skips_a_torn_last_line(
+    server: LineageServer, tmp_path: Path
+) -> None:
+    """The spool file of a process that died: delivered lines before ``.pos``, a torn write at the end."""
+    events = run_events(1, states=["START", "RUNNING", "COMPLETE"])
+    lines = [e.to_json().encode() + b"\n" for e in events]
+    with make(server, tmp_path) as first:
+        assert first.spool_path is not None
+        folder = first.spool_path
+    orphan = folder / "0000000000000000001-1.p00.1000000001.jsonl"
+    orphan.write_bytes(b"".join(lines) + lines[0][:40])
+    Path(f"{orphan}.pos").write_bytes(b"%020d\n" % len(lines[0]))
+    with make(server, tmp_path) as second:
+        result = second.flush(5)
+    assert result.complete
+    assert result.delivered == 2
+    assert_exactly_once_in_order(server.events, events[1:])
+    assert spool_files(tmp_path) == []

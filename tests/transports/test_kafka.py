@@ -132,3 +132,25 @@ def test_sasl_settings_are_masked() -> None:
     )
     assert "pw-SECRET" not in repr(config)
     assert "pw-SECRET" not in str(config)
+
+
+def test_a_message_too_large_is_refused_not_retried_forever(cluster: str, tmp_path: Path) -> None:
+    """librdkafka refuses it in ``produce`` itself, before any delivery report."""
+    (big,) = run_events(1, states=["START"], padding=1_100_000)  # over message.max.bytes
+    small = run_events(2, states=["START"])
+    config = KafkaConfig(
+        topic=TOPIC,
+        config={"bootstrap.servers": cluster, "log_level": 0},
+        spool_dir=tmp_path,
+        max_concurrent_requests=1,
+    )
+    with KafkaTransport(config) as transport:
+        for event in [big, *small]:
+            transport.emit(event)
+        result = transport.flush(15)
+    assert result.complete
+    assert result.rejected == 1
+    assert result.delivered == len(small)
+    assert_exactly_once_in_order([doc for _, doc, _ in consume(cluster, len(small))], small)
+    (kept,) = tmp_path.rglob("rejected.jsonl")
+    assert kept.read_text() == big.to_json() + "\n"

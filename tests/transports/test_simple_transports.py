@@ -17,6 +17,7 @@ from openlineage_sdk.transports import (
     CompositeConfig,
     CompositeTransport,
     ConsoleTransport,
+    DeliveryError,
     FileTransport,
     FlushResult,
     MemoryTransport,
@@ -104,6 +105,20 @@ def test_composite_fail_fast_and_failover() -> None:
     nobody = CompositeTransport([_Broken()], raise_on_error=True)
     with pytest.raises(TransportError, match="no transport took the event"):
         nobody.emit(run_events(1)[0])
+
+
+class _Unflushable(MemoryTransport):
+    def flush(self, timeout: float | None = None) -> FlushResult:
+        raise DeliveryError("delivery to nowhere: 1 pending in memory", FlushResult(pending=1))
+
+
+def test_composite_closes_every_member_before_raising_a_members_error() -> None:
+    first, last = _Unflushable(), MemoryTransport()
+    composite = CompositeTransport([first, last])
+    with pytest.raises(DeliveryError, match="nowhere"):
+        composite.close(1)
+    assert first.closed
+    assert last.closed
 
 
 def test_composite_from_the_official_layout(tmp_path: Path) -> None:
