@@ -298,6 +298,12 @@ CASE = [
         "dev.public.t",
     ),
     (
+        "AWS region and partition lower-cased",
+        lambda: naming.glue("US-EAST-1", "123456789012", "Sales", "Orders", partition="AWS"),
+        "arn:aws:glue:us-east-1:123456789012",
+        "table/Sales/Orders",
+    ),
+    (
         "IPv6 host bracketed",
         lambda: naming.postgres("2001:DB8::1", "d", "s", "t"),
         "postgres://[2001:db8::1]:5432",
