@@ -111,10 +111,12 @@ Normal forms
   ``host`` and ``host:5432`` are one Postgres. Fabric and Unity Catalog,
   whose rows allow the port to be left out, write it only when it is not
   the default.
-* Case: schemes and hosts are lower-cased (they are case-insensitive).
-  Snowflake accounts are lower-cased and Snowflake identifiers upper-cased
-  unless double-quoted, as the seed document asks. Other identifiers are
-  kept as given: the documents set no rule for them.
+* Case: schemes and hosts are lower-cased (they are case-insensitive), and
+  so are the other namespace parts their services read without case: Azure
+  containers, AWS regions and partitions, Redshift cluster identifiers and
+  Snowflake accounts. Snowflake identifiers are upper-cased unless
+  double-quoted, as the seed document asks. Other identifiers are kept as
+  given: the documents set no rule for them.
 * Paths: object store keys have no leading or trailing slash (``raw/orders``);
   file system paths (HDFS, DBFS, ABFSS, files) are absolute (``/raw/orders``).
   The whole bucket or container is ``/``.

@@ -142,9 +142,13 @@ def _finish(
     port: str | None,
     known: Mapping[str, str | None],
     table: str,
+    part: str = "table",
 ) -> DatasetName:
-    """Combine a URL's parts with the ``table`` argument and build the name."""
-    parts = p.split_qualified(table, context)
+    """Combine a URL's parts with the ``table`` argument and build the name.
+
+    ``table`` may also be a dataset URI's whole dotted name, called ``part`` in errors.
+    """
+    parts = p.split_qualified(table, context, part)
     merged: dict[str, str | None] = dict(store.fixed)
     merged.update({level: value for level, value in known.items() if value})
     values = p.fill_levels(store.levels, merged, parts, context)
@@ -361,10 +365,7 @@ def _relational_uri(key: str, text: str, table: str | None) -> DatasetName:
         name = unquote(path.lstrip("/"))
         if not name:
             raise p.fail(text, "missing name: the URI's path names no dataset")
-        parts = p.split_qualified(name, text, "name")
-        values = p.fill_levels(store.levels, dict(store.fixed), parts, text)
-        with _as(text):
-            return store.build(text, host, port, values)
+        return _finish(store, text, host, port, {}, name, "name")
     segments = _segments(path.split(";")[0])
     if len(segments) >= len(store.levels):
         raise p.fail(text, "path has too many parts for a table to be added")
@@ -471,12 +472,9 @@ def _bigquery_uri(text: str, table: str | None) -> DatasetName:
     body = body.strip("/")
     store = _RELATIONAL["bigquery"]
     if table is None:
-        parts = p.split_qualified(body, text, "name") if body else []
-        if not parts:
+        if not body:
             raise p.fail(text, "missing name: project.dataset.table expected")
-        values = p.fill_levels(store.levels, {}, parts, text)
-        with _as(text):
-            return store.build(text, None, None, values)
+        return _finish(store, text, None, None, {}, body, "name")
     segments = p.split_qualified(body, text, "name") if body else []
     if len(segments) >= len(store.levels):
         raise p.fail(text, "URI names a table already")

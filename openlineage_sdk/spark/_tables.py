@@ -98,7 +98,9 @@ def table_identity(info: TableInfo, hive_metastore: str | None = None) -> Datase
     if info.location is None:
         raise ValueError(f"table {info.qualified_name} has no location")
     if hive_metastore:
-        metastore = urlsplit(hive_metastore)
+        # hive.metastore.uris may list several metastores (fail-over); the first names the
+        # catalog, as the JVM agent and the naming module take a list of hosts.
+        metastore = urlsplit(hive_metastore.split(",")[0].strip())
         port = f":{metastore.port}" if metastore.port else ""
         symlink = Symlink(f"hive://{metastore.hostname}{port}", info.qualified_name)
     else:

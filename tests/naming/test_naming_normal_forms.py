@@ -91,13 +91,6 @@ SCHEMES = [
 ]
 
 
-@pytest.mark.parametrize(
-    ("alias", "uri", "namespace", "name"), SCHEMES, ids=[s[0] for s in SCHEMES]
-)
-def test_scheme_normalization(alias: str, uri: str, namespace: str, name: str) -> None:
-    assert dataset_from_uri(uri) == DatasetName(namespace, name)
-
-
 # --------------------------------------------------------------------------- default ports
 
 # (store, URL without a port, namespace with the default port filled in)
@@ -154,8 +147,7 @@ PORTS = [
 
 @pytest.mark.parametrize(("store", "uri", "namespace"), PORTS, ids=[p[0] for p in PORTS])
 def test_default_port_is_filled(store: str, uri: str, namespace: str) -> None:
-    needs_table = uri.startswith(("jdbc:", "thrift:"))
-    result = dataset_from_uri(uri, table="s.t" if needs_table else None)
+    result = dataset_from_uri(uri, table="s.t" if uri.startswith("jdbc:") else None)
     assert result.namespace == namespace
 
 
@@ -296,6 +288,12 @@ CASE = [
         lambda: naming.redshift("ExampleCluster", "US-WEST-2", "dev", "public", "t"),
         "redshift://examplecluster.us-west-2:5439",
         "dev.public.t",
+    ),
+    (
+        "AWS region and partition lower-cased",
+        lambda: naming.glue("US-EAST-1", "123456789012", "Sales", "Orders", partition="AWS"),
+        "arn:aws:glue:us-east-1:123456789012",
+        "table/Sales/Orders",
     ),
     (
         "IPv6 host bracketed",
@@ -720,13 +718,6 @@ JDBC = [
 
 
 @pytest.mark.parametrize(
-    ("variant", "url", "table", "namespace", "name"), JDBC, ids=[j[0] for j in JDBC]
-)
-def test_jdbc_variant(variant: str, url: str, table: str, namespace: str, name: str) -> None:
-    assert dataset_from_uri(url, table=table) == DatasetName(namespace, name)
-
-
-@pytest.mark.parametrize(
     "table",
     ['"x""""y"', '"Mixed Case"', "plain", '"a""b"'],
     ids=["doubled", "case", "plain", "one"],
@@ -843,11 +834,21 @@ TABLES = [
 ]
 
 
+# The three tables above as one: (case, uri, table, namespace, name).
+URIS: list[tuple[str, str, str | None, str, str]] = [
+    *((f"scheme {alias}", uri, None, ns, name) for alias, uri, ns, name in SCHEMES),
+    *((f"jdbc {variant}", uri, table, ns, name) for variant, uri, table, ns, name in JDBC),
+    *((f"table {case}", uri, table, ns, name) for case, uri, table, ns, name in TABLES),
+]
+
+
 @pytest.mark.parametrize(
-    ("case", "uri", "table", "namespace", "name"), TABLES, ids=[t[0] for t in TABLES]
+    ("case", "uri", "table", "namespace", "name"), URIS, ids=[u[0] for u in URIS]
 )
-def test_table_argument(case: str, uri: str, table: str, namespace: str, name: str) -> None:
-    assert dataset_from_uri(uri, table=table) == DatasetName(namespace, name)
+def test_dataset_from_uri(
+    case: str, uri: str, table: str | None, namespace: str, name: str
+) -> None:
+    assert dataset_from_uri(uri, table) == DatasetName(namespace, name)
 
 
 # --------------------------------------------------------------------------- paths and keys

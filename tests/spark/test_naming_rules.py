@@ -32,10 +32,6 @@ from openlineage_sdk.spark._tables import TableInfo, table_identity
         ),
         # No workspace in the path: the namespace the JVM agent writes for it.
         ("dbfs:/mnt/lake/orders", "dbfs", "/mnt/lake/orders"),
-        ("dbfs:/mnt/a%20b", "dbfs", "/mnt/a b"),
-        ("dbfs:mnt/x", "dbfs", "/mnt/x"),
-        ("DBFS:/x", "dbfs", "/x"),
-        ("dbfs:///x", "dbfs", "/x"),
         ("dbfs://workspace/mnt/lake/orders", "dbfs://workspace", "/mnt/lake/orders"),
         (
             "jdbc:postgresql://db.example.com/shop?currentSchema=sales&password=x",
@@ -61,9 +57,14 @@ def test_a_table_on_object_storage_links_to_its_warehouse() -> None:
     )
 
 
-def test_a_table_in_a_hive_metastore_links_to_the_metastore() -> None:
+@pytest.mark.parametrize(
+    "uris",
+    ["thrift://metastore:9083", "thrift://metastore:9083,thrift://standby:9083"],
+    ids=["one", "fail-over list"],
+)
+def test_a_table_in_a_hive_metastore_links_to_the_metastore(uris: str) -> None:
     info = TableInfo("sales", "orders", "hdfs://namenode:8020/warehouse/sales.db/orders")
-    [link] = table_identity(info, "thrift://metastore:9083").symlinks
+    [link] = table_identity(info, uris).symlinks
     assert (link.namespace, link.name) == ("hive://metastore:9083", "sales.orders")
 
 
