@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
-from openlineage_sdk.spark._naming import encode_path, hadoop_location_uri
+from openlineage_sdk.spark._naming import dataset_name, encode_path, hadoop_location_uri
 from openlineage_sdk.spark._records import DatasetIdentity, Symlink
 
 __all__ = ["TableInfo", "describe_table", "planned_table", "table_identity"]
@@ -94,16 +94,22 @@ def planned_table(spark: Any, name: str, path: str | None = None) -> TableInfo:
 
 
 def table_identity(info: TableInfo, hive_metastore: str | None = None) -> DatasetIdentity:
-    """The dataset identity of a catalog table: its location, with a symlink to its name."""
+    """The dataset identity of a catalog table: its location, with a symlink to its name.
+
+    In a Hive metastore (``hive.metastore.uris``, ``thrift://host:port``, or a list of them of
+    which the first is taken) the symlink is the table as the naming module names a Hive table,
+    ``hive://{host}:{port}`` and ``{db}.{table}``; a table without a database has no such name,
+    and no symlink.
+    """
     if info.location is None:
         raise ValueError(f"table {info.qualified_name} has no location")
-    if hive_metastore:
-        metastore = urlsplit(hive_metastore)
-        port = f":{metastore.port}" if metastore.port else ""
-        symlink = Symlink(f"hive://{metastore.hostname}{port}", info.qualified_name)
-    else:
-        symlink = Symlink(_warehouse_namespace(info.location), info.qualified_name)
-    return DatasetIdentity.from_uri(info.location, symlinks=(symlink,))
+    symlinks: tuple[Symlink, ...] = ()
+    if not hive_metastore:
+        symlinks = (Symlink(_warehouse_namespace(info.location), info.qualified_name),)
+    elif info.database:
+        hive = dataset_name(hive_metastore, info.qualified_name)
+        symlinks = (Symlink(hive.namespace, hive.name),)
+    return DatasetIdentity.from_uri(info.location, symlinks=symlinks)
 
 
 def _warehouse_namespace(location: str) -> str:

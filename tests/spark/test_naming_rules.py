@@ -61,10 +61,34 @@ def test_a_table_on_object_storage_links_to_its_warehouse() -> None:
     )
 
 
-def test_a_table_in_a_hive_metastore_links_to_the_metastore() -> None:
+@pytest.mark.parametrize(
+    ("metastore", "namespace"),
+    [
+        ("thrift://metastore:9083", "hive://metastore:9083"),
+        # Several metastores (high availability): the first names the table, as a client tries it.
+        ("thrift://meta-1:9083,thrift://meta-2:9083", "hive://meta-1:9083"),
+        ("thrift://Metastore", "hive://metastore:9083"),
+    ],
+)
+def test_a_table_in_a_hive_metastore_links_to_the_metastore(metastore: str, namespace: str) -> None:
     info = TableInfo("sales", "orders", "hdfs://namenode:8020/warehouse/sales.db/orders")
-    [link] = table_identity(info, "thrift://metastore:9083").symlinks
-    assert (link.namespace, link.name) == ("hive://metastore:9083", "sales.orders")
+    identity = table_identity(info, metastore)
+    assert (identity.namespace, identity.name) == (
+        "hdfs://namenode:8020",
+        "/warehouse/sales.db/orders",
+    )
+    [link] = identity.symlinks
+    assert (link.namespace, link.name, link.type) == (namespace, "sales.orders", "TABLE")
+
+
+def test_a_hive_table_without_a_database_keeps_its_location_and_has_no_symlink() -> None:
+    info = TableInfo(None, "orders", "hdfs://namenode:8020/warehouse/orders")
+    identity = table_identity(info, "thrift://metastore:9083")
+    assert (identity.namespace, identity.name, identity.symlinks) == (
+        "hdfs://namenode:8020",
+        "/warehouse/orders",
+        (),
+    )
 
 
 def test_other_unnamed_locations_still_raise() -> None:
