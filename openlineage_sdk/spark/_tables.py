@@ -39,11 +39,19 @@ class TableInfo:
         return f"{self.database}.{self.table}" if self.database else self.table
 
 
-def _rows(spark: Any, statement: str) -> dict[str, str]:
+def _rows(spark: Any, statement: str, after: str | None = None) -> dict[str, str]:
+    """The name and value rows of a ``DESCRIBE`` statement.
+
+    With ``after``, only the rows that follow the row of that name: ``DESCRIBE TABLE`` lists the
+    table's columns first, and a column may be called ``Location`` or ``Database``.
+    """
     result: dict[str, str] = {}
+    started = after is None
     for row in spark.sql(statement).collect():
         key = (row[0] or "").strip()
-        if key and key not in result:
+        if not started:
+            started = key == after
+        elif key and key not in result:
             result[key] = (row[1] or "").strip()
     return result
 
@@ -62,7 +70,7 @@ def describe_table(spark: Any, name: str) -> TableInfo | None:
     """The catalog's record of table ``name``, or ``None`` when there is no such table."""
     if not spark.catalog.tableExists(name):
         return None
-    info = _rows(spark, f"DESCRIBE TABLE EXTENDED {_quote(name)}")
+    info = _rows(spark, f"DESCRIBE TABLE EXTENDED {_quote(name)}", "# Detailed Table Information")
     table = info.get("Table") or _NAME_PART.findall(name)[-1].strip("`")
     location = info.get("Location") or None
     return TableInfo(
