@@ -45,7 +45,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from openlineage_sdk.spark import _classic, _connect
-from openlineage_sdk.spark._events import IntoCurrentRun, RunPerWrite
+from openlineage_sdk.spark._events import IntoCurrentRun, RunPerWrite, application_facets
 from openlineage_sdk.spark._naming import dataset_name, job_name
 from openlineage_sdk.spark._records import (
     DatasetIdentity,
@@ -54,12 +54,7 @@ from openlineage_sdk.spark._records import (
     note_problem,
 )
 from openlineage_sdk.spark._schema import schema_fields
-from openlineage_sdk.spark._tables import (
-    TableInfo,
-    describe_table,
-    planned_table,
-    table_identity,
-)
+from openlineage_sdk.spark._tables import describe_table, planned_table, table_identity
 
 if TYPE_CHECKING:
     import uuid
@@ -288,8 +283,6 @@ def application_run(
     Returns:
         The run, not started: use it as a context manager, or call ``start()`` yourself.
     """
-    from openlineage_sdk.spark._events import application_facets
-
     adapter = installed(spark)
     if adapter is not None:
         app_name, version = adapter.app_name, adapter.spark_version
@@ -597,9 +590,10 @@ class SparkLineage:
         info = describe_table(self.spark, target.location)
         target.existed = info is not None and info.location is not None
         if info is None or info.location is None:
-            info = planned_table(self.spark, target.location, target.table_path)
-            if target.table_path is not None:
-                info = TableInfo(info.database, info.table, self._qualify(target.table_path))
+            path = target.table_path
+            info = planned_table(
+                self.spark, target.location, self._qualify(path) if path is not None else None
+            )
         return table_identity(info, self._hive_metastore)
 
     def _qualify(self, path: str) -> str:
@@ -609,9 +603,7 @@ class SparkLineage:
         return _connect.path_uri(path, self._default_fs)
 
     def _path_identity(self, path: str) -> DatasetIdentity:
-        if self.session_kind == "classic":
-            return DatasetIdentity.from_uri(self._qualify(path))
-        return _connect.path_identity(path, self._default_fs)
+        return DatasetIdentity.from_uri(self._qualify(path))
 
     def _inputs(
         self,
@@ -643,9 +635,7 @@ class SparkLineage:
         found: list[DatasetLineage] = []
         for path in reads.paths:
             try:
-                found.append(
-                    DatasetLineage(_connect.path_identity(path, self._default_fs), "input")
-                )
+                found.append(DatasetLineage(self._path_identity(path), "input"))
             except Exception as error:  # one bad input must not hide the rest
                 self._problem(lineage, f"input {path}", error)
                 continue
@@ -738,11 +728,9 @@ class SparkLineage:
 
     def _classic_stats(self, lineage: WriteLineage, token: int, target: _Target | None) -> None:
         assert self._listener is not None
-        if lineage.error is not None or lineage.output is None or target is None:
-            self._listener.end(token)
-            return
-        if target.kind == "jdbc":
-            # A JDBC write reports no write metrics: nothing to wait for, and nothing missing.
+        # A JDBC write reports no write metrics: nothing to wait for, and nothing missing.
+        reports_metrics = target is not None and target.kind != "jdbc"
+        if lineage.error is not None or lineage.output is None or not reports_metrics:
             self._listener.end(token)
             return
         # The command's end event was posted before the write returned; the listener usually

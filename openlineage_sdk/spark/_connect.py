@@ -25,7 +25,6 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from openlineage_sdk.spark._naming import encode_path, location_uri, split_hadoop_path
-from openlineage_sdk.spark._records import DatasetIdentity
 
 if TYPE_CHECKING:
     from pyspark.sql.types import StructType
@@ -144,11 +143,6 @@ def path_uri(path: str, default_fs: str | None) -> str:
     if default_fs and not default_fs.startswith("file:"):
         return default_fs.rstrip("/") + encode_path(path)
     return path
-
-
-def path_identity(path: str, default_fs: str | None) -> DatasetIdentity:
-    """A path's dataset, qualified with the server's default file system when it has no scheme."""
-    return DatasetIdentity.from_uri(path_uri(path, default_fs))
 
 
 class RowCountObservation:

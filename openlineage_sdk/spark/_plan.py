@@ -57,6 +57,7 @@ class Transform(NamedTuple):
 
 IDENTITY = Transform("DIRECT", "IDENTITY")
 TRANSFORMATION = Transform("DIRECT", "TRANSFORMATION")
+CONDITIONAL = Transform("INDIRECT", "CONDITIONAL")
 _DIRECT_RANK = {"IDENTITY": 0, "TRANSFORMATION": 1, "AGGREGATION": 2}
 
 
@@ -239,6 +240,18 @@ class _Walk:
             self.dataset |= self.refs(expr, Transform("INDIRECT", subtype))
 
 
+def _is_condition(expr: Expr, index: int) -> bool:
+    """Whether child ``index`` of a ``CaseWhen`` or an ``If`` is a condition, not a value.
+
+    An ``If``'s children are (condition, then, else); a ``CaseWhen``'s are the pairs
+    (condition, value) of its branches, then its ``ELSE`` value if it has one.
+    """
+    if expr.cls == "If":
+        return index == 0
+    branches = len(expr.children) - (1 if expr.fields.get("elseValue") is not None else 0)
+    return index < branches and index % 2 == 0
+
+
 def _references(expr: Expr, path: Transform) -> Iterable[tuple[int, Transform]]:
     """Every attribute ``expr`` reads, with the transformation on the way from the root."""
     if expr.cls == "AttributeReference":
@@ -251,27 +264,16 @@ def _references(expr: Expr, path: Transform) -> Iterable[tuple[int, Transform]]:
         step = combine(path, Transform("DIRECT", "AGGREGATION", counting))
         for index, child in enumerate(expr.children):
             if index > 0:  # the FILTER (WHERE ...) clause of an aggregate
-                yield from _references(child, combine(path, Transform("INDIRECT", "CONDITIONAL")))
+                yield from _references(child, combine(path, CONDITIONAL))
             else:
                 yield from _references(child, step)
         return
     elif expr.cls in _MASKING:
         step = combine(path, Transform("DIRECT", "TRANSFORMATION", True))
-    elif expr.cls == "CaseWhen":
-        has_else = expr.fields.get("elseValue") is not None
-        branch_children = len(expr.children) - (1 if has_else else 0)
+    elif expr.cls in ("CaseWhen", "If"):
         for index, child in enumerate(expr.children):
-            if index < branch_children and index % 2 == 0:
-                yield from _references(child, combine(path, Transform("INDIRECT", "CONDITIONAL")))
-            else:
-                yield from _references(child, combine(path, TRANSFORMATION))
-        return
-    elif expr.cls == "If":
-        for index, child in enumerate(expr.children):
-            if index == 0:
-                yield from _references(child, combine(path, Transform("INDIRECT", "CONDITIONAL")))
-            else:
-                yield from _references(child, combine(path, TRANSFORMATION))
+            how = CONDITIONAL if _is_condition(expr, index) else TRANSFORMATION
+            yield from _references(child, combine(path, how))
         return
     elif expr.cls == "WindowExpression":
         for index, child in enumerate(expr.children):

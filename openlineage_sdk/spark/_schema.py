@@ -46,17 +46,13 @@ def spark_type_name(data_type: DataType) -> str:
         scala_class = data_type.scalaUDT()
         if scala_class:
             simple = scala_class.rsplit(".", 1)[-1]
-            return _strip_suffix(_strip_suffix(simple, "Type"), "UDT").lower()
+            return simple.removesuffix("Type").removesuffix("UDT").lower()
         # A Python-only UDT is a PythonUserDefinedType on the JVM.
         return "pythonuserdefined"
     json_value = data_type.jsonValue()
     if isinstance(json_value, str):
         return json_value
     return str(data_type.typeName())
-
-
-def _strip_suffix(text: str, suffix: str) -> str:
-    return text[: -len(suffix)] if text.endswith(suffix) else text
 
 
 def _field(

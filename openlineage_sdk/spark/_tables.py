@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
-from openlineage_sdk.spark._naming import encode_path, hadoop_location_uri
+from openlineage_sdk.spark._naming import dataset_name, encode_path, hadoop_location_uri
 from openlineage_sdk.spark._records import DatasetIdentity, Symlink
 
 __all__ = ["TableInfo", "describe_table", "planned_table", "table_identity"]
@@ -39,11 +39,19 @@ class TableInfo:
         return f"{self.database}.{self.table}" if self.database else self.table
 
 
-def _rows(spark: Any, statement: str) -> dict[str, str]:
+def _rows(spark: Any, statement: str, after: str | None = None) -> dict[str, str]:
+    """The name and value rows of a ``DESCRIBE`` statement.
+
+    With ``after``, only the rows that follow the row of that name: ``DESCRIBE TABLE`` lists the
+    table's columns first, and a column may be called ``Location`` or ``Database``.
+    """
     result: dict[str, str] = {}
+    started = after is None
     for row in spark.sql(statement).collect():
         key = (row[0] or "").strip()
-        if key and key not in result:
+        if not started:
+            started = key == after
+        elif key and key not in result:
             result[key] = (row[1] or "").strip()
     return result
 
@@ -62,7 +70,7 @@ def describe_table(spark: Any, name: str) -> TableInfo | None:
     """The catalog's record of table ``name``, or ``None`` when there is no such table."""
     if not spark.catalog.tableExists(name):
         return None
-    info = _rows(spark, f"DESCRIBE TABLE EXTENDED {_quote(name)}")
+    info = _rows(spark, f"DESCRIBE TABLE EXTENDED {_quote(name)}", "# Detailed Table Information")
     table = info.get("Table") or _NAME_PART.findall(name)[-1].strip("`")
     location = info.get("Location") or None
     return TableInfo(
@@ -94,18 +102,22 @@ def planned_table(spark: Any, name: str, path: str | None = None) -> TableInfo:
 
 
 def table_identity(info: TableInfo, hive_metastore: str | None = None) -> DatasetIdentity:
-    """The dataset identity of a catalog table: its location, with a symlink to its name."""
+    """The dataset identity of a catalog table: its location, with a symlink to its name.
+
+    In a Hive metastore (``hive.metastore.uris``, ``thrift://host:port``, or a list of them of
+    which the first is taken) the symlink is the table as the naming module names a Hive table,
+    ``hive://{host}:{port}`` and ``{db}.{table}``; a table without a database has no such name,
+    and no symlink.
+    """
     if info.location is None:
         raise ValueError(f"table {info.qualified_name} has no location")
-    if hive_metastore:
-        # hive.metastore.uris may list several metastores (fail-over); the first names the
-        # catalog, as the JVM agent and the naming module take a list of hosts.
-        metastore = urlsplit(hive_metastore.split(",")[0].strip())
-        port = f":{metastore.port}" if metastore.port else ""
-        symlink = Symlink(f"hive://{metastore.hostname}{port}", info.qualified_name)
-    else:
-        symlink = Symlink(_warehouse_namespace(info.location), info.qualified_name)
-    return DatasetIdentity.from_uri(info.location, symlinks=(symlink,))
+    symlinks: tuple[Symlink, ...] = ()
+    if not hive_metastore:
+        symlinks = (Symlink(_warehouse_namespace(info.location), info.qualified_name),)
+    elif info.database:
+        hive = dataset_name(hive_metastore, info.qualified_name)
+        symlinks = (Symlink(hive.namespace, hive.name),)
+    return DatasetIdentity.from_uri(info.location, symlinks=symlinks)
 
 
 def _warehouse_namespace(location: str) -> str:

@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable
 from typing import Any
 
 import pytest
 
-from openlineage_sdk.spark import install, uninstall
 from tests.spark._support import Captured
 
 
@@ -26,22 +25,21 @@ def sources(spark: Any, tmp_path_factory: pytest.TempPathFactory) -> dict[str, A
 
 
 @pytest.fixture
-def lineage_of(spark: Any, sources: dict[str, Any], client: Any, memory: Any) -> Iterator[Any]:
+def lineage_of(
+    sources: dict[str, Any], classic_auto: Captured
+) -> Callable[[Any], tuple[dict[str, Any], list[Any]]]:
     """Write a DataFrame in automatic mode; the columnLineage facet of its COMPLETE event."""
-    captured = Captured(memory)
-    install(spark, client)
 
     def run(df: Any) -> tuple[dict[str, Any], list[Any]]:
-        captured.clear()
+        classic_auto.clear()
         df.write.parquet(str(sources["root"] / f"out_{uuid.uuid4().hex}"))
-        event = captured.only_write().end.to_dict()
+        event = classic_auto.only_write().end.to_dict()
         facets = event["outputs"][0]["facets"]
         assert "columnLineage" in facets, event["run"]["facets"].get("extractionError")
         facet = facets["columnLineage"]
         return facet["fields"], facet.get("dataset", [])
 
-    yield run
-    uninstall(spark)
+    return run
 
 
 def _t(type_: str, subtype: str, masking: bool = False) -> dict[str, Any]:
@@ -91,6 +89,34 @@ def test_select_identity_and_transformation(
         },
     }
     assert dataset == [_f(orders, "customer_id", _t("INDIRECT", "FILTER"))]
+
+
+def test_conditions_are_indirect_on_their_field_and_values_direct(
+    spark: Any, sources: dict[str, Any], lineage_of: Any
+) -> None:
+    from pyspark.sql import functions as F
+
+    orders = sources["orders"]
+    df = spark.read.parquet(orders).select(
+        F.expr("if(paid, amount, id)").alias("chosen"),
+        F.when(F.col("customer_id") > 2, F.col("id")).alias("big_id"),  # no ELSE
+    )
+
+    fields, dataset = lineage_of(df)
+    conditional = _t("INDIRECT", "CONDITIONAL")
+    assert fields == {
+        "chosen": {
+            "inputFields": [
+                _f(orders, "amount", TRANSFORM),
+                _f(orders, "id", TRANSFORM),
+                _f(orders, "paid", conditional),
+            ]
+        },
+        "big_id": {
+            "inputFields": [_f(orders, "customer_id", conditional), _f(orders, "id", TRANSFORM)]
+        },
+    }
+    assert dataset == []
 
 
 def test_join_and_aggregate(spark: Any, sources: dict[str, Any], lineage_of: Any) -> None:
@@ -191,20 +217,16 @@ def test_multi_step_transformations_compose(
 
 
 def test_insert_into_names_fields_by_the_tables_columns(
-    spark: Any, sources: dict[str, Any], client: Any, memory: Any
+    spark: Any, sources: dict[str, Any], classic_auto: Captured
 ) -> None:
     spark.sql("DROP TABLE IF EXISTS lineage_target")
     spark.sql("CREATE TABLE lineage_target (order_key BIGINT, who STRING) USING parquet")
-    captured = Captured(memory)
-    install(spark, client)
-    try:
-        orders = sources["orders"]
-        spark.read.parquet(orders).selectExpr(
-            "id", "CAST(customer_id AS STRING) AS c"
-        ).write.insertInto("lineage_target")
-    finally:
-        uninstall(spark)
-    output = captured.only_write().end.to_dict()["outputs"][0]
+    classic_auto.clear()
+    orders = sources["orders"]
+    spark.read.parquet(orders).selectExpr(
+        "id", "CAST(customer_id AS STRING) AS c"
+    ).write.insertInto("lineage_target")
+    output = classic_auto.only_write().end.to_dict()["outputs"][0]
     assert output["facets"]["columnLineage"]["fields"] == {
         "order_key": {"inputFields": [_f(orders, "id", IDENTITY)]},
         "who": {"inputFields": [_f(orders, "customer_id", TRANSFORM)]},

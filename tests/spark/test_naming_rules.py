@@ -32,6 +32,10 @@ from openlineage_sdk.spark._tables import TableInfo, table_identity
         ),
         # No workspace in the path: the namespace the JVM agent writes for it.
         ("dbfs:/mnt/lake/orders", "dbfs", "/mnt/lake/orders"),
+        ("dbfs:/mnt/a%20b", "dbfs", "/mnt/a b"),
+        ("dbfs:mnt/x", "dbfs", "/mnt/x"),
+        ("DBFS:/x", "dbfs", "/x"),
+        ("dbfs:///x", "dbfs", "/x"),
         ("dbfs://workspace/mnt/lake/orders", "dbfs://workspace", "/mnt/lake/orders"),
         (
             "jdbc:postgresql://db.example.com/shop?currentSchema=sales&password=x",
@@ -58,14 +62,33 @@ def test_a_table_on_object_storage_links_to_its_warehouse() -> None:
 
 
 @pytest.mark.parametrize(
-    "uris",
-    ["thrift://metastore:9083", "thrift://metastore:9083,thrift://standby:9083"],
-    ids=["one", "fail-over list"],
+    ("metastore", "namespace"),
+    [
+        ("thrift://metastore:9083", "hive://metastore:9083"),
+        # Several metastores (high availability): the first names the table, as a client tries it.
+        ("thrift://meta-1:9083,thrift://meta-2:9083", "hive://meta-1:9083"),
+        ("thrift://Metastore", "hive://metastore:9083"),
+    ],
 )
-def test_a_table_in_a_hive_metastore_links_to_the_metastore(uris: str) -> None:
+def test_a_table_in_a_hive_metastore_links_to_the_metastore(metastore: str, namespace: str) -> None:
     info = TableInfo("sales", "orders", "hdfs://namenode:8020/warehouse/sales.db/orders")
-    [link] = table_identity(info, uris).symlinks
-    assert (link.namespace, link.name) == ("hive://metastore:9083", "sales.orders")
+    identity = table_identity(info, metastore)
+    assert (identity.namespace, identity.name) == (
+        "hdfs://namenode:8020",
+        "/warehouse/sales.db/orders",
+    )
+    [link] = identity.symlinks
+    assert (link.namespace, link.name, link.type) == (namespace, "sales.orders", "TABLE")
+
+
+def test_a_hive_table_without_a_database_keeps_its_location_and_has_no_symlink() -> None:
+    info = TableInfo(None, "orders", "hdfs://namenode:8020/warehouse/orders")
+    identity = table_identity(info, "thrift://metastore:9083")
+    assert (identity.namespace, identity.name, identity.symlinks) == (
+        "hdfs://namenode:8020",
+        "/warehouse/orders",
+        (),
+    )
 
 
 def test_other_unnamed_locations_still_raise() -> None:

@@ -14,7 +14,8 @@ from typing import Any
 import pytest
 
 from openlineage_sdk.spark._adapter import session_kind
-from openlineage_sdk.spark._connect import path_identity
+from openlineage_sdk.spark._connect import path_uri
+from openlineage_sdk.spark._naming import dataset_name
 from openlineage_sdk.spark._tables import TableInfo, table_identity
 from tests.spark._support import Captured
 
@@ -23,6 +24,12 @@ ODD = "#1 100%"  # a fragment mark, a percent sign that escapes nothing, and a s
 
 def _names(datasets: Any) -> list[tuple[str, str]]:
     return [(d.namespace, d.name) for d in datasets or []]
+
+
+def _connect_name(path: str, default_fs: str | None) -> tuple[str, str]:
+    """The namespace and name of a path a Connect client wrote, as the adapter names it."""
+    located = dataset_name(path_uri(path, default_fs))
+    return located.namespace, located.name
 
 
 def test_file_inputs_and_outputs_keep_hash_percent_and_space(
@@ -140,8 +147,7 @@ def test_a_new_table_in_a_database_at_an_odd_path(
 def test_connect_paths_are_read_as_hadoop_paths(
     path: str, default_fs: str | None, namespace: str, name: str
 ) -> None:
-    identity = path_identity(path, default_fs)
-    assert (identity.namespace, identity.name) == (namespace, name)
+    assert _connect_name(path, default_fs) == (namespace, name)
 
 
 @pytest.mark.parametrize(
@@ -163,13 +169,12 @@ def test_connect_paths_are_read_as_hadoop_paths(
 def test_connect_paths_the_old_naming_got_right_are_named_as_before(
     path: str, default_fs: str | None, namespace: str, name: str
 ) -> None:
-    identity = path_identity(path, default_fs)
-    assert (identity.namespace, identity.name) == (namespace, name)
+    assert _connect_name(path, default_fs) == (namespace, name)
 
 
 def test_a_relative_connect_path_still_raises() -> None:
     with pytest.raises(ValueError, match="relative path"):
-        path_identity("data/a#b", None)
+        path_uri("data/a#b", None)
 
 
 @pytest.mark.parametrize(

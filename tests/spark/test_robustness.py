@@ -12,7 +12,8 @@ import pytest
 from openlineage_sdk import OpenLineage, validate_event
 from openlineage_sdk.facets import SchemaDatasetFacet
 from openlineage_sdk.models.records import SchemaDatasetFacetFields
-from openlineage_sdk.spark._adapter import session_kind
+from openlineage_sdk.spark._adapter import WriteLineage, session_kind
+from openlineage_sdk.spark._records import DatasetLineage
 from openlineage_sdk.transports import FileTransport, MemoryTransport
 from openlineage_sdk.transports.base import TransportError
 from tests.spark._support import NAMESPACE, Captured, files_of
@@ -179,7 +180,7 @@ def test_a_failing_transport_never_fails_the_write(mode_spark: Any, data_dir: Pa
 
 
 def test_a_failing_sink_never_fails_the_write(mode_spark: Any, data_dir: Path) -> None:
-    from openlineage_sdk.spark import WriteLineage, install, uninstall
+    from openlineage_sdk.spark import install, uninstall
 
     class Broken:
         def write_started(self, write: WriteLineage) -> None:
@@ -196,22 +197,31 @@ def test_a_failing_sink_never_fails_the_write(mode_spark: Any, data_dir: Path) -
     assert len(files_of(data_dir / "out")) >= 1
 
 
+def _parquet_write(
+    output: DatasetLineage, inputs: list[DatasetLineage] | None = None
+) -> WriteLineage:
+    """The record the adapter makes of a Parquet write to ``output``, for testing a sink alone."""
+    command = "execute_insert_into_hadoop_fs_relation_command"
+    return WriteLineage(
+        "classic",
+        "parquet",
+        "app",
+        command,
+        f"app.{command}.data_out",
+        inputs=inputs or [],
+        output=output,
+        spark_version="4.3.0",
+    )
+
+
 def test_an_interrupted_write_is_aborted() -> None:
     """The sink's side alone: a write stopped by KeyboardInterrupt ends its run with ABORT."""
-    from openlineage_sdk.spark import DatasetIdentity, DatasetLineage, WriteLineage
+    from openlineage_sdk.spark import DatasetIdentity, DatasetLineage
     from openlineage_sdk.spark._events import RunPerWrite
 
     memory = MemoryTransport()
     sink = RunPerWrite(OpenLineage(transport=memory, namespace=NAMESPACE))
-    write = WriteLineage(
-        "classic",
-        "parquet",
-        "app",
-        "execute_insert_into_hadoop_fs_relation_command",
-        "app.execute_insert_into_hadoop_fs_relation_command.data_out",
-        output=DatasetLineage(DatasetIdentity("file", "/data/out"), "output"),
-        spark_version="4.3.0",
-    )
+    write = _parquet_write(DatasetLineage(DatasetIdentity("file", "/data/out"), "output"))
     sink.write_started(write)
     write.error = KeyboardInterrupt()
     sink.write_finished(write)
@@ -226,13 +236,7 @@ def test_the_end_adds_the_statistics_to_the_datasets_the_start_built(
     monkeypatch: pytest.MonkeyPatch, mode: str
 ) -> None:
     """The sink's side alone: each dataset facet is built once, the statistics merge into it."""
-    from openlineage_sdk.spark import (
-        DatasetIdentity,
-        DatasetLineage,
-        IoStats,
-        WriteLineage,
-        _events,
-    )
+    from openlineage_sdk.spark import DatasetIdentity, DatasetLineage, IoStats, _events
 
     built: list[object] = []
 
@@ -244,16 +248,7 @@ def test_the_end_adds_the_statistics_to_the_datasets_the_start_built(
     columns: list[SchemaDatasetFacetFields] = [{"name": "id", "type": "long"}]
     source = DatasetLineage(DatasetIdentity("file", "/data/in"), "input", columns)
     target = DatasetLineage(DatasetIdentity("file", "/data/out"), "output", columns)
-    write = WriteLineage(
-        "classic",
-        "parquet",
-        "app",
-        "execute_insert_into_hadoop_fs_relation_command",
-        "app.execute_insert_into_hadoop_fs_relation_command.data_out",
-        inputs=[source],
-        output=target,
-        spark_version="4.3.0",
-    )
+    write = _parquet_write(target, [source])
     memory = MemoryTransport()
     client = OpenLineage(transport=memory, namespace=NAMESPACE)
     sink = _events.RunPerWrite(client) if mode == "automatic" else _events.IntoCurrentRun()

@@ -37,6 +37,29 @@ def test_a_catalog_table_input_is_its_location_with_a_table_symlink(
     ]
 
 
+def test_a_table_with_columns_named_like_its_details_is_named_by_its_location(
+    mode_spark: Any, auto: Captured, spark_root: Path, data_dir: Path
+) -> None:
+    """``DESCRIBE TABLE`` lists the columns before the table's details: a column is not one."""
+    table = f"places_{session_kind(mode_spark)}"
+    columns = ("'x' AS Location", "'y' AS Database", "'z' AS `Table`")
+    mode_spark.sql(f"DROP TABLE IF EXISTS {table}")
+    mode_spark.range(1).selectExpr(*columns).write.saveAsTable(table)
+    auto.clear()
+    mode_spark.range(1).selectExpr(*columns).write.insertInto(table)
+    mode_spark.table(table).write.parquet(str(data_dir / "copy"))
+
+    inserted, copied = auto.write_runs()
+    [source] = [i.to_dict() for i in copied.end.inputs or []]
+    for dataset in (inserted.output_json(), source):
+        assert (dataset["namespace"], dataset["name"]) == (
+            "file",
+            str(spark_root / "warehouse" / table),
+        )
+        [link] = dataset["facets"]["symlinks"]["identifiers"]
+        assert link["name"] == f"default.{table}"
+
+
 def test_a_declared_schema_is_the_inputs_schema(
     mode_spark: Any, auto: Captured, data_dir: Path
 ) -> None:
