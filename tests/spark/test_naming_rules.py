@@ -32,10 +32,6 @@ from openlineage_sdk.spark._tables import TableInfo, table_identity
         ),
         # No workspace in the path: the namespace the JVM agent writes for it.
         ("dbfs:/mnt/lake/orders", "dbfs", "/mnt/lake/orders"),
-        ("dbfs:/mnt/a%20b", "dbfs", "/mnt/a b"),
-        ("dbfs:mnt/x", "dbfs", "/mnt/x"),
-        ("DBFS:/x", "dbfs", "/x"),
-        ("dbfs:///x", "dbfs", "/x"),
         ("dbfs://workspace/mnt/lake/orders", "dbfs://workspace", "/mnt/lake/orders"),
         (
             "jdbc:postgresql://db.example.com/shop?currentSchema=sales&password=x",
