@@ -45,7 +45,7 @@ def spark_type_name(data_type: DataType) -> str:
     if isinstance(data_type, UserDefinedType):
         scala_class = data_type.scalaUDT()
         if scala_class:
-            simple = scala_class.rsplit(".", 1)[-1]
+            simple = str(scala_class).rsplit(".", 1)[-1]
             return simple.removesuffix("Type").removesuffix("UDT").lower()
         # A Python-only UDT is a PythonUserDefinedType on the JVM.
         return "pythonuserdefined"
