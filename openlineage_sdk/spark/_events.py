@@ -62,6 +62,7 @@ from openlineage_sdk.models.facets import (
     ExtractionErrorRunFacet,
     InputStatisticsInputDatasetFacet,
     JobTypeJobFacet,
+    LifecycleStateChangeDatasetFacet,
     OutputStatisticsOutputDatasetFacet,
     ProcessingEngineRunFacet,
     SchemaDatasetFacet,
@@ -136,6 +137,22 @@ def _dataset_facets(
                     {"namespace": s.namespace, "name": s.name, "type": s.type}
                     for s in identity.symlinks
                 ],
+            ),
+        )
+    state = dataset.lifecycle_state
+    if state is not None:
+        previous = dataset.previous_identity
+        built["lifecycleStateChange"] = _attempt(
+            write,
+            f"{label}: lifecycleStateChange facet",
+            lambda: LifecycleStateChangeDatasetFacet(
+                producer=producer,
+                lifecycle_state_change=state,
+                previous_identifier=(
+                    {"namespace": previous.namespace, "name": previous.name}
+                    if previous is not None
+                    else None
+                ),
             ),
         )
     lineage = dataset.column_lineage

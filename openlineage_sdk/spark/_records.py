@@ -26,11 +26,15 @@ __all__ = [
     "DatasetIdentity",
     "DatasetLineage",
     "IoStats",
+    "LifecycleState",
     "Symlink",
     "note_problem",
 ]
 
 log = logging.getLogger("openlineage_sdk.spark")
+
+LifecycleState = Literal["ALTER", "CREATE", "DROP", "OVERWRITE", "RENAME", "TRUNCATE"]
+"""What a statement did to a dataset as a whole: the ``lifecycleStateChange`` facet's value."""
 
 
 @dataclass(frozen=True)
@@ -105,6 +109,8 @@ class DatasetLineage:
     schema: list[SchemaDatasetFacetFields] | None = None
     stats: IoStats | None = None
     column_lineage: ColumnLineageRecord | None = None
+    lifecycle_state: LifecycleState | None = None
+    previous_identity: DatasetIdentity | None = None  # the name before a RENAME
     problems: list[str] = field(default_factory=list)
 
 
