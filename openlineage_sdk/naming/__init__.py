@@ -228,14 +228,13 @@ from openlineage_sdk.naming._jobs import *  # noqa: F403
 from openlineage_sdk.naming._model import DatasetName, NamingError
 from openlineage_sdk.naming._parse import dataset_from_uri
 from openlineage_sdk.naming._stores import *  # noqa: F403
-from openlineage_sdk.naming._trim import DEFAULT_TRIMMERS, TRIMMERS, Trimmer, trim_dataset_name
+from openlineage_sdk.naming._trim import DEFAULT_TRIMMERS, TRIMMERS, trim_dataset_name
 
 __all__ = [
     "DEFAULT_TRIMMERS",
     "TRIMMERS",
     "DatasetName",
     "NamingError",
-    "Trimmer",
     "dataset_from_uri",
     "trim_dataset_name",
     *_jobs.__all__,

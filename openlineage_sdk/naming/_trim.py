@@ -131,6 +131,13 @@ def trim_dataset_name(name: str, trimmers: Iterable[Trimmer] = DEFAULT_TRIMMERS)
     that keeps changing after 64 rounds is returned untrimmed, so a user's trimmer that misbehaves
     cannot lengthen a name or loop forever.
 
+    Args:
+        name: A dataset name (a path, for file systems and object stores).
+        trimmers: The rules to apply; every built-in one by default (see :data:`TRIMMERS`).
+
+    Returns:
+        The trimmed name; ``name`` itself when no rule applies.
+
     >>> trim_dataset_name("/data/events/dt=2025-09-01")
     '/data/events'
     >>> trim_dataset_name("/tmp/rdd_c/20251030")
