@@ -44,6 +44,8 @@ from openlineage_sdk.transports.file import DEFAULT_FILE_NAME, FileTransport
 from openlineage_sdk.transports.noop import NoopTransport
 
 if TYPE_CHECKING:
+    from openlineage_sdk._event_config import EventConfig
+
     # Imported on use: the lifecycle loads the models, which a client that only forwards
     # events it was given never needs.
     from openlineage_sdk.lifecycle import (
@@ -116,6 +118,10 @@ class OpenLineage:
         self.disabled = self.config.disabled if disabled is None else disabled
         self.producer = producer
         self.namespace = namespace or self.config.namespace or DEFAULT_NAMESPACE
+        self._events = self._event_config(self.config, raise_on_error=raise_on_error)
+        # Where the environmentVariables facet reads: os.environ, or the mapping given to
+        # from_environment.
+        self._env: Mapping[str, str] | None = None
         if self.disabled:
             log.info("OpenLineage is disabled; no events will be emitted")
             self.transport: Transport = NoopTransport()
@@ -149,7 +155,9 @@ class OpenLineage:
             The client.
         """
         config = cls._load(env, config_file, raise_on_error=bool(kwargs.get("raise_on_error")))
-        return cls(config=config, **kwargs)
+        client = cls(config=config, **kwargs)
+        client._env = env
+        return client
 
     @staticmethod
     def _load(
@@ -170,6 +178,23 @@ class OpenLineage:
                 DEFAULT_FILE_NAME,
             )
             return OpenLineageConfig()
+
+    @staticmethod
+    def _event_config(config: OpenLineageConfig, *, raise_on_error: bool) -> EventConfig | None:
+        """The ``filters``, ``tags``, ``facets`` and ``dataset`` sections, ready to apply."""
+        if not (config.facets or config.filters or config.tags or config.dataset):
+            return None
+        from openlineage_sdk._event_config import SectionError, parse_sections
+
+        try:
+            return parse_sections(config.facets, config.filters, config.tags, config.dataset)
+        except SectionError as exc:
+            if raise_on_error:
+                raise ConfigError(str(exc)) from None
+            log.error(
+                "OpenLineage: %s; the facets, filters, tags and dataset sections are ignored", exc
+            )
+            return None
 
     def _build(self, section: TransportConfig | None) -> Transport:
         if section is None:
@@ -205,6 +230,11 @@ class OpenLineage:
         if self.disabled:
             return
         try:
+            if self._events is not None:
+                changed = self._events.apply(event, producer=self.producer, env=self._env)
+                if changed is None:
+                    return
+                event = changed
             self.transport.emit(event)
         except Exception:
             if self.raise_on_error:

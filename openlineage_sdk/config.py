@@ -35,6 +35,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -251,6 +252,64 @@ def _apply_legacy_url(transport: Any, env: Mapping[str, str]) -> Any:
     return transport
 
 
+#: The top-level sections read here, and those of the Java client this SDK has no use for.
+_SECTIONS = ("transport", "facets", "filters", "tags", "dataset", "disabled")
+_JAVA_ONLY_SECTIONS = ("circuitBreaker", "metrics", "run", "job")
+
+
+def _where(path: str, origins: Sequence[tuple[str, Mapping[str, Any]]]) -> str:
+    """`` (read from FILE)``: the source, highest precedence first, that sets the path's section."""
+    keys = [k for k in re.split(r"[.\[]", path) if k and not k.endswith("]")][:2]
+    for label, data in reversed(origins):
+        node: Any = data
+        for key in keys:
+            if isinstance(node, Mapping) and key in node:
+                node = node[key]
+            else:
+                node = None
+                break
+        if node is not None:
+            return f" ({label})"
+    return ""
+
+
+def _check_sections(
+    merged: Mapping[str, Any], origins: Sequence[tuple[str, Mapping[str, Any]]]
+) -> None:
+    """Refuse an unknown top-level key: a misspelt section must not be silently dropped."""
+    from openlineage_sdk._event_config import did_you_mean
+
+    known = {k.lower(): k for k in (*_SECTIONS, *_JAVA_ONLY_SECTIONS)}
+    for key in merged:
+        name = known.get(str(key).lower())
+        if name in _JAVA_ONLY_SECTIONS:
+            log.warning(
+                "OpenLineage: the %r section of the Java client is not used by this SDK%s",
+                key,
+                _where(str(key), origins),
+            )
+        elif name is None:
+            raise ConfigError(
+                f"{key}: unknown section; known: {', '.join(_SECTIONS)}"
+                f"{did_you_mean(str(key), _SECTIONS)}{_where(str(key), origins)}"
+            )
+
+
+def _check_event_sections(
+    facets: Mapping[str, Any],
+    filters: Sequence[Any],
+    tags: Mapping[str, Any],
+    dataset: Mapping[str, Any],
+    origins: Sequence[tuple[str, Mapping[str, Any]]],
+) -> None:
+    from openlineage_sdk._event_config import SectionError, parse_sections
+
+    try:
+        parse_sections(facets, filters, tags, dataset)
+    except SectionError as exc:
+        raise ConfigError(f"{exc}{_where(exc.path, origins)}") from None
+
+
 def _is_true(value: object) -> bool:
     """``true`` as the official client reads ``OPENLINEAGE_DISABLED``: any case, nothing else."""
     return value is True or (isinstance(value, str) and value.strip().lower() == "true")
@@ -333,14 +392,19 @@ def load_config(
         path = next((p for p in candidates if p.is_file() and os.access(p, os.R_OK)), None)
 
     merged: dict[str, Any] = {}
+    origins: list[tuple[str, Mapping[str, Any]]] = []
     from_env = _from_env_vars(env)
     if from_env:
         merged = from_env
         sources.append(f"env:{ENV_PREFIX}*")
+        origins.append((f"from the {ENV_PREFIX} environment variables", from_env))
     if path is not None:
-        merged = _deep_merge(merged, _read_file(path))
+        from_file = _read_file(path)
+        merged = _deep_merge(merged, from_file)
         sources.append(f"file:{path}")
+        origins.append((f"read from {path}", from_file))
     if overrides:
+        origins.append(("given in code", overrides))
         merged = _deep_merge(merged, overrides)
         sources.append("code")
     if env.get("OPENLINEAGE_URL"):
@@ -360,6 +424,8 @@ def load_config(
     elif section not in (None, {}):
         raise ConfigError("the 'transport' setting must be a mapping with a 'type'")
 
+    _check_sections(merged, origins)
+
     def section_of(name: str, kind: type) -> Any:
         value = merged.get(name)
         if value is None:
@@ -368,14 +434,20 @@ def load_config(
             raise ConfigError(f"the '{name}' setting must be a {kind.__name__}")
         return value
 
+    facets = section_of("facets", dict)
+    filters = section_of("filters", list)
+    tags = section_of("tags", dict)
+    dataset = section_of("dataset", dict)
+    if facets or filters or tags or dataset:
+        _check_event_sections(facets, filters, tags, dataset, origins)
     return OpenLineageConfig(
         transport=transport,
         disabled=_is_true(merged.get("disabled")),
         namespace=basics.namespace,
-        facets=section_of("facets", dict),
-        filters=section_of("filters", list),
-        tags=section_of("tags", dict),
-        dataset=section_of("dataset", dict),
+        facets=facets,
+        filters=filters,
+        tags=tags,
+        dataset=dataset,
         config_file=path,
         sources=tuple(sources),
     )
