@@ -32,10 +32,22 @@ if TYPE_CHECKING:
     from openlineage_sdk.transports.composite import CompositeConfig, CompositeTransport
     from openlineage_sdk.transports.console import ConsoleConfig, ConsoleTransport
     from openlineage_sdk.transports.file import FileConfig, FileTransport
-    from openlineage_sdk.transports.http import ApiKeyAuth, HttpConfig, HttpTransport
+    from openlineage_sdk.transports.http import (
+        ApiKeyAuth,
+        HttpConfig,
+        HttpTransport,
+        JwtAuth,
+        OAuth2Auth,
+    )
     from openlineage_sdk.transports.kafka import KafkaConfig, KafkaTransport
     from openlineage_sdk.transports.memory import MemoryConfig, MemoryTransport
     from openlineage_sdk.transports.noop import NoopConfig, NoopTransport
+    from openlineage_sdk.transports.transform import (
+        EventTransformer,
+        JobNamespaceReplaceTransformer,
+        TransformConfig,
+        TransformTransport,
+    )
 
 __all__ = [
     "ENTRY_POINT_GROUP",
@@ -46,17 +58,23 @@ __all__ = [
     "ConsoleTransport",
     "DeliveryError",
     "Emittable",
+    "EventTransformer",
     "FileConfig",
     "FileTransport",
     "FlushResult",
     "HttpConfig",
     "HttpTransport",
+    "JobNamespaceReplaceTransformer",
+    "JwtAuth",
     "KafkaConfig",
     "KafkaTransport",
     "MemoryConfig",
     "MemoryTransport",
     "NoopConfig",
     "NoopTransport",
+    "OAuth2Auth",
+    "TransformConfig",
+    "TransformTransport",
     "Transport",
     "TransportConfig",
     "TransportConfigError",
@@ -107,6 +125,8 @@ if not TYPE_CHECKING:
                 "ApiKeyAuth",
                 "HttpConfig",
                 "HttpTransport",
+                "JwtAuth",
+                "OAuth2Auth",
             ),
             ".kafka": (
                 "KafkaConfig",
@@ -119,6 +139,12 @@ if not TYPE_CHECKING:
             ".noop": (
                 "NoopConfig",
                 "NoopTransport",
+            ),
+            ".transform": (
+                "EventTransformer",
+                "JobNamespaceReplaceTransformer",
+                "TransformConfig",
+                "TransformTransport",
             ),
         },
     )

@@ -44,6 +44,7 @@ _BUILTIN: Mapping[str, str] = {
     "composite": "openlineage_sdk.transports.composite:CompositeTransport",
     "memory": "openlineage_sdk.transports.memory:MemoryTransport",
     "noop": "openlineage_sdk.transports.noop:NoopTransport",
+    "transform": "openlineage_sdk.transports.transform:TransformTransport",
 }
 
 

@@ -19,17 +19,19 @@ batching off.
 
 from __future__ import annotations
 
+import base64
 import email.utils
 import gzip
 import hashlib
 import json
 import logging
 import os
+import threading
 import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
-from urllib.parse import urljoin, urlsplit, urlunsplit
+from typing import TYPE_CHECKING, Annotated, Any, Literal
+from urllib.parse import quote_plus, unquote, urljoin, urlsplit, urlunsplit
 
 from pydantic import Field, SecretStr, field_validator, model_validator
 
@@ -53,7 +55,15 @@ if TYPE_CHECKING:
 
     import httpx
 
-__all__ = ["ApiKeyAuth", "HttpConfig", "HttpTransport", "default_spool_dir"]
+__all__ = [
+    "ApiKeyAuth",
+    "HttpAuth",
+    "HttpConfig",
+    "HttpTransport",
+    "JwtAuth",
+    "OAuth2Auth",
+    "default_spool_dir",
+]
 
 log = logging.getLogger(__name__)
 
@@ -88,6 +98,266 @@ class ApiKeyAuth(TransportConfig):
         return data
 
 
+def _auth_keys(data: Any, fields: Mapping[str, str]) -> Any:
+    """Accept camelCase, snake_case and lower-cased (``OPENLINEAGE__`` variables) spellings."""
+    if not isinstance(data, Mapping):
+        return data
+    out: dict[str, Any] = {}
+    for key, value in data.items():
+        name = fields.get(str(key).replace("_", "").lower(), key)
+        if (
+            isinstance(value, (int, float))
+            and not isinstance(value, bool)
+            and name
+            in (
+                "apiKey",
+                "clientId",
+                "clientSecret",
+            )
+        ):
+            value = str(value)  # an all-digit secret read from an environment variable
+        out[name] = value
+    return out
+
+
+class _TokenEndpointAuth(TransportConfig):
+    """Settings shared by the providers that get a short-lived token from a token endpoint.
+
+    The token is cached and fetched again ``tokenRefreshBuffer`` seconds before it expires,
+    the expiry being ``expires_in`` of the answer (``expiresInField``), else the ``exp`` claim
+    when the token is a JWT; an answer with neither is not cached.
+    """
+
+    token_endpoint: str = Field(alias="tokenEndpoint")
+    token_fields: list[str] = Field(default_factory=list, alias="tokenFields")
+    expires_in_field: str = Field(default="expires_in", alias="expiresInField")
+    token_refresh_buffer: float = Field(default=120.0, ge=0, alias="tokenRefreshBuffer")
+
+    @field_validator("token_endpoint")
+    @classmethod
+    def _check_endpoint(cls, value: str) -> str:
+        parts = urlsplit(value.strip())
+        if parts.scheme not in ("http", "https") or not parts.netloc:
+            raise ValueError("must be an http:// or https:// URL with a host")
+        return value.strip()
+
+    @field_validator("token_fields", mode="before")
+    @classmethod
+    def _one_or_many(cls, value: Any) -> Any:
+        return [value] if isinstance(value, str) else value
+
+    def token_request(self) -> tuple[dict[str, str], str | None]:
+        """The form sent to the token endpoint and its ``Authorization`` header, if any."""
+        raise NotImplementedError
+
+    def default_token_fields(self) -> tuple[str, ...]:
+        """The answer's fields the token is looked for in, when ``tokenFields`` is not set."""
+        return ("access_token",)
+
+
+_TOKEN_KEYS = {
+    "tokenendpoint": "tokenEndpoint",
+    "tokenfields": "tokenFields",
+    "expiresinfield": "expiresInField",
+    "tokenrefreshbuffer": "tokenRefreshBuffer",
+}
+
+
+class JwtAuth(_TokenEndpointAuth):
+    """An API key exchanged at a token endpoint for a JWT, sent as ``Bearer <token>``.
+
+    In ``openlineage.yml``: ``auth: {type: jwt, apiKey: ..., tokenEndpoint: https://...}``,
+    with the optional ``grantType`` (``urn:ietf:params:oauth:grant-type:jwt-bearer``),
+    ``responseType`` (``token``), ``tokenFields`` (``[token, access_token]``),
+    ``expiresInField`` and ``tokenRefreshBuffer`` (120 seconds) of the official client. The
+    form posted holds ``grant_type``, ``response_type`` and ``apikey`` (IBM Cloud IAM's
+    layout).
+    """
+
+    type: Literal["jwt"] = "jwt"
+    api_key: SecretStr = Field(alias="apiKey")
+    grant_type: str = Field(
+        default="urn:ietf:params:oauth:grant-type:jwt-bearer", alias="grantType"
+    )
+    response_type: str = Field(default="token", alias="responseType")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _aliases(cls, data: Any) -> Any:
+        return _auth_keys(
+            data,
+            {
+                **_TOKEN_KEYS,
+                "apikey": "apiKey",
+                "granttype": "grantType",
+                "responsetype": "responseType",
+            },
+        )
+
+    def token_request(self) -> tuple[dict[str, str], str | None]:
+        """The form sent to the token endpoint and its ``Authorization`` header, if any."""
+        form = {
+            "grant_type": self.grant_type,
+            "response_type": self.response_type,
+            "apikey": self.api_key.get_secret_value(),
+        }
+        return form, None
+
+    def default_token_fields(self) -> tuple[str, ...]:
+        """``token``, then ``access_token``."""
+        return ("token", "access_token")
+
+
+class OAuth2Auth(_TokenEndpointAuth):
+    """OAuth 2.0 client credentials (RFC 6749, 4.4): the access token is sent as ``Bearer``.
+
+    In ``openlineage.yml``: ``auth: {type: oauth2, clientId: ..., clientSecret: ...,
+    tokenEndpoint: https://...}``, with the optional ``scope``, ``clientAuthMethod``
+    (``client_secret_basic``, the default: the credentials go in the token request's Basic
+    header; or ``client_secret_post``: in its form), ``tokenFields``, ``expiresInField`` and
+    ``tokenRefreshBuffer``.
+    """
+
+    type: Literal["oauth2"] = "oauth2"
+    client_id: str = Field(alias="clientId")
+    client_secret: SecretStr = Field(alias="clientSecret")
+    scope: str | None = None
+    client_auth_method: Literal["client_secret_basic", "client_secret_post"] = Field(
+        default="client_secret_basic", alias="clientAuthMethod"
+    )
+
+    @model_validator(mode="before")
+    @classmethod
+    def _aliases(cls, data: Any) -> Any:
+        return _auth_keys(
+            data,
+            {
+                **_TOKEN_KEYS,
+                "clientid": "clientId",
+                "clientsecret": "clientSecret",
+                "clientauthmethod": "clientAuthMethod",
+            },
+        )
+
+    def token_request(self) -> tuple[dict[str, str], str | None]:
+        """The form sent to the token endpoint and its ``Authorization`` header, if any."""
+        form = {"grant_type": "client_credentials"}
+        if self.scope:
+            form["scope"] = self.scope
+        secret = self.client_secret.get_secret_value()
+        if self.client_auth_method == "client_secret_post":
+            form["client_id"] = self.client_id
+            form["client_secret"] = secret
+            return form, None
+        # RFC 6749, 2.3.1: each part form-encoded before the Basic encoding.
+        pair = f"{quote_plus(self.client_id)}:{quote_plus(secret)}"
+        return form, "Basic " + base64.b64encode(pair.encode()).decode("ascii")
+
+
+class _TokenSource:
+    """Gets, caches and refreshes the bearer token of a :class:`JwtAuth` or :class:`OAuth2Auth`.
+
+    Thread-safe: the sender threads share one token and one request for a new one. Errors say
+    what failed without the answer's body or any credential.
+    """
+
+    def __init__(self, auth: _TokenEndpointAuth, timeout: float) -> None:
+        import httpx
+
+        self._httpx = httpx
+        self._auth = auth
+        self._timeout = max(timeout, 10.0)
+        self._fields = tuple(auth.token_fields) or auth.default_token_fields()
+        self._token: str | None = None
+        self._expires: float | None = None
+        self._lock = threading.Lock()
+
+    def bearer(self) -> str:
+        with self._lock:
+            now = time.time()
+            if (
+                self._token is None
+                or self._expires is None
+                or now >= self._expires - self._auth.token_refresh_buffer
+            ):
+                self._fetch(now)
+            assert self._token is not None
+            return f"Bearer {self._token}"
+
+    def _fetch(self, now: float) -> None:
+        httpx = self._httpx
+        endpoint = _public_url(self._auth.token_endpoint)
+        form, authorization = self._auth.token_request()
+        headers = {"Content-Type": "application/x-www-form-urlencoded"}
+        if authorization:
+            headers["Authorization"] = authorization
+        try:
+            response = httpx.post(
+                self._auth.token_endpoint, data=form, headers=headers, timeout=self._timeout
+            )
+        except httpx.HTTPError as exc:
+            raise TransportError(f"token endpoint {endpoint}: {type(exc).__name__}") from None
+        if not 200 <= response.status_code < 300:
+            raise TransportError(f"token endpoint {endpoint}: HTTP {response.status_code}")
+        try:
+            answer = response.json()
+        except ValueError:
+            answer = None
+        if not isinstance(answer, dict):
+            raise TransportError(f"token endpoint {endpoint}: the answer is not a JSON object")
+        lowered = {str(k).lower(): v for k, v in answer.items()}
+        token = next(
+            (lowered[f.lower()] for f in self._fields if lowered.get(f.lower()) is not None), None
+        )
+        if token is None:
+            raise TransportError(
+                f"token endpoint {endpoint}: no token in the answer (looked for "
+                f"{', '.join(self._fields)})"
+            )
+        self._token = str(token)
+        wanted = self._auth.expires_in_field.replace("_", "").lower()
+        expires_in = next(
+            (v for k, v in answer.items() if str(k).replace("_", "").lower() == wanted), None
+        )
+        try:
+            self._expires = now + float(expires_in) if expires_in is not None else None
+        except (TypeError, ValueError):
+            self._expires = None
+        if self._expires is None:
+            self._expires = _jwt_expiry(self._token)
+        if self._expires is None:
+            log.warning(
+                "OpenLineage: %s gave no expiry for its token; a new token is requested for "
+                "every request (set expiresInField if the answer names it differently)",
+                endpoint,
+            )
+
+
+def _jwt_expiry(token: str) -> float | None:
+    """The ``exp`` claim of a JWT, without checking its signature (only to know when to refresh)."""
+    parts = token.split(".")
+    if len(parts) != 3:
+        return None
+    try:
+        claims = json.loads(base64.urlsafe_b64decode(parts[1] + "=" * (-len(parts[1]) % 4)))
+        return float(claims["exp"])
+    except (ValueError, KeyError, TypeError):
+        return None
+
+
+def _basic_from_url(url: str) -> str | None:
+    """``Basic ...`` from the user name and password of ``http://user:pass@host``, if any."""
+    parts = urlsplit(url)
+    if parts.username is None:
+        return None
+    pair = f"{unquote(parts.username)}:{unquote(parts.password or '')}"
+    return "Basic " + base64.b64encode(pair.encode()).decode("ascii")
+
+
+HttpAuth = Annotated[ApiKeyAuth | JwtAuth | OAuth2Auth, Field(discriminator="type")]
+"""Every ``auth`` type of the official client: ``api_key``, ``jwt`` and ``oauth2``."""
+
+
 class HttpConfig(DeliveryConfig):
     """Configuration of :class:`HttpTransport` (``type: http``; ``async_http`` is the same).
 
@@ -101,7 +371,9 @@ class HttpConfig(DeliveryConfig):
         timeout: seconds for connecting and for each read and write.
         verify: check the server's TLS certificate (on by default); a path means
             a CA bundle to check it with.
-        auth: API-key bearer authentication.
+        auth: ``api_key``, ``jwt`` (a token endpoint) or ``oauth2`` (client credentials);
+            the token of the last two is cached and refreshed before it expires. Without it,
+            a user name and password in ``url`` are sent as Basic authentication.
         compression: ``gzip`` to compress request bodies.
         custom_headers: extra headers for every request.
         batch_size: the most events per request when several are waiting
@@ -129,7 +401,7 @@ class HttpConfig(DeliveryConfig):
     endpoint: str = "api/v1/lineage"
     timeout: float = Field(default=5.0, gt=0)
     verify: bool | Path = True
-    auth: ApiKeyAuth | None = None
+    auth: HttpAuth | None = None
     compression: Literal["gzip"] | None = None
     custom_headers: dict[str, str] = Field(default_factory=dict)
     batch_size: int = Field(default=100, ge=1, le=10_000)
@@ -316,8 +588,8 @@ class _HttpSender:
             ) from exc
         self._httpx = httpx
         url = lineage_url(config.url, config.endpoint)
-        self._url = httpx.URL(url)
-        self._batch_url = httpx.URL(url.rstrip("/") + "/batch")
+        self._url = httpx.URL(_public_url(url))
+        self._batch_url = httpx.URL(_public_url(url).rstrip("/") + "/batch")
         self.destination = _public_url(url)
         self.spool_name = "http-" + hashlib.sha256(url.encode()).hexdigest()[:16]
         self._batch = config.batch_size
@@ -325,8 +597,13 @@ class _HttpSender:
         self._gzip = config.compression == "gzip"
         headers = {"Content-Type": "application/json", "User-Agent": _USER_AGENT}
         headers.update(config.custom_headers)
-        if config.auth is not None:
+        self._token: _TokenSource | None = None
+        if isinstance(config.auth, ApiKeyAuth):
             headers["Authorization"] = f"Bearer {config.auth.api_key.get_secret_value()}"
+        elif config.auth is not None:
+            self._token = _TokenSource(config.auth, config.timeout)
+        elif (basic := _basic_from_url(config.url)) is not None:
+            headers["Authorization"] = basic
         if self._gzip:
             headers["Content-Encoding"] = "gzip"
         self._headers = httpx.Headers(headers)
@@ -352,11 +629,19 @@ class _HttpSender:
         if self._gzip:
             # Level 3 compresses lineage JSON nearly as well as 9, several times faster.
             body = gzip.compress(body, compresslevel=3)
+        headers = self._headers
+        if self._token is not None:
+            try:
+                bearer = self._token.bearer()
+            except TransportError as exc:
+                return SendResult(Outcome.RETRY, str(exc))
+            headers = headers.copy()
+            headers["Authorization"] = bearer
         request = httpx.Request(
             "POST",
             self._batch_url if as_batch else self._url,
             content=body,
-            headers=self._headers,
+            headers=headers,
             extensions=self._extensions,
         )
         try:
