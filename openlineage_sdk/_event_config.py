@@ -929,7 +929,8 @@ def parse_sections(
     scl: SourceCodeLocation | None = None
     disabled: dict[str, bool] = {}
     for key, value in facet_section.items():
-        known = _FACETS_KEYS.get(_norm(key))
+        # Exact names: a facet's own name (environmentVariables) may disable it.
+        known = key if key in _FACETS_KEYS.values() else None
         path = f"facets.{key}"
         if known in ("environment_variables", "custom_environment_variables"):
             env_vars.extend(n for n in _names(value, path) if n not in env_vars)

@@ -35,7 +35,6 @@ from __future__ import annotations
 import json
 import logging
 import os
-import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -259,7 +258,7 @@ _JAVA_ONLY_SECTIONS = ("circuitBreaker", "metrics", "run", "job")
 
 def _where(path: str, origins: Sequence[tuple[str, Mapping[str, Any]]]) -> str:
     """`` (read from FILE)``: the source, highest precedence first, that sets the path's section."""
-    keys = [k for k in re.split(r"[.\[]", path) if k and not k.endswith("]")][:2]
+    keys = [k for k in path.split("[", 1)[0].split(".") if k][:2]
     for label, data in reversed(origins):
         node: Any = data
         for key in keys:

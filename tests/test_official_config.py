@@ -1,0 +1,532 @@
+"""The official client and this SDK, given the same ``openlineage.yml`` and environment, emit the same.
+
+Each test writes one configuration file whose transport is a JSON Lines file, points
+``OPENLINEAGE_CONFIG`` at it, emits the same events through ``openlineage-python`` 1.54.0 and
+through this SDK, and compares the two files. The official client always adds an
+``openlineage_client_version`` run tag and its own ``_producer``; both are left out of the
+comparison (see the README's configuration section).
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import uuid
+import warnings
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from openlineage_sdk import OpenLineage, read_event
+from openlineage_sdk.config import ConfigError, load_config
+
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore", DeprecationWarning)
+    from openlineage.client import OpenLineageClient
+    from openlineage.client import event_v2 as ev
+    from openlineage.client.dataset.trimmers import DatasetNameTrimmer
+    from openlineage.client.facet_v2 import (
+        column_lineage_dataset,
+        environment_variables_run,
+        tags_job,
+        tags_run,
+    )
+    from openlineage.client.serde import Serde
+
+RUN_ID = str(uuid.UUID(int=7))
+
+
+class DropVersionSuffix(DatasetNameTrimmer):
+    """A user's trimmer both libraries load by its dotted path: ``/t/v3`` -> ``/t``."""
+
+    def trim(self, name: str) -> str:
+        head, _, last = name.rpartition("/")
+        return head if head and last.startswith("v") and last[1:].isdigit() else name
+
+
+def _strip(value: Any) -> Any:
+    """Drop what legitimately differs: each library's ``_producer`` and its version tag."""
+    if isinstance(value, dict):
+        return {k: _strip(v) for k, v in value.items() if k != "_producer"}
+    if isinstance(value, list):
+        return [
+            _strip(v)
+            for v in value
+            if not (isinstance(v, dict) and v.get("source") == "OPENLINEAGE_CLIENT")
+        ]
+    return value
+
+
+def _read_lines(path: Path) -> list[dict[str, Any]]:
+    if not path.exists():
+        return []
+    return [_strip(json.loads(line)) for line in path.read_text().splitlines() if line.strip()]
+
+
+@pytest.fixture
+def side_by_side(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[Callable[..., tuple[list[dict[str, Any]], list[dict[str, Any]]]]]:
+    """``emit(config, events)``: what each library wrote, official first."""
+    for name in list(__import__("os").environ):
+        if name.startswith("OPENLINEAGE"):
+            monkeypatch.delenv(name)
+    monkeypatch.chdir(tmp_path)
+    counter = iter(range(1000))
+
+    def emit(
+        config: dict[str, Any], events: list[Any], **extra: Any
+    ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+        n = next(counter)
+        official_out, ours_out = tmp_path / f"official{n}.jsonl", tmp_path / f"ours{n}.jsonl"
+        results = []
+        for out in (official_out, ours_out):
+            conf = {
+                **config,
+                "transport": {"type": "file", "log_file_path": str(out), "append": True},
+            }
+            file = tmp_path / f"openlineage{n}.yml"
+            file.write_text(json.dumps(conf))
+            monkeypatch.setenv("OPENLINEAGE_CONFIG", str(file))
+            if out is official_out:
+                client = OpenLineageClient()
+                for event in events:
+                    client.emit(event)
+                client.close()
+            else:
+                ours = OpenLineage.from_environment(raise_on_error=True, **extra)
+                for event in events:
+                    ours.emit(read_event(Serde.to_json(event)))
+                ours.close()
+            results.append(_read_lines(out))
+        return results[0], results[1]
+
+    yield emit
+
+
+def run_event(job: str = "etl.load", **kwargs: Any) -> ev.RunEvent:
+    return ev.RunEvent(
+        eventType=ev.RunState.START,
+        eventTime="2024-01-01T00:00:00Z",
+        run=ev.Run(runId=RUN_ID, facets=kwargs.pop("run_facets", None)),
+        job=ev.Job(namespace="ns", name=job, facets=kwargs.pop("job_facets", None)),
+        producer="https://example.com/producer",
+        **kwargs,
+    )
+
+
+def job_event(job: str) -> ev.JobEvent:
+    return ev.JobEvent(
+        eventTime="2024-01-01T00:00:00Z",
+        job=ev.Job(namespace="ns", name=job),
+        producer="https://example.com/producer",
+    )
+
+
+def test_filters_drop_the_same_run_events(side_by_side: Any) -> None:
+    config = {
+        "filters": [
+            {"type": "exact", "match": "noisy.job"},
+            {"type": "regex", "regex": "tmp_.*"},
+            {"type": "regex", "regex": "debug"},  # from the start only: my_debug_job stays
+        ]
+    }
+    names = ["noisy.job", "noisy.job.child", "tmp_123", "x.tmp_1", "debug_run", "my_debug_job"]
+    events = [run_event(name) for name in names] + [job_event("noisy.job")]
+    official, ours = side_by_side(config, events)
+    assert ours == official
+    emitted = [e["job"]["name"] for e in ours]
+    assert emitted == ["noisy.job.child", "x.tmp_1", "my_debug_job", "noisy.job"]
+
+
+def test_tags_merge_with_the_event_s_own_tags(side_by_side: Any) -> None:
+    config = {"tags": {"job": {"team": "data", "Env": "prod"}, "run": {"TEAM": "y", "tier": "1"}}}
+    event = run_event(
+        run_facets={
+            "tags": tags_run.TagsRunFacet(
+                tags=[
+                    tags_run.TagsRunFacetFields("Team", "integration", "INTEGRATION"),
+                    tags_run.TagsRunFacetFields("keep", "me", "INTEGRATION"),
+                ]
+            )
+        },
+        job_facets={
+            "tags": tags_job.TagsJobFacet(
+                tags=[tags_job.TagsJobFacetFields("ENV", "dev", "INTEGRATION")]
+            )
+        },
+    )
+    official, ours = side_by_side(config, [event, job_event("static"), run_event("plain")])
+    assert ours == official
+    run_tags = ours[0]["run"]["facets"]["tags"]["tags"]
+    assert run_tags == [
+        {"key": "keep", "value": "me", "source": "INTEGRATION"},
+        {"key": "Team", "value": "y", "source": "USER"},
+        {"key": "tier", "value": "1", "source": "USER"},
+    ]
+    assert ours[0]["job"]["facets"]["tags"]["tags"][0] == {
+        "key": "team",
+        "value": "data",
+        "source": "USER",
+    }
+    assert ours[0]["job"]["facets"]["tags"]["tags"][1]["key"] == "ENV"  # the event's spelling
+    assert "tags" in ours[1]["job"]["facets"]  # job events get job tags
+
+
+def test_environment_variables_facet(side_by_side: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("DEPLOY_ENV", "prod")
+    monkeypatch.setenv("REGION", "eu-west-1")
+    monkeypatch.delenv("NOT_SET", raising=False)
+    config = {"facets": {"environment_variables": ["DEPLOY_ENV", "REGION", "NOT_SET"]}}
+    given = environment_variables_run.EnvironmentVariablesRunFacet(
+        environmentVariables=[environment_variables_run.EnvironmentVariable("REGION", "us")]
+    )
+    events = [run_event(run_facets={"environmentVariables": given}), run_event("other")]
+    official, ours = side_by_side(config, events)
+    assert ours == official
+    facet = ours[0]["run"]["facets"]["environmentVariables"]["environmentVariables"]
+    assert facet == [
+        {"name": "REGION", "value": "us"},  # the event's own value is kept
+        {"name": "DEPLOY_ENV", "value": "prod"},
+    ]
+
+
+def _datasets() -> dict[str, Any]:
+    column_lineage = column_lineage_dataset.ColumnLineageDatasetFacet(
+        fields={
+            "id": column_lineage_dataset.Fields(
+                inputFields=[
+                    column_lineage_dataset.InputField("s3://b", "/raw/events/dt=2024-01-01", "id"),
+                ],
+                transformationDescription="",
+                transformationType="",
+            )
+        }
+    )
+    return {
+        "inputs": [
+            ev.InputDataset("s3://b", "/raw/events/dt=2024-01-01"),
+            ev.InputDataset("s3://b", "/raw/events/dt=2024-01-02"),
+            ev.InputDataset("s3://b", "/raw/logs/2024/01/02"),
+            ev.InputDataset("s3://b", "/raw/models/v3"),
+            ev.InputDataset("s3://b", "/raw/monthly/2024-01"),
+            ev.InputDataset("s3://b", "/20240101"),
+            ev.InputDataset("kafka://broker", "topic"),
+        ],
+        "outputs": [
+            ev.OutputDataset(
+                "s3://b", "/out/daily/20240102", facets={"columnLineage": column_lineage}
+            ),
+        ],
+    }
+
+
+def test_dataset_reducing_trims_and_merges(side_by_side: Any) -> None:
+    config = {
+        "dataset": {
+            "reducing_enabled": True,
+            "extra_trimmers": [f"{__name__}.DropVersionSuffix"],
+        }
+    }
+    official, ours = side_by_side(config, [run_event(**_datasets())])
+    assert ours == official
+    names = [d["name"] for d in ours[0]["inputs"]]
+    assert names == [
+        "/raw/events",
+        "/raw/logs",
+        "/raw/models",
+        "/raw/monthly",
+        "/20240101",
+        "topic",
+    ]
+    assert ours[0]["inputs"][0]["inputFacets"]["subset"]["inputCondition"]["locations"] == [
+        "/raw/events/dt=2024-01-01",
+        "/raw/events/dt=2024-01-02",
+    ]
+    column = ours[0]["outputs"][0]["facets"]["columnLineage"]["fields"]["id"]
+    assert column["inputFields"][0]["name"] == "/raw/events"
+
+
+def test_dataset_disabled_trimmers_by_the_official_class_names(side_by_side: Any) -> None:
+    config = {
+        "dataset": {
+            "reducing_enabled": True,
+            "disabled_trimmers": "openlineage.client.dataset.trimmers.KeyValueTrimmer;"
+            "openlineage.client.dataset.trimmers.MultiDirDateTrimmer",
+        }
+    }
+    official, ours = side_by_side(config, [run_event(**_datasets())])
+    assert ours == official
+    names = [d["name"] for d in ours[0]["inputs"]]
+    assert names[:3] == [
+        "/raw/events/dt=2024-01-01",
+        "/raw/events/dt=2024-01-02",
+        "/raw/logs/2024/01/02",
+    ]
+
+
+def test_reducing_is_off_by_default(side_by_side: Any) -> None:
+    official, ours = side_by_side({"dataset": {}}, [run_event(**_datasets())])
+    assert ours == official
+    assert ours[0]["inputs"][0]["name"] == "/raw/events/dt=2024-01-01"
+
+
+def _git(cwd: Path, *args: str) -> str:
+    done = subprocess.run(
+        ["git", "-c", "user.name=t", "-c", "user.email=t@e", *args],
+        cwd=cwd,
+        check=True,
+        capture_output=True,
+        text=True,
+    )
+    return done.stdout.strip()
+
+
+@pytest.mark.parametrize("packed", [False, True])
+def test_source_code_location_from_git_and_ci(
+    side_by_side: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, packed: bool
+) -> None:
+    repo = tmp_path / "repo"
+    (repo / "src").mkdir(parents=True)
+    _git(repo, "init", "-q", "-b", "feature/x")
+    (repo / "f.txt").write_text("x")
+    _git(repo, "add", "f.txt")
+    _git(repo, "commit", "-q", "-m", "one")
+    _git(repo, "tag", "-a", "v1.2", "-m", "release")
+    _git(repo, "remote", "add", "origin", "git@github.com:acme/pipelines.git")
+    if packed:
+        _git(repo, "pack-refs", "--all")
+    monkeypatch.chdir(repo / "src")
+    monkeypatch.setenv("GITHUB_REF", "refs/pull/42/merge")
+    for name in ("CI_MERGE_REQUEST_IID", "BITBUCKET_PR_ID"):
+        monkeypatch.delenv(name, raising=False)
+    config = {"facets": {"source_code_location": {"disabled": False}}}
+    official, ours = side_by_side(config, [run_event(), job_event("static")])
+    assert ours == official
+    facet = ours[0]["job"]["facets"]["sourceCodeLocation"]
+    assert facet["url"] == facet["repoUrl"] == "git@github.com:acme/pipelines.git"
+    assert facet["version"] == _git(repo, "rev-parse", "HEAD")
+    assert facet["branch"] == "feature/x"
+    assert facet["pullRequestNumber"] == "42"
+    assert facet["tag"] == "v1.2" if packed else True  # loose annotated tags: see the docs
+
+
+def test_source_code_location_is_off_by_default(side_by_side: Any) -> None:
+    official, ours = side_by_side({"facets": {}}, [run_event()])
+    assert ours == official
+    assert "sourceCodeLocation" not in (ours[0]["job"].get("facets") or {})
+
+
+def test_the_same_sections_from_openlineage_variables(
+    side_by_side: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("OPENLINEAGE__TAGS__JOB__TEAM", "data")
+    monkeypatch.setenv("OPENLINEAGE__FILTERS", '[{"type": "exact", "match": "drop.me"}]')
+    monkeypatch.setenv("OPENLINEAGE__DATASET__REDUCING_ENABLED", "true")
+    official, ours = side_by_side({}, [run_event("drop.me"), run_event(**_datasets())])
+    assert ours == official
+    assert len(ours) == 1 and ours[0]["job"]["facets"]["tags"]["tags"][0]["key"] == "team"
+    assert ours[0]["inputs"][0]["name"] == "/raw/events"
+
+
+# -- what only this SDK (and the Java client) has ------------------------------------------------
+
+
+def _one(config: dict[str, Any], event: Any) -> dict[str, Any]:
+    from openlineage_sdk.transports.memory import MemoryTransport
+
+    client = OpenLineage(transport=MemoryTransport(), config=load_config({}, overrides=config))
+    client.emit(read_event(Serde.to_json(event)))
+    events = client.transport.events  # type: ignore[attr-defined]
+    assert len(events) == 1
+    result: dict[str, Any] = json.loads(events[0].to_json())
+    return result
+
+
+def test_namespace_resolvers_as_the_java_client_reads_them() -> None:
+    config = {
+        "dataset": {
+            "namespaceResolvers": {
+                "kafka-prod": {
+                    "type": "hostList",
+                    "hosts": ["broker-1.prod.acme.com", "broker-2.prod.acme.com"],
+                    "schema": "kafka",
+                },
+                "warehouse": {"type": "pattern", "regex": r"pg-\d+\.acme\.com"},
+                "by-group": {
+                    "type": "patternGroup",
+                    "regex": r"(?<cluster>[a-z]+)-node-\d+",
+                    "matchingGroup": "cluster",
+                },
+            }
+        }
+    }
+    symlinks = {
+        "symlinks": {
+            "_producer": "p",
+            "_schemaURL": "https://openlineage.io/spec/facets/1-0-1/SymlinksDatasetFacet.json"
+            "#/$defs/SymlinksDatasetFacet",
+            "identifiers": [
+                {"namespace": "postgres://pg-7.acme.com:5432", "name": "db.t", "type": "TABLE"}
+            ],
+        }
+    }
+    event = run_event(
+        inputs=[
+            ev.InputDataset("kafka://BROKER-2.prod.acme.com:9092", "orders"),
+            ev.InputDataset("http://broker-1.prod.acme.com", "not-kafka"),
+            ev.InputDataset("postgres://pg-12.acme.com:5432", "db.t", facets=symlinks),
+            ev.InputDataset("hdfs://analytics-node-3:8020", "/t"),
+        ]
+    )
+    out = _one(config, event)
+    assert [d["namespace"] for d in out["inputs"]] == [
+        "kafka://kafka-prod:9092",
+        "http://broker-1.prod.acme.com",
+        "postgres://warehouse:5432",
+        "hdfs://analytics:8020",
+    ]
+    identifier = out["inputs"][2]["facets"]["symlinks"]["identifiers"][0]
+    assert identifier["namespace"] == "postgres://warehouse:5432"
+
+
+def test_facets_disabled_by_name() -> None:
+    config = {
+        "facets": {
+            "environmentVariables": {"disabled": True},
+            "spark": {"logicalPlan": {"disabled": "true"}},
+            "nominalTime": {"disabled": False},
+        }
+    }
+    env = environment_variables_run.EnvironmentVariablesRunFacet(
+        environmentVariables=[environment_variables_run.EnvironmentVariable("A", "b")]
+    )
+    event = run_event(run_facets={"environmentVariables": env})
+    data = json.loads(Serde.to_json(event))
+    data["run"]["facets"]["spark.logicalPlan"] = {"_producer": "p", "_schemaURL": "https://e.com/s"}
+    data["run"]["facets"]["keep"] = {"_producer": "p", "_schemaURL": "https://e.com/s"}
+    from openlineage_sdk.transports.memory import MemoryTransport
+
+    client = OpenLineage(transport=MemoryTransport(), config=load_config({}, overrides=config))
+    client.emit(read_event(data))
+    out = json.loads(client.transport.events[0].to_json())  # type: ignore[attr-defined]
+    assert set(out["run"]["facets"]) == {"keep"}
+
+
+def test_old_form_of_disabled_facets() -> None:
+    env = environment_variables_run.EnvironmentVariablesRunFacet(environmentVariables=[])
+    out = _one(
+        {"facets": {"disabled": "[environmentVariables;tags]"}},
+        run_event(run_facets={"environmentVariables": env}),
+    )
+    assert "environmentVariables" not in (out["run"].get("facets") or {})
+
+
+@pytest.mark.parametrize(
+    ("config", "message"),
+    [
+        ({"tag": {"job": {"a": "b"}}}, "tag: unknown section; known: "),
+        ({"tag": {}}, "(did you mean 'tags'?)"),
+        ({"dataset": {"reducingEnabled": "yes"}}, "dataset.reducingEnabled: must be true or false"),
+        ({"dataset": {"reduce_enabled": True}}, "(did you mean 'reducing_enabled'?)"),
+        (
+            {"tags": {"jobs": {"a": "b"}}},
+            "tags.jobs: unknown setting; known: job, run (did you mean 'job'?)",
+        ),
+        (
+            {"filters": [{"type": "exakt", "match": "a"}]},
+            "filters[0].type: must be 'exact' or 'regex', not 'exakt' (did you mean 'exact'?)",
+        ),
+        (
+            {"filters": [{"type": "regex", "regex": "("}]},
+            "filters[0].regex: not a valid regular expression",
+        ),
+        ({"facets": {"enviroment_variables": ["A"]}}, "(did you mean 'environment_variables'?)"),
+        (
+            {"facets": {"source_code_location": {"repo": "x"}}},
+            "facets.source_code_location.repo: unknown setting",
+        ),
+        (
+            {"dataset": {"disabled_trimmers": ["KeyValueTrimer"]}},
+            "(did you mean 'KeyValueTrimmer'?)",
+        ),
+        (
+            {"dataset": {"namespaceResolvers": {"k": {"type": "hostlists", "hosts": ["a"]}}}},
+            "(did you mean 'hostList'?)",
+        ),
+        (
+            {
+                "dataset": {
+                    "namespaceResolvers": {
+                        "k": {"type": "patternGroup", "regex": "a", "matchingGroup": "g"}
+                    }
+                }
+            },
+            "matchingGroup: must name a group",
+        ),
+    ],
+)
+def test_unknown_or_invalid_settings_are_refused_clearly(
+    tmp_path: Path, config: dict[str, Any], message: str
+) -> None:
+    file = tmp_path / "openlineage.yml"
+    file.write_text(json.dumps(config))
+    with pytest.raises(ConfigError) as caught:
+        load_config({}, config_file=file)
+    assert message in str(caught.value)
+    assert f"(read from {file})" in str(caught.value)
+
+
+def test_the_source_of_a_bad_setting_is_named(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match=r"from the OPENLINEAGE__ environment variables"):
+        load_config({"OPENLINEAGE__TAGS__JOBS__A": "b"}, search_paths=[])
+    with pytest.raises(ConfigError, match=r"given in code"):
+        load_config({}, search_paths=[], overrides={"filterz": []})
+
+
+def test_java_only_sections_are_named_in_a_warning(caplog: pytest.LogCaptureFixture) -> None:
+    config = load_config({}, search_paths=[], overrides={"circuitBreaker": {"type": "static"}})
+    assert config.transport is None
+    assert "'circuitBreaker' section of the Java client is not used" in caplog.text
+
+
+def test_a_client_with_a_bad_section_logs_and_keeps_emitting(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    from openlineage_sdk.config import OpenLineageConfig
+    from openlineage_sdk.transports.memory import MemoryTransport
+
+    client = OpenLineage(
+        transport=MemoryTransport(), config=OpenLineageConfig(tags={"jbo": {"a": "b"}})
+    )
+    client.emit(read_event(Serde.to_json(run_event())))
+    assert len(client.transport.events) == 1  # type: ignore[attr-defined]
+    assert "tags.jbo: unknown setting" in caplog.text
+    with pytest.raises(ConfigError, match="tags.jbo"):
+        OpenLineage(
+            transport=MemoryTransport(),
+            config=OpenLineageConfig(tags={"jbo": {}}),
+            raise_on_error=True,
+        )
+
+
+def test_the_caller_s_event_is_not_changed_and_nothing_configured_passes_it_through() -> None:
+    from openlineage_sdk.transports.memory import MemoryTransport
+
+    event = read_event(Serde.to_json(run_event(**_datasets())))
+    before = event.to_json()
+    client = OpenLineage(
+        transport=MemoryTransport(),
+        config=load_config(
+            {}, overrides={"tags": {"job": {"a": "b"}}, "dataset": {"reducing_enabled": True}}
+        ),
+    )
+    client.emit(event)
+    assert event.to_json() == before
+    assert client.transport.events[0] is not event  # type: ignore[attr-defined]
+    plain = OpenLineage(transport=MemoryTransport(), config=load_config({}, search_paths=[]))
+    assert plain._events is None
+    plain.emit(event)
+    assert plain.transport.events[0] is event  # type: ignore[attr-defined]
