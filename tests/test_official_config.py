@@ -13,7 +13,7 @@ import json
 import subprocess
 import uuid
 import warnings
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -68,7 +68,7 @@ def _read_lines(path: Path) -> list[dict[str, Any]]:
 @pytest.fixture
 def side_by_side(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> Iterator[Callable[..., tuple[list[dict[str, Any]], list[dict[str, Any]]]]]:
+) -> Callable[..., tuple[list[dict[str, Any]], list[dict[str, Any]]]]:
     """``emit(config, events)``: what each library wrote, official first."""
     for name in list(__import__("os").environ):
         if name.startswith("OPENLINEAGE"):
@@ -103,7 +103,7 @@ def side_by_side(
             results.append(_read_lines(out))
         return results[0], results[1]
 
-    yield emit
+    return emit
 
 
 def run_event(job: str = "etl.load", **kwargs: Any) -> ev.RunEvent:
@@ -327,7 +327,8 @@ def test_the_same_sections_from_openlineage_variables(
     monkeypatch.setenv("OPENLINEAGE__DATASET__REDUCING_ENABLED", "true")
     official, ours = side_by_side({}, [run_event("drop.me"), run_event(**_datasets())])
     assert ours == official
-    assert len(ours) == 1 and ours[0]["job"]["facets"]["tags"]["tags"][0]["key"] == "team"
+    assert len(ours) == 1
+    assert ours[0]["job"]["facets"]["tags"]["tags"][0]["key"] == "team"
     assert ours[0]["inputs"][0]["name"] == "/raw/events"
 
 
@@ -504,7 +505,7 @@ def test_a_client_with_a_bad_section_logs_and_keeps_emitting(
     client.emit(read_event(Serde.to_json(run_event())))
     assert len(client.transport.events) == 1  # type: ignore[attr-defined]
     assert "tags.jbo: unknown setting" in caplog.text
-    with pytest.raises(ConfigError, match="tags.jbo"):
+    with pytest.raises(ConfigError, match=r"tags\.jbo"):
         OpenLineage(
             transport=MemoryTransport(),
             config=OpenLineageConfig(tags={"jbo": {}}),
