@@ -531,3 +531,104 @@ def test_the_caller_s_event_is_not_changed_and_nothing_configured_passes_it_thro
     assert plain._events is None
     plain.emit(event)
     assert plain.transport.events[0] is event  # type: ignore[attr-defined]
+
+
+# -- the transform transport ---------------------------------------------------------------------
+
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore", DeprecationWarning)
+    from openlineage.client.transport.transform import EventTransformer
+
+
+class PrefixJobNames(EventTransformer):
+    """A user's transformer both libraries load by its dotted path: it works on either's events."""
+
+    def transform(self, event: Any) -> Any:
+        if event.job.name.startswith(self.properties.get("drop", "\0")):
+            return None
+        event.job.name = self.properties["prefix"] + event.job.name
+        return event
+
+
+def _transform_config(out: Path, transformer: str, properties: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "transport": {
+            "type": "transform",
+            "transformer_class": transformer,
+            "transformer_properties": properties,
+            "transport": {"type": "file", "log_file_path": str(out), "append": True},
+        }
+    }
+
+
+@pytest.mark.parametrize(
+    ("transformer", "properties"),
+    [
+        (
+            "openlineage.client.transport.transform.JobNamespaceReplaceTransformer",
+            {"new_job_namespace": "prod"},
+        ),
+        (
+            "openlineage.client.transport.transform.JobNamespaceReplaceTransformer",
+            {"new_job_namespace": "prod", "include_parent_facet": False},
+        ),
+        (f"{__name__}.PrefixJobNames", {"prefix": "team_a.", "drop": "tmp"}),
+    ],
+)
+def test_transform_transport(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    transformer: str,
+    properties: dict[str, Any],
+) -> None:
+    from openlineage.client.facet_v2 import parent_run
+
+    monkeypatch.chdir(tmp_path)
+    parent = parent_run.ParentRunFacet(
+        run=parent_run.Run(runId=str(uuid.UUID(int=9))),
+        job=parent_run.Job(namespace="airflow", name="dag.task"),
+        root=parent_run.Root(
+            run=parent_run.RootRun(runId=str(uuid.UUID(int=10))),
+            job=parent_run.RootJob(namespace="airflow", name="dag"),
+        ),
+    )
+    events = [run_event(run_facets={"parent": parent}), run_event("tmp_x"), job_event("j")]
+    outputs = []
+    for library in ("official", "ours"):
+        out = tmp_path / f"{library}.jsonl"
+        file = tmp_path / f"{library}.yml"
+        file.write_text(json.dumps(_transform_config(out, transformer, properties)))
+        monkeypatch.setenv("OPENLINEAGE_CONFIG", str(file))
+        if library == "official":
+            client = OpenLineageClient()
+            for event in events:
+                client.emit(event)
+        else:
+            ours = OpenLineage.from_environment(raise_on_error=True)
+            for event in events:
+                ours.emit(read_event(Serde.to_json(event)))
+            ours.close()
+        outputs.append(_read_lines(out))
+    official, ours_out = outputs
+    assert ours_out == official
+    if "new_job_namespace" in properties:
+        assert {e["job"]["namespace"] for e in ours_out} == {"prod"}
+        root = ours_out[0]["run"]["facets"]["parent"]["root"]["job"]["namespace"]
+        assert root == ("prod" if properties.get("include_parent_facet", True) else "airflow")
+    else:
+        assert [e["job"]["name"] for e in ours_out] == ["team_a.etl.load", "team_a.j"]
+
+
+def test_transform_transport_refuses_what_it_cannot_load(tmp_path: Path) -> None:
+    from openlineage_sdk.transports.base import TransportError
+
+    config = _transform_config(tmp_path / "o.jsonl", "no.such.Transformer", {})
+    with pytest.raises(TransportError, match=r"'no\.such\.Transformer' cannot be imported"):
+        OpenLineage(config=load_config({}, search_paths=[], overrides=config), raise_on_error=True)
+    config = _transform_config(
+        tmp_path / "o.jsonl",
+        "openlineage.client.transport.transform.JobNamespaceReplaceTransformer",
+        {},
+    )
+    with pytest.raises(TransportError, match="new_job_namespace is required"):
+        OpenLineage(config=load_config({}, search_paths=[], overrides=config), raise_on_error=True)
