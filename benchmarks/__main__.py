@@ -5,7 +5,7 @@ from __future__ import annotations
 import importlib
 import sys
 
-BENCHMARKS = ("benchmarks.models", "benchmarks.transport", "benchmarks.spark")
+BENCHMARKS = ("benchmarks.models", "benchmarks.transport", "benchmarks.config", "benchmarks.spark")
 
 
 def main(argv: list[str]) -> int:

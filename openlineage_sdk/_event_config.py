@@ -24,8 +24,10 @@ The rules, as the official client 1.54.0 has them unless said otherwise:
   ``openlineage_client_version`` run tag to every run event; this SDK does not: the event's
   ``producer`` already names the library and its version.)
 * ``facets.environment_variables``: the named variables that are set go into the
-  ``environmentVariables`` run facet of run events, after the ones the event already carries;
-  a variable the event already has keeps the event's value.
+  ``environmentVariables`` run facet of run events, after the ones the event already carries,
+  in the configured order (the official client uses the environment's order); a variable the
+  event already has keeps the event's value. They are read at each emit, as the official
+  client does.
 * ``facets.source_code_location``: off by default; when ``disabled: false``, run events get a
   ``sourceCodeLocation`` job facet (``type: git``) with the ``origin`` remote, the commit, the
   branch and a tag pointing at it, read from the ``.git`` folder above the working directory
@@ -67,6 +69,8 @@ if TYPE_CHECKING:
 __all__ = ["EventConfig", "NamespaceResolver", "SourceCodeLocation", "parse_sections"]
 
 log = logging.getLogger(__name__)
+
+_TRIM_CACHE_SIZE = 4096
 
 # Why a setting is refused: ``(path, message)``; the caller adds where it came from.
 Complaint = tuple[str, str]
@@ -582,6 +586,8 @@ class EventConfig:
     resolvers: tuple[NamespaceResolver, ...] = ()
     disabled_facets: frozenset[str] = frozenset()
     changes: bool = field(default=False)
+    # Names seen and their trimmed form: a column-lineage facet repeats the same input names.
+    trimmed: dict[str, str] = field(default_factory=dict, compare=False, repr=False)
 
     def apply(
         self,
@@ -680,9 +686,9 @@ class _Editor:
         return self.changed
 
     def _environment(self, data: dict[str, Any]) -> None:
-        wanted = set(self.config.environment_variables)
-        found = [(k, v) for k, v in self.env.items() if k in wanted]
-        missing = wanted.difference(k for k, _ in found)
+        env = self.env
+        found = [(k, env[k]) for k in self.config.environment_variables if k in env]
+        missing = set(self.config.environment_variables).difference(k for k, _ in found)
         if missing:
             log.warning(
                 "OpenLineage: environment variables configured for the environmentVariables "
@@ -754,10 +760,17 @@ class _Editor:
         self.changed = True
 
     def _trim(self, name: str) -> str:
-        from openlineage_sdk.naming._trim import trim_dataset_name
+        cache = self.config.trimmed
+        trimmed = cache.get(name)
+        if trimmed is None:
+            from openlineage_sdk.naming._trim import trim_dataset_name
 
-        assert self.config.reducing is not None
-        return trim_dataset_name(name, self.config.reducing)
+            assert self.config.reducing is not None
+            trimmed = trim_dataset_name(name, self.config.reducing)
+            if len(cache) >= _TRIM_CACHE_SIZE:
+                cache.clear()
+            cache[name] = trimmed
+        return trimmed
 
     def _reduce(
         self, data: dict[str, Any], key: str, io_key: str, subset_cls: str, condition_key: str
@@ -983,4 +996,4 @@ def parse_sections(
     )
     if not (changes or found_filters):
         return None
-    return EventConfig(**{**config.__dict__, "changes": changes})
+    return EventConfig(**{**config.__dict__, "changes": changes, "trimmed": {}})
