@@ -23,6 +23,7 @@ import base64
 import email.utils
 import gzip
 import hashlib
+import importlib
 import json
 import logging
 import os
@@ -33,7 +34,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 from urllib.parse import quote_plus, unquote, urljoin, urlsplit, urlunsplit
 
-from pydantic import Field, SecretStr, field_validator, model_validator
+from pydantic import (
+    ConfigDict,
+    Discriminator,
+    Field,
+    SecretStr,
+    Tag,
+    field_validator,
+    model_validator,
+)
 
 from openlineage_sdk.transports._delivery import (
     DeliveryOptions,
@@ -57,6 +66,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "ApiKeyAuth",
+    "CustomAuth",
     "HttpAuth",
     "HttpConfig",
     "HttpTransport",
@@ -354,8 +364,83 @@ def _basic_from_url(url: str) -> str | None:
     return "Basic " + base64.b64encode(pair.encode()).decode("ascii")
 
 
-HttpAuth = Annotated[ApiKeyAuth | JwtAuth | OAuth2Auth, Field(discriminator="type")]
-"""Every ``auth`` type of the official client: ``api_key``, ``jwt`` and ``oauth2``."""
+class CustomAuth(TransportConfig):
+    """A token provider class of the user's, named by its dotted path as in the official client.
+
+    ``auth: {type: my_package.auth.VaultTokenProvider, role: lineage}``: the class is made with
+    the whole ``auth`` mapping (``type`` included), as the official client makes its
+    ``TokenProvider`` subclasses, and its ``get_bearer()`` gives the ``Authorization`` value
+    (``None`` for none) for every request. Official ``TokenProvider`` subclasses work as they
+    are. The settings are treated as secrets: they never appear in a repr, a log or an error.
+    """
+
+    model_config = ConfigDict(extra="allow", frozen=True)
+
+    type: str
+
+    @field_validator("type")
+    @classmethod
+    def _dotted(cls, value: str) -> str:
+        if "." not in value:
+            raise ValueError(
+                "must be api_key, jwt, oauth2 or the dotted path of a token provider class"
+            )
+        return value
+
+    def settings(self) -> dict[str, Any]:
+        """The ``auth`` mapping the provider class is made with."""
+        return {"type": self.type, **(self.__pydantic_extra__ or {})}
+
+    def __repr_args__(self) -> Any:
+        yield "type", self.type
+
+
+def _auth_kind(value: Any) -> str | None:
+    kind = value.get("type") if isinstance(value, Mapping) else getattr(value, "type", None)
+    if kind in ("api_key", "jwt", "oauth2"):
+        return str(kind)
+    return "custom" if kind is not None else None
+
+
+HttpAuth = Annotated[
+    Annotated[ApiKeyAuth, Tag("api_key")]
+    | Annotated[JwtAuth, Tag("jwt")]
+    | Annotated[OAuth2Auth, Tag("oauth2")]
+    | Annotated[CustomAuth, Tag("custom")],
+    Discriminator(_auth_kind),
+]
+"""Every ``auth`` type of the official client: ``api_key``, ``jwt``, ``oauth2`` and a class."""
+
+
+class _CustomTokenSource:
+    """Calls the user's provider for each request; its errors are reported without its settings."""
+
+    def __init__(self, auth: CustomAuth) -> None:
+        module, _, name = auth.type.rpartition(".")
+        try:
+            provider_class = getattr(importlib.import_module(module), name)
+        except (ImportError, AttributeError) as exc:
+            raise TransportError(f"auth type {auth.type!r} cannot be imported: {exc}") from None
+        if not isinstance(provider_class, type):
+            raise TransportError(f"auth type {auth.type!r} is not a class")
+        try:
+            self._provider = provider_class(auth.settings())
+        except Exception as exc:
+            raise TransportError(
+                f"auth type {auth.type!r} cannot be made ({type(exc).__name__})"
+            ) from None
+        if not callable(getattr(self._provider, "get_bearer", None)):
+            raise TransportError(f"auth type {auth.type!r} has no get_bearer() method")
+        self._name = auth.type
+
+    def bearer(self) -> str | None:
+        try:
+            value = self._provider.get_bearer()
+        except Exception as exc:
+            raise TransportError(
+                f"{self._name}.get_bearer() failed ({type(exc).__name__})"
+            ) from None
+        return None if value is None else str(value)
 
 
 class HttpConfig(DeliveryConfig):
@@ -597,9 +682,11 @@ class _HttpSender:
         self._gzip = config.compression == "gzip"
         headers = {"Content-Type": "application/json", "User-Agent": _USER_AGENT}
         headers.update(config.custom_headers)
-        self._token: _TokenSource | None = None
+        self._token: _TokenSource | _CustomTokenSource | None = None
         if isinstance(config.auth, ApiKeyAuth):
             headers["Authorization"] = f"Bearer {config.auth.api_key.get_secret_value()}"
+        elif isinstance(config.auth, CustomAuth):
+            self._token = _CustomTokenSource(config.auth)
         elif config.auth is not None:
             self._token = _TokenSource(config.auth, config.timeout)
         elif (basic := _basic_from_url(config.url)) is not None:
@@ -635,8 +722,9 @@ class _HttpSender:
                 bearer = self._token.bearer()
             except TransportError as exc:
                 return SendResult(Outcome.RETRY, str(exc))
-            headers = headers.copy()
-            headers["Authorization"] = bearer
+            if bearer is not None:
+                headers = headers.copy()
+                headers["Authorization"] = bearer
         request = httpx.Request(
             "POST",
             self._batch_url if as_batch else self._url,

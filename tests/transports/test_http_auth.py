@@ -368,3 +368,58 @@ def test_a_failing_token_endpoint_keeps_the_event_for_later(
         assert "TOPSECRET" not in caplog.text
     finally:
         server.stop()
+
+
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore", DeprecationWarning)
+    from openlineage.client.transport.http import TokenProvider
+
+
+class VaultTokenProvider(TokenProvider):
+    """A user's token provider, named by its dotted path; both libraries make and call it."""
+
+    def __init__(self, config: dict[str, str]) -> None:
+        super().__init__(config)
+        self.role = config["role"]
+        self.calls = 0
+
+    def get_bearer(self) -> str | None:
+        self.calls += 1
+        return f"Vault {self.role}-{self.calls}"
+
+
+def test_user_token_provider_class(
+    clean_env: None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    transport = {
+        "type": "http",
+        "url": "LINEAGE_URL",
+        "auth": {"type": f"{__name__}.VaultTokenProvider", "role": "etl"},
+    }
+    official, ours = _run_both(tmp_path, monkeypatch, transport)
+    assert ours == official
+    assert ours.authorization == ["Vault etl-1", "Vault etl-2", "Vault etl-3"]
+
+
+def test_user_token_provider_settings_stay_out_of_reprs_and_errors(clean_env: None) -> None:
+    config = load_config(
+        {},
+        search_paths=[],
+        overrides={
+            "transport": {
+                "type": "http",
+                "url": "http://127.0.0.1:1",
+                "auth": {"type": f"{__name__}.VaultTokenProvider", "token": "TOPSECRET"},
+            }
+        },
+    )
+    assert "TOPSECRET" not in repr(config)
+    with pytest.raises(ConfigError) as caught:
+        load_config(
+            {},
+            search_paths=[],
+            overrides={
+                "transport": {"type": "http", "url": "http://h", "auth": {"type": "bearer"}}
+            },
+        )
+    assert "must be api_key, jwt, oauth2 or the dotted path" in str(caught.value)
