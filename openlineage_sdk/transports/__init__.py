@@ -34,6 +34,7 @@ if TYPE_CHECKING:
     from openlineage_sdk.transports.file import FileConfig, FileTransport
     from openlineage_sdk.transports.http import (
         ApiKeyAuth,
+        CustomAuth,
         HttpConfig,
         HttpTransport,
         JwtAuth,
@@ -56,6 +57,7 @@ __all__ = [
     "CompositeTransport",
     "ConsoleConfig",
     "ConsoleTransport",
+    "CustomAuth",
     "DeliveryError",
     "Emittable",
     "EventTransformer",
@@ -123,6 +125,7 @@ if not TYPE_CHECKING:
             ),
             ".http": (
                 "ApiKeyAuth",
+                "CustomAuth",
                 "HttpConfig",
                 "HttpTransport",
                 "JwtAuth",
