@@ -171,6 +171,19 @@ class OpenLineage:
         except ConfigError as exc:
             if raise_on_error:
                 raise
+            try:
+                # A bad tag, filter or unknown section must not take the transport away:
+                # keep every usable part (the event sections are checked again, and a bad
+                # one ignored, when the client is made).
+                config = load_config(env, config_file=config_file, check_sections=False)
+            except ConfigError:
+                pass
+            else:
+                log.error(
+                    "OpenLineage: the configuration has a problem (%s); the rest of it is used",
+                    exc,
+                )
+                return config
             log.error(
                 "OpenLineage: the configuration cannot be used (%s); events go to the local "
                 "file %s instead",

@@ -273,7 +273,10 @@ def _where(path: str, origins: Sequence[tuple[str, Mapping[str, Any]]]) -> str:
 
 
 def _check_sections(
-    merged: Mapping[str, Any], origins: Sequence[tuple[str, Mapping[str, Any]]]
+    merged: Mapping[str, Any],
+    origins: Sequence[tuple[str, Mapping[str, Any]]],
+    *,
+    strict: bool = True,
 ) -> None:
     """Refuse an unknown top-level key: a misspelt section must not be silently dropped."""
     from openlineage_sdk._event_config import did_you_mean
@@ -284,6 +287,12 @@ def _check_sections(
         if name in _JAVA_ONLY_SECTIONS:
             log.warning(
                 "OpenLineage: the %r section of the Java client is not used by this SDK%s",
+                key,
+                _where(str(key), origins),
+            )
+        elif name is None and not strict:
+            log.error(
+                "OpenLineage: %r is not a configuration section%s; it is ignored",
                 key,
                 _where(str(key), origins),
             )
@@ -341,6 +350,7 @@ def load_config(
     search_paths: Sequence[str | os.PathLike[str]] | None = None,
     overrides: Mapping[str, Any] | None = None,
     cwd: Path | None = None,
+    check_sections: bool = True,
 ) -> OpenLineageConfig:
     """Build the configuration from an environment and configuration files.
 
@@ -355,12 +365,17 @@ def load_config(
         overrides: settings given in code, in the file's layout; they win over
             everything else.
         cwd: the working directory for the default search; the process's when ``None``.
+        check_sections: refuse an unknown top-level section and an unknown or invalid
+            setting of ``facets``, ``filters``, ``tags`` and ``dataset``; when false, an
+            unknown section is only logged and those four are kept unchecked.
 
     Returns:
         The typed configuration.
 
     Raises:
-        ConfigError: a file cannot be read or parsed, or a setting is invalid.
+        ConfigError: a file cannot be read or parsed, or a setting is invalid; the message
+            names the setting, the rule, where it was read from and, for a misspelt key,
+            the known key it is close to.
     """
     env = dict(os.environ) if env is None else env
     sources: list[str] = []
@@ -423,7 +438,7 @@ def load_config(
     elif section not in (None, {}):
         raise ConfigError("the 'transport' setting must be a mapping with a 'type'")
 
-    _check_sections(merged, origins)
+    _check_sections(merged, origins, strict=check_sections)
 
     def section_of(name: str, kind: type) -> Any:
         value = merged.get(name)
@@ -437,7 +452,7 @@ def load_config(
     filters = section_of("filters", list)
     tags = section_of("tags", dict)
     dataset = section_of("dataset", dict)
-    if facets or filters or tags or dataset:
+    if check_sections and (facets or filters or tags or dataset):
         _check_event_sections(facets, filters, tags, dataset, origins)
     return OpenLineageConfig(
         transport=transport,

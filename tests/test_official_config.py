@@ -632,3 +632,27 @@ def test_transform_transport_refuses_what_it_cannot_load(tmp_path: Path) -> None
     )
     with pytest.raises(TransportError, match="new_job_namespace is required"):
         OpenLineage(config=load_config({}, search_paths=[], overrides=config), raise_on_error=True)
+
+
+def test_a_bad_section_does_not_take_the_transport_away(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    out = tmp_path / "events.jsonl"
+    file = tmp_path / "openlineage.yml"
+    file.write_text(
+        json.dumps(
+            {
+                "transport": {"type": "file", "log_file_path": str(out)},
+                "tags": {"jobs": {"team": "a"}},
+                "filtres": [],
+            }
+        )
+    )
+    client = OpenLineage.from_environment({}, config_file=file)
+    client.emit(read_event(Serde.to_json(run_event())))
+    client.close()
+    assert len(out.read_text().splitlines()) == 1
+    assert "tags.jobs: unknown setting" in caplog.text
+    assert f"(read from {file})" in caplog.text
+    with pytest.raises(ConfigError, match="did you mean 'filters'"):
+        OpenLineage.from_environment({}, config_file=file, raise_on_error=True)
