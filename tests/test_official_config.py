@@ -656,3 +656,29 @@ def test_a_bad_section_does_not_take_the_transport_away(
     assert f"(read from {file})" in caplog.text
     with pytest.raises(ConfigError, match="did you mean 'filters'"):
         OpenLineage.from_environment({}, config_file=file, raise_on_error=True)
+
+
+def test_source_code_location_in_a_linked_worktree(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from openlineage_sdk._event_config import SourceCodeLocation, read_source_code_location
+
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    _git(repo, "init", "-q", "-b", "main")
+    (repo / "f.txt").write_text("x")
+    _git(repo, "add", "f.txt")
+    _git(repo, "commit", "-q", "-m", "one")
+    _git(repo, "remote", "add", "origin", "https://git.example.com/acme/etl.git")
+    _git(repo, "worktree", "add", "-q", "-b", "fix/thing", str(tmp_path / "wt"))
+    values = read_source_code_location(
+        SourceCodeLocation(pull_request_number="7"), {}, cwd=tmp_path / "wt"
+    )
+    assert values == {
+        "type": "git",
+        "url": "https://git.example.com/acme/etl.git",
+        "repoUrl": "https://git.example.com/acme/etl.git",
+        "version": _git(repo, "rev-parse", "HEAD"),
+        "branch": "fix/thing",
+        "pullRequestNumber": "7",
+    }
