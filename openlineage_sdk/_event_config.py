@@ -45,7 +45,8 @@ The rules, as the official client 1.54.0 has them unless said otherwise:
   namespaces in ``symlinks`` facets.
 * ``facets.<name>.disabled: true`` (Java client, JVM agent): the facet ``<name>`` is removed
   from runs, jobs and datasets (``facets: {spark: {logicalPlan: {disabled: true}}}`` removes
-  ``spark.logicalPlan``); ``facets.disabled: [a; b]``, the older form, works too.
+  ``spark.logicalPlan``); ``facets.disabled: [a; b]``, the older form, works too. Names are
+  compared without case, since ``OPENLINEAGE__FACETS__<NAME>__DISABLED`` arrives lower-cased.
 """
 
 from __future__ import annotations
@@ -876,7 +877,9 @@ class _Editor:
             for key in ("facets", "inputFacets", "outputFacets"):
                 facets = holder.get(key)
                 if isinstance(facets, dict):
-                    for name in self.config.disabled_facets.intersection(facets):
+                    # Without case: OPENLINEAGE__FACETS__<NAME>__DISABLED arrives lower-cased.
+                    off = [k for k in facets if k.lower() in self.config.disabled_facets]
+                    for name in off:
                         del facets[name]
                         self.changed = True
 
@@ -980,7 +983,7 @@ def parse_sections(
     resolver_key, resolver_spec = values.get("namespaceresolvers", ("namespaceResolvers", None))
     resolvers = _resolvers(resolver_spec, f"dataset.{resolver_key}")
 
-    off = frozenset(name for name, is_off in disabled.items() if is_off)
+    off = frozenset(name.lower() for name, is_off in disabled.items() if is_off)
     config = EventConfig(
         filters=found_filters,
         job_tags=job_tags,

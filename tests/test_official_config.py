@@ -414,6 +414,14 @@ def test_facets_disabled_by_name() -> None:
     client.emit(read_event(data))
     out = json.loads(client.transport.events[0].to_json())  # type: ignore[attr-defined]
     assert set(out["run"]["facets"]) == {"keep"}
+    lowered = load_config(
+        {"OPENLINEAGE__FACETS__SPARK.LOGICALPLAN__DISABLED": "true"}, search_paths=[]
+    )
+    client = OpenLineage(transport=MemoryTransport(), config=lowered)
+    client.emit(read_event(data))
+    out = json.loads(client.transport.events[0].to_json())  # type: ignore[attr-defined]
+    assert "spark.logicalPlan" not in out["run"]["facets"]
+    assert "environmentVariables" in out["run"]["facets"]
 
 
 def test_old_form_of_disabled_facets() -> None:
