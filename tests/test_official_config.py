@@ -10,6 +10,7 @@ comparison (see the README's configuration section).
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import uuid
 import warnings
@@ -273,6 +274,12 @@ def test_reducing_is_off_by_default(side_by_side: Any) -> None:
     assert ours[0]["inputs"][0]["name"] == "/raw/events/dt=2024-01-01"
 
 
+needs_git = pytest.mark.skipif(
+    shutil.which("git") is None,
+    reason="the git command is not installed (the hand-made repository test covers the reading)",
+)
+
+
 def _git(cwd: Path, *args: str) -> str:
     done = subprocess.run(
         ["git", "-c", "user.name=t", "-c", "user.email=t@e", *args],
@@ -284,6 +291,7 @@ def _git(cwd: Path, *args: str) -> str:
     return done.stdout.strip()
 
 
+@needs_git
 @pytest.mark.parametrize("packed", [False, True])
 def test_source_code_location_from_git_and_ci(
     side_by_side: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, packed: bool
@@ -300,7 +308,12 @@ def test_source_code_location_from_git_and_ci(
         _git(repo, "pack-refs", "--all")
     monkeypatch.chdir(repo / "src")
     monkeypatch.setenv("GITHUB_REF", "refs/pull/42/merge")
-    for name in ("CI_MERGE_REQUEST_IID", "BITBUCKET_PR_ID"):
+    for name in (
+        "CI_MERGE_REQUEST_IID",
+        "BITBUCKET_PR_ID",
+        "SYSTEM_PULLREQUEST_PULLREQUESTNUMBER",
+        "SYSTEM_PULLREQUEST_PULLREQUESTID",
+    ):
         monkeypatch.delenv(name, raising=False)
     config = {"facets": {"source_code_location": {"disabled": False}}}
     official, ours = side_by_side(config, [run_event(), job_event("static")])
@@ -311,6 +324,40 @@ def test_source_code_location_from_git_and_ci(
     assert facet["branch"] == "feature/x"
     assert facet["pullRequestNumber"] == "42"
     assert facet["tag"] == "v1.2" if packed else True  # loose annotated tags: see the docs
+
+
+def test_source_code_location_from_a_hand_made_repository(
+    side_by_side: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The files git writes, written here: no git command needed. A detached HEAD at a
+    # lightweight tag in packed-refs, the remote in config, a GitLab merge request.
+    sha = "0123456789abcdef0123456789abcdef01234567"
+    git = tmp_path / "repo" / ".git"
+    (git / "refs" / "heads").mkdir(parents=True)
+    (git / "HEAD").write_text(sha + "\n")
+    (git / "packed-refs").write_text(
+        "# pack-refs with: peeled fully-peeled sorted\n"
+        f"{sha} refs/heads/main\n{sha} refs/tags/release/2024.1\n"
+    )
+    (git / "config").write_text(
+        '[core]\n\tbare = false\n[remote "origin"]\n\turl = https://git.example.com/a%2Fb.git\n'
+    )
+    (tmp_path / "repo" / "jobs").mkdir()
+    monkeypatch.chdir(tmp_path / "repo" / "jobs")
+    monkeypatch.setenv("CI_MERGE_REQUEST_IID", "17")
+    config = {"facets": {"source_code_location": {"disabled": False, "branch": "main"}}}
+    official, ours = side_by_side(config, [run_event()])
+    assert ours == official
+    assert ours[0]["job"]["facets"]["sourceCodeLocation"] == {
+        "_schemaURL": ours[0]["job"]["facets"]["sourceCodeLocation"]["_schemaURL"],
+        "type": "git",
+        "url": "https://git.example.com/a%2Fb.git",
+        "repoUrl": "https://git.example.com/a%2Fb.git",
+        "version": sha,
+        "branch": "main",
+        "tag": "release/2024.1",
+        "pullRequestNumber": "17",
+    }
 
 
 def test_source_code_location_is_off_by_default(side_by_side: Any) -> None:
@@ -666,6 +713,7 @@ def test_a_bad_section_does_not_take_the_transport_away(
         OpenLineage.from_environment({}, config_file=file, raise_on_error=True)
 
 
+@needs_git
 def test_source_code_location_in_a_linked_worktree(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
