@@ -81,7 +81,10 @@ class OpenLineage:
         producer: the URI that identifies the producing code in events.
         namespace: the default job namespace; else ``OPENLINEAGE_NAMESPACE``,
             else ``"default"``.
-        config: a configuration from :func:`~openlineage_sdk.config.load_config`.
+        config: a configuration from :func:`~openlineage_sdk.config.load_config`. Its
+            ``filters``, ``tags``, ``facets`` and ``dataset`` sections are applied to every
+            event this client emits, the run lifecycle's included (see
+            :mod:`openlineage_sdk._event_config`); without them ``emit`` does no extra work.
         disabled: emit nothing; ``None`` follows the configuration
             (``OPENLINEAGE_DISABLED``).
         raise_on_error: let transport errors reach the caller instead of
@@ -236,6 +239,9 @@ class OpenLineage:
 
     def emit(self, event: Emittable) -> None:
         """Send an event through the transport; returns at once for network transports.
+
+        A run event that a configured filter drops is not sent; configured tags, facets and
+        dataset rules are applied to a copy, never to ``event`` itself.
 
         Args:
             event: a ``RunEvent``, ``JobEvent`` or ``DatasetEvent``.

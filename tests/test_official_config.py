@@ -738,3 +738,39 @@ def test_source_code_location_in_a_linked_worktree(
         "branch": "fix/thing",
         "pullRequestNumber": "7",
     }
+
+
+def test_the_run_lifecycle_goes_through_the_configuration() -> None:
+    from openlineage_sdk import naming
+    from openlineage_sdk.transports.memory import MemoryTransport
+
+    config = load_config(
+        {},
+        search_paths=[],
+        overrides={
+            "tags": {"run": {"team": "data"}},
+            "filters": [{"type": "exact", "match": "skip.me"}],
+            "dataset": {
+                "reducing_enabled": True,
+                "namespaceResolvers": {"lake": {"type": "hostList", "hosts": ["nn-1:8020"]}},
+            },
+        },
+    )
+    client = OpenLineage(transport=MemoryTransport(), config=config)
+    with client.run("skip.me"):
+        pass
+    with client.run("keep.me", outputs=[naming.hdfs("nn-1", "/data/t/dt=2024-01-01", port=8020)]):
+        pass
+    events = [json.loads(e.to_json()) for e in client.transport.events]  # type: ignore[attr-defined]
+    assert [(e["job"]["name"], e["eventType"]) for e in events] == [
+        ("keep.me", "START"),
+        ("keep.me", "COMPLETE"),
+    ]
+    for event in events:
+        assert event["run"]["facets"]["tags"]["tags"] == [
+            {"key": "team", "value": "data", "source": "USER"}
+        ]
+        assert (event["outputs"][0]["namespace"], event["outputs"][0]["name"]) == (
+            "hdfs://lake",
+            "/data/t",
+        )
