@@ -433,8 +433,8 @@ def load_config(
         try:
             transport = parse_transport_config(section)
         except TransportConfigError as exc:
-            where = f" (read from {path})" if path is not None else ""
-            raise ConfigError(f"{exc}{where}") from None
+            # The source that set the transport's type: the settings usually come with it.
+            raise ConfigError(f"{exc}{_where('transport.type', origins)}") from None
     elif section not in (None, {}):
         raise ConfigError("the 'transport' setting must be a mapping with a 'type'")
 

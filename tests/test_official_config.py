@@ -774,3 +774,40 @@ def test_the_run_lifecycle_goes_through_the_configuration() -> None:
             "hdfs://lake",
             "/data/t",
         )
+
+
+@pytest.mark.parametrize(
+    ("transport", "message"),
+    [
+        (
+            {"type": "http", "url": "http://h", "endpont": "api/v1/lineage"},
+            "endpont: Extra inputs are not permitted (did you mean 'endpoint'?)",
+        ),
+        (
+            {
+                "type": "http",
+                "url": "http://h",
+                "auth": {
+                    "type": "oauth2",
+                    "clientId": "a",
+                    "clientSecret": "TOPSECRET",
+                    "tokenEndpoint": "http://t",
+                    "scpoe": "x",
+                },
+            },
+            "auth.oauth2.scpoe: Extra inputs are not permitted (did you mean 'scope'?)",
+        ),
+    ],
+)
+def test_misspelt_transport_keys_are_named_with_a_close_match(
+    tmp_path: Path, transport: dict[str, Any], message: str
+) -> None:
+    file = tmp_path / "openlineage.yml"
+    file.write_text(json.dumps({"transport": transport}))
+    with pytest.raises(ConfigError) as caught:
+        load_config({}, config_file=file)
+    assert message in str(caught.value)
+    assert str(caught.value).endswith(f"(read from {file})")
+    assert "TOPSECRET" not in str(caught.value)
+    with pytest.raises(ConfigError, match="from the OPENLINEAGE__ environment variables"):
+        load_config({"OPENLINEAGE__TRANSPORT": json.dumps(transport)}, search_paths=[])

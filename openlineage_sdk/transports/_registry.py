@@ -14,12 +14,13 @@ class (``my_package.transport.DatadogTransport``).
 
 from __future__ import annotations
 
+import difflib
 import importlib
 from collections.abc import Mapping
 from importlib.metadata import entry_points
-from typing import Any
+from typing import Any, get_args
 
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
 from openlineage_sdk.transports.base import Transport, TransportConfig
 
@@ -115,13 +116,43 @@ def transport_class(kind: str) -> type[Transport]:
     return target
 
 
-def _describe_errors(kind: str, exc: ValidationError) -> str:
+def _known_keys(model: type[BaseModel]) -> set[str]:
+    """Every key ``model`` and the models nested in its fields accept (names and aliases)."""
+    keys: set[str] = set()
+    seen: set[type[BaseModel]] = set()
+    stack = [model]
+    while stack:
+        current = stack.pop()
+        if current in seen:
+            continue
+        seen.add(current)
+        for name, info in current.model_fields.items():
+            keys.add(name)
+            if info.alias:
+                keys.add(info.alias)
+            pending = [info.annotation]
+            while pending:
+                annotation = pending.pop()
+                if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+                    stack.append(annotation)
+                pending.extend(get_args(annotation))
+    return keys
+
+
+def _describe_errors(kind: str, exc: ValidationError, model: type[BaseModel]) -> str:
     # Built from locations and rules only: pydantic's own text quotes the input,
     # which may be an API key or a password.
     problems = []
+    known: set[str] | None = None
     for error in exc.errors(include_input=False, include_url=False):
         where = ".".join(str(p) for p in error["loc"]) or "(top level)"
-        problems.append(f"{where}: {error['msg']}")
+        problem = f"{where}: {error['msg']}"
+        if error["type"] == "extra_forbidden" and error["loc"]:
+            known = _known_keys(model) if known is None else known
+            close = difflib.get_close_matches(str(error["loc"][-1]), sorted(known), n=1)
+            if close:
+                problem += f" (did you mean {close[0]!r}?)"
+        problems.append(problem)
     return f"invalid {kind!r} transport configuration: " + "; ".join(problems)
 
 
@@ -141,7 +172,7 @@ def _resolve(data: Mapping[str, Any] | TransportConfig) -> tuple[type[Transport]
     try:
         return cls, cls.config_class.model_validate(payload)
     except ValidationError as exc:
-        raise TransportConfigError(_describe_errors(kind, exc)) from None
+        raise TransportConfigError(_describe_errors(kind, exc, cls.config_class)) from None
 
 
 def parse_transport_config(data: Mapping[str, Any] | TransportConfig) -> TransportConfig:
