@@ -77,7 +77,9 @@ class OpenLineage:
         transport: where events go. When ``None``, the transport comes from
             ``config``, else from the environment (as
             :meth:`from_environment`), else a JSON Lines file
-            ``openlineage_events.jsonl`` in the working directory.
+            ``openlineage_events.jsonl`` in the working directory. When given without
+            ``config``, the configuration's ``facets``, ``filters``, ``tags`` and ``dataset``
+            sections still apply, as in the official client.
         producer: the URI that identifies the producing code in events.
         namespace: the default job namespace; else ``OPENLINEAGE_NAMESPACE``,
             else ``"default"``.
@@ -115,7 +117,7 @@ class OpenLineage:
             config = (
                 self._load(None, None, raise_on_error=raise_on_error)
                 if transport is None
-                else environment_settings()
+                else self._beside_a_transport(raise_on_error=raise_on_error)
             )
         self.config = config
         self.disabled = self.config.disabled if disabled is None else disabled
@@ -194,6 +196,38 @@ class OpenLineage:
                 DEFAULT_FILE_NAME,
             )
             return OpenLineageConfig()
+
+    @staticmethod
+    def _beside_a_transport(*, raise_on_error: bool) -> OpenLineageConfig:
+        """A transport given in code: ``OPENLINEAGE_DISABLED`` and ``_NAMESPACE``, and the
+        ``facets``, ``filters``, ``tags`` and ``dataset`` sections of the configuration file and
+        ``OPENLINEAGE__`` variables, as the official client applies them to a transport it is
+        given; their transport settings are not read."""
+        basics = environment_settings()
+        if basics.disabled:
+            return basics
+        env = {k: v for k, v in os.environ.items() if k != "OPENLINEAGE_URL"}
+        try:
+            full = load_config(env, overrides={"transport": None})
+        except ConfigError as exc:
+            if raise_on_error:
+                raise
+            try:
+                full = load_config(env, overrides={"transport": None}, check_sections=False)
+            except ConfigError:
+                return basics
+            log.error(
+                "OpenLineage: the configuration has a problem (%s); the rest of it is used", exc
+            )
+        return basics.model_copy(
+            update={
+                "facets": full.facets,
+                "filters": full.filters,
+                "tags": full.tags,
+                "dataset": full.dataset,
+                "config_file": full.config_file,
+            }
+        )
 
     @staticmethod
     def _event_config(config: OpenLineageConfig, *, raise_on_error: bool) -> EventConfig | None:

@@ -326,7 +326,8 @@ def _is_true(value: object) -> bool:
 def environment_settings(env: Mapping[str, str] | None = None) -> OpenLineageConfig:
     """The settings that hold whatever the transport: ``OPENLINEAGE_DISABLED`` and ``_NAMESPACE``.
 
-    A client given its transport in code reads only these.
+    A client given its transport in code reads these, and the configuration's event
+    sections (``facets``, ``filters``, ``tags``, ``dataset``).
 
     Args:
         env: the environment variables to read; ``os.environ`` when ``None``.

@@ -811,3 +811,47 @@ def test_misspelt_transport_keys_are_named_with_a_close_match(
     assert "TOPSECRET" not in str(caught.value)
     with pytest.raises(ConfigError, match="from the OPENLINEAGE__ environment variables"):
         load_config({"OPENLINEAGE__TRANSPORT": json.dumps(transport)}, search_paths=[])
+
+
+def test_environment_variables_named_in_one_variable(monkeypatch: pytest.MonkeyPatch) -> None:
+    from openlineage_sdk.transports.memory import MemoryTransport
+
+    env = {
+        "OPENLINEAGE__FACETS__ENVIRONMENT_VARIABLES": "REGION;TEAM_NAME",
+        "REGION": "eu",
+        "TEAM": "not wanted",
+        "TEAM_NAME": "n",
+        "A": "not wanted",
+    }
+    client = OpenLineage.from_environment(env, transport=MemoryTransport())
+    client.emit(read_event(Serde.to_json(run_event())))
+    out = json.loads(client.transport.events[0].to_json())  # type: ignore[attr-defined]
+    assert out["run"]["facets"]["environmentVariables"]["environmentVariables"] == [
+        {"name": "REGION", "value": "eu"},
+        {"name": "TEAM_NAME", "value": "n"},
+    ]
+
+
+def test_a_transport_given_in_code_still_gets_the_file_s_sections(
+    side_by_side: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from openlineage_sdk.transports.memory import MemoryTransport
+
+    file = tmp_path / "openlineage.yml"
+    file.write_text(
+        json.dumps(
+            {
+                "transport": {"type": "http", "url": "not a url"},  # not used, not checked
+                "tags": {"job": {"team": "data"}},
+                "filters": [{"type": "exact", "match": "drop.me"}],
+            }
+        )
+    )
+    monkeypatch.setenv("OPENLINEAGE_CONFIG", str(file))
+    monkeypatch.setenv("OPENLINEAGE_URL", "http://127.0.0.1:9")
+    client = OpenLineage(transport=MemoryTransport(), raise_on_error=True)
+    client.emit(read_event(Serde.to_json(run_event("drop.me"))))
+    client.emit(read_event(Serde.to_json(run_event("keep.me"))))
+    events = [json.loads(e.to_json()) for e in client.transport.events]  # type: ignore[attr-defined]
+    assert [e["job"]["name"] for e in events] == ["keep.me"]
+    assert events[0]["job"]["facets"]["tags"]["tags"][0]["key"] == "team"
