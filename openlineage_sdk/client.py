@@ -236,15 +236,23 @@ class OpenLineage:
             return None
         from openlineage_sdk._event_config import SectionError, parse_sections
 
-        try:
-            return parse_sections(config.facets, config.filters, config.tags, config.dataset)
-        except SectionError as exc:
-            if raise_on_error:
-                raise ConfigError(str(exc)) from None
-            log.error(
-                "OpenLineage: %s; the facets, filters, tags and dataset sections are ignored", exc
-            )
-            return None
+        sections: dict[str, Any] = {
+            "facets": config.facets,
+            "filters": config.filters,
+            "tags": config.tags,
+            "dataset": config.dataset,
+        }
+        for _ in range(len(sections)):
+            try:
+                return parse_sections(**sections)
+            except SectionError as exc:
+                if raise_on_error:
+                    raise ConfigError(str(exc)) from None
+                # Only the section at fault is left out; the others still apply.
+                name = exc.path.split("[", 1)[0].split(".", 1)[0]
+                log.error("OpenLineage: %s; the %r section is ignored", exc, name)
+                sections[name] = None
+        return None
 
     def _build(self, section: TransportConfig | None) -> Transport:
         if section is None:

@@ -555,11 +555,19 @@ def test_a_client_with_a_bad_section_logs_and_keeps_emitting(
     from openlineage_sdk.transports.memory import MemoryTransport
 
     client = OpenLineage(
-        transport=MemoryTransport(), config=OpenLineageConfig(tags={"jbo": {"a": "b"}})
+        transport=MemoryTransport(),
+        config=OpenLineageConfig(
+            tags={"jbo": {"a": "b"}}, filters=[{"type": "exact", "match": "etl.load"}]
+        ),
     )
     client.emit(read_event(Serde.to_json(run_event())))
-    assert len(client.transport.events) == 1  # type: ignore[attr-defined]
+    client.emit(read_event(Serde.to_json(run_event("other"))))
+    # The filters still apply; only the tags section at fault is left out.
+    events = [json.loads(e.to_json()) for e in client.transport.events]  # type: ignore[attr-defined]
+    assert [e["job"]["name"] for e in events] == ["other"]
+    assert "tags" not in (events[0]["job"].get("facets") or {})
     assert "tags.jbo: unknown setting" in caplog.text
+    assert "the 'tags' section is ignored" in caplog.text
     with pytest.raises(ConfigError, match=r"tags\.jbo"):
         OpenLineage(
             transport=MemoryTransport(),
