@@ -621,7 +621,24 @@ class EventConfig:
             return event
         from openlineage_sdk._read import read_event
 
-        return read_event(data)
+        try:
+            return read_event(data)
+        except ValueError:
+            # An event the SDK cannot read as a typed one (a hand-made Emittable that breaks
+            # the spec) is still sent, as the JSON it had, with the changes.
+            return _JsonEvent(json.dumps(data, separators=(",", ":"), ensure_ascii=False))
+
+
+class _JsonEvent:
+    """An event held as its JSON text."""
+
+    __slots__ = ("_json",)
+
+    def __init__(self, text: str) -> None:
+        self._json = text
+
+    def to_json(self) -> str:
+        return self._json
 
 
 def _run_job_name(event: object) -> str | None:

@@ -863,3 +863,27 @@ def test_a_transport_given_in_code_still_gets_the_file_s_sections(
     events = [json.loads(e.to_json()) for e in client.transport.events]  # type: ignore[attr-defined]
     assert [e["job"]["name"] for e in events] == ["keep.me"]
     assert events[0]["job"]["facets"]["tags"]["tags"][0]["key"] == "team"
+
+
+def test_an_event_the_sdk_cannot_read_is_still_sent_with_the_changes() -> None:
+    from openlineage_sdk.transports.memory import MemoryTransport
+
+    class HandMade:
+        def to_json(self) -> str:
+            return json.dumps(
+                {
+                    "eventType": "START",
+                    "run": {"runId": "not-a-uuid"},
+                    "job": {"namespace": "n", "name": "j"},
+                }
+            )
+
+    client = OpenLineage(
+        transport=MemoryTransport(),
+        config=load_config({}, search_paths=[], overrides={"tags": {"run": {"a": "b"}}}),
+        raise_on_error=True,
+    )
+    client.emit(HandMade())
+    sent = json.loads(client.transport.json_events[0])  # type: ignore[attr-defined]
+    assert sent["run"]["runId"] == "not-a-uuid"
+    assert sent["run"]["facets"]["tags"]["tags"] == [{"key": "a", "value": "b", "source": "USER"}]
