@@ -535,13 +535,11 @@ class HttpConfig(DeliveryConfig):
 
 
 def _public_url(url: str) -> str:
-    """The URL without user name and password, for logs and errors."""
+    """The URL without user name and password, for logs, errors and the request line."""
     parts = urlsplit(url)
     if parts.username is None and parts.password is None:
         return url
-    host = parts.hostname or ""
-    if parts.port:
-        host = f"{host}:{parts.port}"
+    host = parts.netloc.rpartition("@")[2]  # as written: an IPv6 address keeps its brackets
     return urlunsplit((parts.scheme, host, parts.path, parts.query, parts.fragment))
 
 
