@@ -887,3 +887,22 @@ def test_an_event_the_sdk_cannot_read_is_still_sent_with_the_changes() -> None:
     sent = json.loads(client.transport.json_events[0])  # type: ignore[attr-defined]
     assert sent["run"]["runId"] == "not-a-uuid"
     assert sent["run"]["facets"]["tags"]["tags"] == [{"key": "a", "value": "b", "source": "USER"}]
+
+
+def test_the_java_client_s_custom_environment_variables_key() -> None:
+    from openlineage_sdk.transports.memory import MemoryTransport
+
+    env = {"REGION": "eu", "TEAM": "t"}
+    config = load_config(
+        env,
+        search_paths=[],
+        overrides={"facets": {"custom_environment_variables": "[TEAM;REGION]"}},
+    )
+    client = OpenLineage(transport=MemoryTransport(), config=config)
+    client._env = env
+    client.emit(read_event(Serde.to_json(run_event())))
+    out = json.loads(client.transport.json_events[0])  # type: ignore[attr-defined]
+    assert out["run"]["facets"]["environmentVariables"]["environmentVariables"] == [
+        {"name": "TEAM", "value": "t"},
+        {"name": "REGION", "value": "eu"},
+    ]
