@@ -352,11 +352,15 @@ def load_config(
     if isinstance(section, TransportConfig):
         transport = section
     elif isinstance(section, Mapping) and section:
+        problem: str | None = None
         try:
             transport = parse_transport_config(section)
         except TransportConfigError as exc:
+            problem = str(exc)
+        if problem is not None:
+            # Raised with no chained exception (see transports._registry._resolve).
             where = f" (read from {path})" if path is not None else ""
-            raise ConfigError(f"{exc}{where}") from None
+            raise ConfigError(f"{problem}{where}")
     elif section not in (None, {}):
         raise ConfigError("the 'transport' setting must be a mapping with a 'type'")
 

@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 from urllib.parse import urljoin, urlsplit, urlunsplit
 
-from pydantic import Field, SecretStr, field_validator, model_validator
+from pydantic import Field, SecretStr, field_serializer, field_validator, model_validator
 
 from openlineage_sdk.transports._delivery import (
     DeliveryOptions,
@@ -42,9 +42,11 @@ from openlineage_sdk.transports._delivery import (
 )
 from openlineage_sdk.transports._queued import DeliveryConfig, QueuedTransport
 from openlineage_sdk.transports.base import (
+    REDACTED,
     Emittable,
     TransportConfig,
     TransportError,
+    masked_url,
     redact_mapping,
 )
 
@@ -168,6 +170,16 @@ class HttpConfig(DeliveryConfig):
             raise ValueError("must be an http:// or https:// URL with a host")
         return value
 
+    @field_serializer("url")
+    def _dump_url(self, value: str) -> str:
+        # Every dump (model_dump, model_dump_json) masks the password of the URL, as the repr.
+        return masked_url(value)
+
+    @field_serializer("custom_headers")
+    def _dump_headers(self, value: dict[str, str]) -> dict[str, str]:
+        # Header values are credentials as often as not (X-Api-Key, tokens): all masked.
+        return dict.fromkeys(value, REDACTED)
+
     def __repr_args__(self) -> Any:
         for name, value in super().__repr_args__():
             if name == "custom_headers":
@@ -178,14 +190,14 @@ class HttpConfig(DeliveryConfig):
 
 
 def _public_url(url: str) -> str:
-    """The URL without user name and password, for logs and errors."""
+    """The URL without user name and password (secret query values masked), for logs and errors."""
     parts = urlsplit(url)
     if parts.username is None and parts.password is None:
-        return url
+        return masked_url(url)
     host = parts.hostname or ""
     if parts.port:
         host = f"{host}:{parts.port}"
-    return urlunsplit((parts.scheme, host, parts.path, parts.query, parts.fragment))
+    return masked_url(urlunsplit((parts.scheme, host, parts.path, parts.query, parts.fragment)))
 
 
 def lineage_url(url: str, endpoint: str) -> str:
