@@ -23,7 +23,7 @@ from operator import is_
 from typing import TYPE_CHECKING, Any, ClassVar, Final
 
 from pydantic import BaseModel, ConfigDict, ValidationError
-from pydantic_core import PydanticUndefined
+from pydantic_core import InitErrorDetails, PydanticCustomError, PydanticUndefined
 from typing_extensions import Self
 
 from openlineage_sdk._errors import OpenLineageValidationError, problems_from_pydantic
@@ -36,6 +36,7 @@ from openlineage_sdk._facet_rules import (
     expected_class_name,
     standard_facet_keys,
 )
+from openlineage_sdk._json import find_unwritable
 from openlineage_sdk._types import READ_CONTEXT_KEY as _READ_KEY
 
 __all__ = [
@@ -84,6 +85,28 @@ def _check_custom_facet(cls: "type[FacetModel]") -> None:
         raise TypeError(f"custom facet {cls.__name__} (key {key!r}): " + "; ".join(problems))
 
 
+def _check_extra(extra: dict[str, Any]) -> None:
+    """Refuse an extra field that would not be written as given (see :mod:`openlineage_sdk._json`).
+
+    Raises:
+        ValidationError: located at the offending value (pydantic-core puts the location of the
+            object in front), with the ``openlineage_json`` error kind.
+    """
+    found = find_unwritable(extra, models=True)
+    if found is not None:
+        path, reason = found
+        raise ValidationError.from_exception_data(
+            "extra field",
+            [
+                InitErrorDetails(
+                    type=PydanticCustomError("openlineage_json", "{reason}", {"reason": reason}),
+                    loc=path,
+                    input=None,
+                )
+            ],
+        )
+
+
 class OpenLineageModel(BaseModel):
     """Base of every generated OpenLineage model: events, runs, jobs, datasets and facets."""
 
@@ -98,6 +121,11 @@ class OpenLineageModel(BaseModel):
         # import; they are built on first use instead.
         defer_build=True,
         protected_namespaces=(),
+        # What would be written changed is refused where it is given: NaN and Infinity (JSON
+        # has no such numbers) and text with a lone surrogate (UTF-8 cannot encode it; any
+        # length limit makes pydantic-core look at the text, which costs next to nothing).
+        allow_inf_nan=False,
+        str_max_length=1 << 62,
     )
 
     # Fields with a non-None default that are written even when not passed (computed per class).
@@ -129,6 +157,9 @@ class OpenLineageModel(BaseModel):
         written = self.__openlineage_written_defaults__
         if written:
             fields_set.update(written)
+        extra = self.__pydantic_extra__
+        if extra:
+            _check_extra(extra)
 
     def _check_read(self) -> None:
         """Refuse an object read under the reading context that breaks a rule of its own."""

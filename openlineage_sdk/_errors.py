@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import reprlib
 import sys
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -131,10 +132,19 @@ _PYDANTIC_TYPES: Final = {
 
 def _describe(error: ErrorDetails) -> tuple[str, str]:
     kind = error["type"]
-    value = error.get("input")
+    value = _Shown(error.get("input"))
     context: dict[str, Any] = dict(error.get("ctx") or {})
     if kind == "missing":
         return "required field is missing", "required"
+    # Values that would be written changed, or could not be written at all (openlineage_sdk._json).
+    if kind == "openlineage_json":
+        return error["msg"], "json"
+    if kind == "finite_number":
+        return f"{value!r} is not a JSON number (NaN and Infinity cannot be written)", "json"
+    if kind == "string_unicode":
+        return "text holds a lone surrogate, which UTF-8 (and so JSON) cannot encode", "json"
+    if kind == "recursion_depth_exceeded":
+        return "nested too deeply to be checked (arrays or objects within each other)", "depth"
     if kind == "openlineage_format":
         return error["msg"], "format"
     if kind == "literal_error":
@@ -148,6 +158,21 @@ def _describe(error: ErrorDetails) -> tuple[str, str]:
     if kind == "value_error":
         return str(context.get("error", error["msg"])), "schema"
     return f"{error['msg']} (got {value!r})", kind
+
+
+class _Shown:
+    """A value as an error message shows it: its repr, shortened when too deep to print."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value: Any) -> None:
+        self.value = value
+
+    def __repr__(self) -> str:
+        try:
+            return repr(self.value)
+        except RecursionError:
+            return reprlib.repr(self.value)
 
 
 def _unwrap(annotation: Any) -> Any:

@@ -35,6 +35,7 @@ from openlineage_sdk._errors import (
     problems_from_pydantic,
 )
 from openlineage_sdk._facet_registry import registry
+from openlineage_sdk._json import too_deep, unwritable_problem
 from openlineage_sdk._types import READ_CONTEXT
 from openlineage_sdk.models.core import DatasetEvent, JobEvent, RunEvent
 
@@ -63,7 +64,9 @@ def read_event(data: str | bytes | bytearray | Mapping[str, Any]) -> Event:
 
     Raises:
         OpenLineageValidationError: the input is not JSON, not an object, or its core structure
-            cannot make an event; the problems name the missing or broken fields.
+            cannot make an event; the problems name the missing or broken fields. Also when a
+            value could not be written back as read (``NaN``, ``Infinity``, text with a lone
+            surrogate, arrays and objects nested more than 200 levels deep).
         TypeError: ``data`` is neither text, bytes nor a mapping.
     """
     event = _read(data)
@@ -189,6 +192,11 @@ def _for_reading(node: Any) -> Any:
                 [core_schema.int_schema(strict=True), core_schema.float_schema(strict=True)]
             )
     out = {key: _for_reading(value) for key, value in node.items()}
+    config = out.get("config")
+    if isinstance(config, dict) and "str_max_length" in config:
+        # The length limit only makes building look for lone surrogates; JSON text cannot
+        # carry one past the parser, and a mapping is checked as a whole before it is read.
+        out["config"] = {k: v for k, v in config.items() if k != "str_max_length"}
     if kind == "model":
         out.pop("post_init", None)
         cls = node.get("cls")
@@ -204,8 +212,13 @@ def _for_reading(node: Any) -> Any:
 def _read(data: str | bytes | bytearray | Mapping[str, Any]) -> Event:
     if isinstance(data, (str, bytes, bytearray)):
         # Most events are RunEvents; try the single-pass path first and fall back to the
-        # careful one only when that fails.
-        if ('"run"' in data) if isinstance(data, str) else (b'"run"' in data):
+        # careful one only when that fails. The JSON literals NaN and Infinity, which
+        # pydantic-core would read and write back as null, go the careful way at once.
+        if isinstance(data, str):
+            single_pass = '"run"' in data and "NaN" not in data and "Infinity" not in data
+        else:
+            single_pass = b'"run"' in data and b"NaN" not in data and b"Infinity" not in data
+        if single_pass:
             try:
                 event: Event = _reader(RunEvent).validate_json(data)
                 return event
@@ -217,6 +230,8 @@ def _read(data: str | bytes | bytearray | Mapping[str, Any]) -> Event:
             raise OpenLineageValidationError(
                 "not an OpenLineage event", [Problem("", f"not valid JSON ({exc})", "json")]
             ) from None
+        except RecursionError:
+            raise OpenLineageValidationError("not an OpenLineage event", [too_deep()]) from None
         if not isinstance(parsed, dict):
             raise OpenLineageValidationError(
                 "not an OpenLineage event",
@@ -279,6 +294,11 @@ def event_class(data: Mapping[str, Any]) -> type[Event]:
 
 def _read_mapping(data: Mapping[str, Any]) -> Event:
     cls = event_class(data)
+    # What could not be written back as it was read (NaN, a lone surrogate, a non-text key,
+    # nesting deeper than the writer goes) is refused here rather than changed on the way out.
+    problem = unwritable_problem(data)
+    if problem is not None:
+        raise OpenLineageValidationError(f"cannot read {cls.__name__}", [problem])
     try:
         event: Event = _reader(cls).validate_python(data)
         return event

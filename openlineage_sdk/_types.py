@@ -25,10 +25,13 @@ import re
 import uuid
 from collections.abc import Callable, Mapping
 from datetime import datetime, timedelta, timezone
+from math import isfinite
 from typing import Annotated, Final, TypeAlias
 
 from pydantic import Field, GetCoreSchemaHandler, ValidationInfo
 from pydantic_core import CoreSchema, PydanticCustomError, core_schema
+
+from openlineage_sdk._json import has_surrogate
 
 __all__ = [
     "DATE_TIME_PATTERN",
@@ -91,6 +94,10 @@ def is_date_time(text: str) -> bool:
     if match is None:
         return False
     year, month, day, hour, minute, second = (int(g) for g in match.groups()[:6])
+    offset = match.group(8)
+    # RFC 3339 time-numoffset: hours 00-23, minutes 00-59 ("+25:00" is no time zone).
+    if len(offset) > 1 and (int(offset[1:3]) > 23 or int(offset[4:6]) > 59):
+        return False
     try:
         # Leap seconds (":60") are valid RFC 3339; datetime cannot hold them.
         datetime(year, month, day, hour, minute, min(second, 59))
@@ -128,6 +135,9 @@ def _expected(kind: str, value: object) -> PydanticCustomError:
 def _check_string(value: object, info: ValidationInfo, format_name: str) -> str:
     is_valid, expected = FORMATS[format_name]
     if isinstance(value, str) and (is_reading(info) or is_valid(value)):
+        if has_surrogate(value):
+            # Kept as given when read, but UTF-8 cannot write it: refused either way.
+            raise PydanticCustomError("string_unicode", "invalid text")
         return value
     raise _expected(expected, value)
 
@@ -187,10 +197,16 @@ UriString: TypeAlias = Annotated[str, _Checked(_check_uri, "string")]
 
 
 def _check_number(value: object, info: ValidationInfo) -> int | float:
-    # bool is an int subclass; JSON true is not a number.
-    if type(value) is int or type(value) is float:
+    # bool is an int subclass; JSON true is not a number. NaN and Infinity are no JSON numbers.
+    if type(value) is int:
+        return value
+    if type(value) is float:
+        if not isfinite(value):
+            raise PydanticCustomError("finite_number", "not a finite number")
         return value
     if isinstance(value, (int, float)) and not isinstance(value, bool):
+        if not isfinite(value):
+            raise PydanticCustomError("finite_number", "not a finite number")
         return value
     raise _expected("a number", value)
 

@@ -431,11 +431,15 @@ def load_config(
     if isinstance(section, TransportConfig):
         transport = section
     elif isinstance(section, Mapping) and section:
+        problem: str | None = None
         try:
             transport = parse_transport_config(section)
         except TransportConfigError as exc:
-            # The source that set the transport's type: the settings usually come with it.
-            raise ConfigError(f"{exc}{_where('transport.type', origins)}") from None
+            problem = str(exc)
+        if problem is not None:
+            # Raised with no chained exception (see transports._registry._resolve); the source
+            # that set the transport's type, since the settings usually come with it.
+            raise ConfigError(f"{problem}{_where('transport.type', origins)}")
     elif section not in (None, {}):
         raise ConfigError("the 'transport' setting must be a mapping with a 'type'")
 

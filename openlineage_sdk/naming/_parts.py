@@ -51,8 +51,12 @@ _SECRET_KEY_RE = (
     r"[\w.\-]*(?:pass|pwd|secret|token|key|sig|credential|auth|sas|user|uid|cert|private)"
     r"[\w.\-]*"
 )
+# A value is plain (up to the next separator) or, in SQL Server's syntax, in braces, where
+# ";" is part of the value and "}}" stands for "}": password={abc;def}}ghi} is one value,
+# masked whole (with anything stuck to its closing brace, and to the end when unclosed).
 _SECRET_PARAM_RE = re.compile(
-    rf"(?i)(?P<key>(?<![\w.\-]){_SECRET_KEY_RE})\s*=\s*(?P<value>[^&;,)\s]*)"
+    rf"(?i)(?P<key>(?<![\w.\-]){_SECRET_KEY_RE})\s*=\s*"
+    r"(?P<value>\{(?:[^}]|\}\})*(?:\}[^&;,)\s]*|\Z)|[^&;,)\s]*)"
 )
 # Leading "scheme:" segments (jdbc:oracle:thin:) and an optional "//"; what
 # follows, up to the last '@', is user info.

@@ -172,7 +172,10 @@ def _resolve(data: Mapping[str, Any] | TransportConfig) -> tuple[type[Transport]
     try:
         return cls, cls.config_class.model_validate(payload)
     except ValidationError as exc:
-        raise TransportConfigError(_describe_errors(kind, exc, cls.config_class)) from None
+        message = _describe_errors(kind, exc, cls.config_class)
+    # Raised outside the except block: pydantic's error, whose text quotes the input (an API
+    # key, a password in a URL), must not travel along as the __context__ either.
+    raise TransportConfigError(message)
 
 
 def parse_transport_config(data: Mapping[str, Any] | TransportConfig) -> TransportConfig:

@@ -18,11 +18,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import TracebackType
 from typing import Any, ClassVar, Protocol, runtime_checkable
+from urllib.parse import urlsplit, urlunsplit
 
 from pydantic import BaseModel, ConfigDict
 from typing_extensions import Self
 
 __all__ = [
+    "REDACTED",
     "DeliveryError",
     "Emittable",
     "FlushResult",
@@ -30,6 +32,7 @@ __all__ = [
     "TransportConfig",
     "TransportError",
     "event_key",
+    "masked_url",
     "redact_mapping",
 ]
 
@@ -105,8 +108,37 @@ class FlushResult:
         )
 
 
-_SECRET_KEY = re.compile(r"(pass|secret|token|api_?key|apikey|credential|sasl|private|auth)", re.I)
-_REDACTED = "**********"
+_SECRET_KEY = re.compile(
+    r"(pass|secret|token|api[_-]?key|apikey|credential|sasl|private|auth|ssl\.key|keystore)", re.I
+)
+#: What a secret value is shown as in reprs, dumps, logs and errors.
+REDACTED = "**********"
+_REDACTED = REDACTED
+
+
+def masked_url(url: str) -> str:
+    """``url`` with its password, and the values of secret-looking query parameters, masked.
+
+    ``https://user:pw@host/p?token=t&x=1`` -> ``https://user:**********@host/p?token=**********&x=1``.
+    Used when a configuration is dumped; the URL itself is sent unchanged.
+
+    Args:
+        url: a URL, possibly with user info.
+
+    Returns:
+        The URL with every secret part replaced by ``**********``.
+    """
+    parts = urlsplit(url)
+    netloc = parts.netloc
+    if "@" in netloc:
+        userinfo, _, host = netloc.rpartition("@")
+        user = userinfo.partition(":")[0]
+        netloc = f"{user}:{REDACTED}@{host}" if ":" in userinfo else f"{REDACTED}@{host}"
+    query = "&".join(
+        f"{key}={REDACTED}" if sep and _SECRET_KEY.search(key) else f"{key}{sep}{value}"
+        for key, sep, value in (item.partition("=") for item in parts.query.split("&") if item)
+    )
+    return urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment))
 
 
 def redact_mapping(value: Any, *, _secret: bool = False) -> Any:
@@ -141,7 +173,11 @@ class TransportConfig(BaseModel):
     as in ``openlineage.yml``. Third-party transports subclass this model.
     """
 
-    model_config = ConfigDict(extra="forbid", populate_by_name=True, frozen=True)
+    # hide_input_in_errors: a configuration error's text never quotes a value (an API key, a
+    # password in a URL), whoever catches it and wherever it is chained.
+    model_config = ConfigDict(
+        extra="forbid", populate_by_name=True, frozen=True, hide_input_in_errors=True
+    )
 
     type: str
 

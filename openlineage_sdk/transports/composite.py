@@ -149,7 +149,14 @@ class CompositeTransport(Transport):
 
     def emit(self, event: Emittable) -> None:
         """Hand the event to the members according to the policy."""
-        shared = _Serialized(event)
+        try:
+            shared = _Serialized(event)
+        except Exception as exc:
+            message = f"could not write the event as JSON: {exc}"
+            if self._raise:
+                raise TransportError(message) from exc
+            log.error("OpenLineage: %s", message)
+            return
         successes = 0
         failures: list[str] = []
         for name, member in zip(self.names, self.transports, strict=True):

@@ -62,8 +62,19 @@ class ConsoleTransport(Transport):
         return cls(stream, raise_on_error=config.raise_on_error)
 
     def emit(self, event: Emittable) -> None:
-        """Write the event's JSON and a newline in one call."""
-        line = event.to_json() + "\n"
+        """Write the event's JSON and a newline in one call.
+
+        Raises:
+            TransportError: only with ``raise_on_error``, when the event cannot be written as
+                JSON or the stream fails; otherwise the failure is logged.
+        """
+        try:
+            line = event.to_json() + "\n"
+        except Exception as exc:
+            if self._raise:
+                raise TransportError(f"could not write the event as JSON: {exc}") from exc
+            log.error("OpenLineage: could not write the event as JSON: %s", exc)
+            return
         stream = self._stream if self._stream is not None else sys.stdout
         try:
             with self._lock:

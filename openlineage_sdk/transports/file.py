@@ -154,8 +154,20 @@ class FileTransport(Transport):
         return self._open()
 
     def emit(self, event: Emittable) -> None:
-        """Append the event's JSON as one line."""
-        data = (event.to_json() + "\n").encode()
+        """Append the event's JSON as one line.
+
+        Raises:
+            TransportError: only with ``raise_on_error``, when the event cannot be written as
+                JSON or the file cannot be written; otherwise the failure is logged.
+        """
+        try:
+            data = (event.to_json() + "\n").encode()
+        except Exception as exc:
+            # A custom event that cannot write itself must not fail the pipeline either.
+            if self._raise:
+                raise TransportError(f"could not write the event as JSON: {exc}") from exc
+            log.error("OpenLineage: could not write the event as JSON: %s", exc)
+            return
         try:
             with self._lock:
                 fd = self._current_fd()

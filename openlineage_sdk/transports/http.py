@@ -40,6 +40,7 @@ from pydantic import (
     Field,
     SecretStr,
     Tag,
+    field_serializer,
     field_validator,
     model_validator,
 )
@@ -53,9 +54,11 @@ from openlineage_sdk.transports._delivery import (
 )
 from openlineage_sdk.transports._queued import DeliveryConfig, QueuedTransport
 from openlineage_sdk.transports.base import (
+    REDACTED,
     Emittable,
     TransportConfig,
     TransportError,
+    masked_url,
     redact_mapping,
 )
 
@@ -525,6 +528,16 @@ class HttpConfig(DeliveryConfig):
             raise ValueError("must be an http:// or https:// URL with a host")
         return value
 
+    @field_serializer("url")
+    def _dump_url(self, value: str) -> str:
+        # Every dump (model_dump, model_dump_json) masks the password of the URL, as the repr.
+        return masked_url(value)
+
+    @field_serializer("custom_headers")
+    def _dump_headers(self, value: dict[str, str]) -> dict[str, str]:
+        # Header values are credentials as often as not (X-Api-Key, tokens): all masked.
+        return dict.fromkeys(value, REDACTED)
+
     def __repr_args__(self) -> Any:
         for name, value in super().__repr_args__():
             if name == "custom_headers":
@@ -535,7 +548,12 @@ class HttpConfig(DeliveryConfig):
 
 
 def _public_url(url: str) -> str:
-    """The URL without user name and password, for logs, errors and the request line."""
+    """The URL without user name and password (secret query values masked), for logs and errors."""
+    return masked_url(_request_url(url))
+
+
+def _request_url(url: str) -> str:
+    """The URL without user name and password: what requests go to (user info becomes Basic)."""
     parts = urlsplit(url)
     if parts.username is None and parts.password is None:
         return url
@@ -671,8 +689,8 @@ class _HttpSender:
             ) from exc
         self._httpx = httpx
         url = lineage_url(config.url, config.endpoint)
-        self._url = httpx.URL(_public_url(url))
-        self._batch_url = httpx.URL(_public_url(url).rstrip("/") + "/batch")
+        self._url = httpx.URL(_request_url(url))
+        self._batch_url = httpx.URL(_request_url(url).rstrip("/") + "/batch")
         self.destination = _public_url(url)
         self.spool_name = "http-" + hashlib.sha256(url.encode()).hexdigest()[:16]
         self._batch = config.batch_size

@@ -18,7 +18,7 @@ import threading
 from collections.abc import Mapping, Sequence
 from typing import Any, Literal
 
-from pydantic import Field, model_validator
+from pydantic import Field, field_serializer, model_validator
 
 from openlineage_sdk.transports._delivery import Outcome, Record, SendResult
 from openlineage_sdk.transports._queued import DeliveryConfig, QueuedTransport
@@ -72,6 +72,11 @@ class KafkaConfig(DeliveryConfig):
             for ignored in ("name", "priority"):
                 data.pop(ignored, None)
         return data
+
+    @field_serializer("config")
+    def _dump_config(self, value: dict[str, Any]) -> dict[str, Any]:
+        # Every dump masks the secret settings (sasl.*, ssl.*.password, keys), as the repr.
+        return dict(redact_mapping(value))
 
     def __repr_args__(self) -> Any:
         for name, value in super().__repr_args__():
