@@ -59,7 +59,7 @@ def read_event(data: str | bytes | bytearray | Mapping[str, Any]) -> Event:
     """Read an OpenLineage event (JSON text, bytes, or a parsed mapping) into a typed event.
 
     The class (``RunEvent``, ``JobEvent`` or ``DatasetEvent``) is chosen by the event's shape
-    and its ``schemaURL``, for every core spec version from 1-0-0 to 2-0-2.
+    and its ``schemaURL``, for every published core spec version from 1-0-0 on.
 
     Raises:
         OpenLineageValidationError: the input is not JSON, not an object, or its core structure

@@ -60,7 +60,16 @@ def _core_version(spec: Path) -> str:
     return match.group(1)
 
 
-def update_spec(spec: Path) -> None:
+def upstream_copy(spec: Path, target: Path) -> Path:
+    """An upstream-style ``spec/`` folder (no ``published/``) made from the vendored one."""
+    target.mkdir(parents=True)
+    shutil.copy2(spec / "OpenLineage.json", target / "OpenLineage.json")
+    for name in ("facets", "tests", "registry"):
+        shutil.copytree(spec / name, target / name)
+    return target
+
+
+def update_spec(spec: Path, *, publish: bool = True) -> None:
     """Lay the synthetic update into ``spec`` (a copy of the project's ``spec/``).
 
     * core 2-0-3: ``Job`` gains an optional ``owner``; facets keep referencing the core version
@@ -68,7 +77,8 @@ def update_spec(spec: Path) -> None:
     * ``OutputStatisticsOutputDatasetFacet`` 1-0-2 -> 1-1-0, adding ``partitionCount``;
     * a brand-new ``CostRunFacet`` 1-0-0 with its spec example.
 
-    Each new schema also gets its published copy under ``published/``.
+    With ``publish``, each new schema also gets its published copy under ``published/`` (as
+    ``python -m codegen --take`` lays them; upstream's own folder has no ``published/``).
     """
     old_core = _core_version(spec)
     core = json.loads((spec / "OpenLineage.json").read_text(encoding="utf-8"))
@@ -81,7 +91,8 @@ def update_spec(spec: Path) -> None:
         "type": "string",
     }
     _write(spec / "OpenLineage.json", core)
-    _write(spec / "published" / NEW_CORE / "OpenLineage.json", core)
+    if publish:
+        _write(spec / "published" / NEW_CORE / "OpenLineage.json", core)
 
     stats_path = spec / "facets" / f"{STATS}.json"
     stats = json.loads(stats_path.read_text(encoding="utf-8"))
@@ -92,7 +103,8 @@ def update_spec(spec: Path) -> None:
         "type": "integer",
     }
     _write(stats_path, stats)
-    _write(spec / "published" / "facets" / NEW_STATS_VERSION / f"{STATS}.json", stats)
+    if publish:
+        _write(spec / "published" / "facets" / NEW_STATS_VERSION / f"{STATS}.json", stats)
 
     cost = {
         "$schema": "https://json-schema.org/draft/2020-12/schema",
@@ -125,5 +137,6 @@ def update_spec(spec: Path) -> None:
         "properties": {"cost": {"$ref": f"#/$defs/{COST}"}},
     }
     _write(spec / "facets" / f"{COST}.json", cost)
-    _write(spec / "published" / "facets" / COST_VERSION / f"{COST}.json", cost)
+    if publish:
+        _write(spec / "published" / "facets" / COST_VERSION / f"{COST}.json", cost)
     _write(spec / "tests" / COST / "1.json", COST_EXAMPLE)

@@ -1,8 +1,9 @@
 """A new upstream spec laid into ``spec/`` needs ``python -m codegen`` and nothing else.
 
 On a temporary copy of the project: a core 2-0-3 with a new optional field, a facet minor bump
-and a brand-new facet (see :mod:`tests.codegen._spec_update`). The generator runs unedited, its
-output is checked, and the model and codegen tests run against the updated copy as they are.
+and a brand-new facet (see :mod:`tests.codegen._spec_update`), in an upstream-style folder taken
+with ``python -m codegen --take`` (the way ``spec/SOURCE.md`` says). The generator runs unedited,
+its output is checked, and the model and codegen tests run against the updated copy as they are.
 """
 
 from __future__ import annotations
@@ -18,11 +19,13 @@ import pytest
 
 from tests.codegen._spec_update import (
     COST_URL,
+    NEW_CORE,
     NEW_CORE_URL,
     NEW_STATS_URL,
     STATS,
     copy_project,
     update_spec,
+    upstream_copy,
 )
 from tests.conftest import ROOT
 
@@ -38,12 +41,32 @@ def _run(project: Path, *args: str) -> subprocess.CompletedProcess[str]:
 @pytest.fixture(scope="module")
 def updated(tmp_path_factory: pytest.TempPathFactory) -> Path:
     project = copy_project(ROOT, tmp_path_factory.mktemp("project"))
-    update_spec(project / "spec")
-    before = _run(project, "-m", "codegen", "--check")
-    assert before.returncode == 1, before.stderr  # the new spec is drift until regenerated
-    written = _run(project, "-m", "codegen")
-    assert written.returncode == 0, written.stderr
+    upstream = upstream_copy(ROOT / "spec", tmp_path_factory.mktemp("upstream") / "spec")
+    update_spec(upstream, publish=False)
+    taken = _run(project, "-m", "codegen", "--take", str(upstream))
+    assert taken.returncode == 0, taken.stderr
+    assert f"published published/{NEW_CORE}/OpenLineage.json" in taken.stdout
+    assert "codegen: wrote " in taken.stdout
     return project
+
+
+def test_taking_the_same_spec_again_changes_nothing(updated: Path, tmp_path: Path) -> None:
+    again = upstream_copy(updated / "spec", tmp_path / "spec")
+    result = _run(updated, "-m", "codegen", "--take", str(again))
+    assert result.returncode == 0, result.stderr
+    assert "published" not in result.stdout
+    assert "wrote 0 of" in result.stdout
+
+
+def test_a_published_schema_is_never_replaced(updated: Path, tmp_path: Path) -> None:
+    changed = upstream_copy(updated / "spec", tmp_path / "spec")
+    path = changed / "facets" / f"{STATS}.json"
+    path.write_text(path.read_text().replace("partitions written", "partitions made"))
+    before = (updated / "spec/facets" / f"{STATS}.json").read_text()
+    result = _run(updated, "-m", "codegen", "--take", str(changed))
+    assert result.returncode == 2
+    assert f"{NEW_STATS_URL} is already published with different content" in result.stderr
+    assert (updated / "spec/facets" / f"{STATS}.json").read_text() == before
 
 
 def test_the_real_spec_is_untouched(updated: Path) -> None:
