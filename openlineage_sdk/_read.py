@@ -127,7 +127,7 @@ class _Reader:
         self._validator = validator
 
     def validate_json(self, data: str | bytes | bytearray) -> Any:
-        state = _state()
+        state = _STATE
         state.reset()
         try:
             event = self._validator.validate_json(data)
@@ -138,7 +138,7 @@ class _Reader:
         return event
 
     def validate_python(self, data: Any) -> Any:
-        state = _state()
+        state = _STATE
         state.reset()
         try:
             event = self._validator.validate_python(data)
@@ -235,19 +235,15 @@ def _forgiving(fields_schema: dict[str, Any], generic: type[FacetModel]) -> None
 
     Each facet's schema becomes "its class, or else the facet kept as given" (a left-to-right
     union): a facet that reads is untouched and calls no Python code; one that breaks its schema
-    (most often: no ``_producer``) is kept in the same pass by :func:`_keep_as_given`. A facet
+    (a field of the wrong type, a facet that is not an object) is kept in the same pass by
+    :func:`_keep_as_given`. A facet
     kept under a declared key (``outputStatistics``) is then moved to the container's other
     keys by :func:`_settle`, so the typed attribute only ever holds its own class.
     """
 
-    def declared(raw: Any) -> Any:
+    def keep(raw: Any) -> Any:
         kept = _keep_as_given(generic, raw)
-        _state().kept.append(kept)
-        return kept
-
-    def other(raw: Any) -> Any:
-        kept = _keep_as_given(generic, raw)
-        _state().kept.append(kept)
+        _STATE.kept.append(kept)
         return kept
 
     for field in fields_schema.get("fields", {}).values():
@@ -255,13 +251,13 @@ def _forgiving(fields_schema: dict[str, Any], generic: type[FacetModel]) -> None
         if schema.get("type") == "default" and schema["schema"].get("type") == "nullable":
             nullable = schema["schema"]
             nullable["schema"] = core_schema.union_schema(
-                [nullable["schema"], core_schema.no_info_plain_validator_function(declared)],
+                [nullable["schema"], core_schema.no_info_plain_validator_function(keep)],
                 mode="left_to_right",
             )
     extras = fields_schema.get("extras_schema")
     if extras is not None:
         fields_schema["extras_schema"] = core_schema.union_schema(
-            [extras, core_schema.no_info_plain_validator_function(other)], mode="left_to_right"
+            [extras, core_schema.no_info_plain_validator_function(keep)], mode="left_to_right"
         )
 
 
@@ -274,7 +270,7 @@ class _ReadState(threading.local):
     """What the forgiving members noted during this thread's current read."""
 
     def __init__(self) -> None:
-        self.kept: list[Any] = []  # facets kept as given under a declared key
+        self.kept: list[Any] = []  # facets kept as given by a union's second member
         self.absent = False  # some facet was read without _producer or _schemaURL
 
     def reset(self) -> None:
@@ -283,10 +279,6 @@ class _ReadState(threading.local):
 
 
 _STATE: Final = _ReadState()
-
-
-def _state() -> _ReadState:
-    return _STATE
 
 
 def _absent() -> None:
@@ -364,25 +356,6 @@ def _as_generic(generic: type[FacetModel], facet: FacetModel) -> FacetModel:
         raw.update(facet.__pydantic_extra__)
     kept: FacetModel = _construct_generic(generic, raw, copy=False)
     return kept
-
-
-def _given(facet: FacetModel) -> dict[str, Any]:
-    """The JSON a facet was read from: the fields given, by JSON name, then its other keys.
-
-    Inside a facet everything is a plain JSON value (records are dicts, formatted strings stay
-    strings, numbers the JSON number they were), so the values are the ones read.
-    """
-    cls = type(facet)
-    aliases = _ALIASES.get(cls)
-    if aliases is None:
-        aliases = _ALIASES[cls] = {
-            name: field.alias or name for name, field in cls.model_fields.items()
-        }
-    given = facet.__pydantic_fields_set__
-    raw = {aliases[name]: value for name, value in facet.__dict__.items() if name in given}
-    if facet.__pydantic_extra__:
-        raw.update(facet.__pydantic_extra__)
-    return raw
 
 
 def _read(data: str | bytes | bytearray | Mapping[str, Any]) -> Event:
