@@ -350,11 +350,24 @@ def _as_generic(generic: type[FacetModel], facet: FacetModel) -> FacetModel:
         aliases = _ALIASES[cls] = {
             name: field.alias or name for name, field in cls.model_fields.items()
         }
+    values = facet.__dict__
     given = facet.__pydantic_fields_set__
-    raw = {aliases[name]: value for name, value in facet.__dict__.items() if name in given}
-    if facet.__pydantic_extra__:
-        raw.update(facet.__pydantic_extra__)
-    kept: FacetModel = _construct_generic(generic, raw, copy=False)
+    raw = {aliases[name]: value for name, value in values.items() if name in given}
+    extra = facet.__pydantic_extra__
+    if extra:
+        raw.update(extra)
+    # What _construct_generic does, knowing which of the generic's fields were given.
+    template = _GENERIC_SHAPES.get(generic) or _generic_shape(generic)
+    own = dict(template[0])
+    for name, _alias in template[1]:
+        if name in given:
+            own[name] = values[name]
+    kept: FacetModel = object.__new__(generic)
+    _set = object.__setattr__
+    _set(kept, "__dict__", own)
+    _set(kept, "__pydantic_fields_set__", set())
+    _set(kept, "__pydantic_extra__", raw)
+    _set(kept, "__pydantic_private__", None)
     return kept
 
 
@@ -520,18 +533,13 @@ def _keep_generic(event: Event, container_path: tuple[int | str, ...], key: str,
     )
 
 
-def _construct_generic(cls: type[Any], raw: dict[str, Any], *, copy: bool = True) -> Any:
+def _construct_generic(cls: type[Any], raw: dict[str, Any]) -> Any:
     # Every field is kept exactly as given, as an extra field of a generic facet, so writing it
     # back reproduces the input and no value is checked again (it already failed). The declared
     # attributes (producer, schema_url) show the given values where there are any. What
     # model_construct() does, with its per-class work done once: this runs for every facet
     # that breaks its schema, and real events often carry several.
-    shape = _GENERIC_SHAPES.get(cls)
-    if shape is None:
-        template = dict(cls.model_construct().__dict__)
-        aliases = tuple((name, field.alias or name) for name, field in cls.model_fields.items())
-        shape = _GENERIC_SHAPES[cls] = (template, aliases)
-    template, aliases = shape
+    template, aliases = _GENERIC_SHAPES.get(cls) or _generic_shape(cls)
     values = dict(template)
     for name, alias in aliases:
         if alias in raw:
@@ -540,13 +548,21 @@ def _construct_generic(cls: type[Any], raw: dict[str, Any], *, copy: bool = True
     _set = object.__setattr__
     _set(facet, "__dict__", values)
     _set(facet, "__pydantic_fields_set__", set())
-    _set(facet, "__pydantic_extra__", dict(raw) if copy else raw)
+    _set(facet, "__pydantic_extra__", dict(raw))
     _set(facet, "__pydantic_private__", None)
     return facet
 
 
 _ALIASES: dict[type[Any], dict[str, str]] = {}
 _GENERIC_SHAPES: dict[type[Any], tuple[dict[str, Any], tuple[tuple[str, str], ...]]] = {}
+
+
+def _generic_shape(cls: type[Any]) -> tuple[dict[str, Any], tuple[tuple[str, str], ...]]:
+    """A generic facet class's defaults and ``(field, JSON name)`` pairs, computed once."""
+    template = dict(cls.model_construct().__dict__)
+    aliases = tuple((name, field.alias or name) for name, field in cls.model_fields.items())
+    shape = _GENERIC_SHAPES[cls] = (template, aliases)
+    return shape
 
 
 def _attribute(model: Any, json_name: str) -> str:
