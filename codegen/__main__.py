@@ -2,8 +2,11 @@
 
 Usage::
 
-    python -m codegen          # write the generated modules
-    python -m codegen --check  # exit 1 and name the files that drifted from spec/
+    python -m codegen                 # write the generated modules
+    python -m codegen --check         # exit 1 and name the files that drifted from spec/
+    python -m codegen --take UPSTREAM # lay an upstream spec/ folder into spec/, then write
+
+The spec version, the facets and the published versions all come from ``spec/`` itself.
 """
 
 from __future__ import annotations
@@ -23,8 +26,19 @@ OWNED = [Path("openlineage_sdk", "models")]
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m codegen", description=__doc__.splitlines()[0])
     parser.add_argument("--check", action="store_true", help="report drift instead of writing")
+    parser.add_argument(
+        "--take",
+        type=Path,
+        metavar="UPSTREAM",
+        help="first lay this upstream spec/ folder into spec/ (see spec/SOURCE.md)",
+    )
     args = parser.parse_args(argv)
     try:
+        if args.take is not None:
+            from codegen._take import take_spec
+
+            for line in take_spec(args.take, SPEC):
+                print(f"codegen: {line}")
         files = generate_standard(SPEC, header=HEADER, display_root=ROOT)
     except SchemaError as exc:
         print(f"codegen: {exc}", file=sys.stderr)

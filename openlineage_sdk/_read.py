@@ -60,7 +60,7 @@ def read_event(data: str | bytes | bytearray | Mapping[str, Any]) -> Event:
     """Read an OpenLineage event (JSON text, bytes, or a parsed mapping) into a typed event.
 
     The class (``RunEvent``, ``JobEvent`` or ``DatasetEvent``) is chosen by the event's shape
-    and its ``schemaURL``, for every core spec version from 1-0-0 to 2-0-2.
+    and its ``schemaURL``, for every published core spec version from 1-0-0 on.
 
     Raises:
         OpenLineageValidationError: the input is not JSON, not an object, or its core structure
@@ -81,9 +81,16 @@ def _reader(cls: type[Event]) -> _Reader:
     It is the model's own core schema with the checks that only building in code needs taken
     out: string formats become plain strings (reading keeps them as given), numbers are kept as
     the JSON number they are, and no ``model_post_init`` runs (it settles what "set" means for
-    objects built in code). A facet read without ``_producer`` or ``_schemaURL`` breaks its
-    schema, so those two fields are required here. Reading a typical event then calls no Python
-    code at all; the objects it returns are instances of the same model classes.
+    objects built in code). Reading a typical event then calls no Python code at all; the
+    objects it returns are instances of the same model classes.
+
+    A facet that breaks its schema is forgiven in the same pass, never by reading again:
+
+    * a facet read without ``_producer`` or ``_schemaURL`` (common in real events: older
+      producers, hand-written fixtures) reads as its class, the missing field's default factory
+      noting it; :func:`_settle` then turns it into the generic facet it must be;
+    * any other broken facet falls to the second member of a union (see :func:`_forgiving`),
+      which keeps it as given.
     """
     reader = _READERS.get(cls)
     if reader is None:
@@ -123,10 +130,26 @@ class _Reader:
         self._validator = validator
 
     def validate_json(self, data: str | bytes | bytearray) -> Any:
-        return self._validator.validate_json(data)
+        state = _STATE
+        state.reset()
+        try:
+            event = self._validator.validate_json(data)
+            if state.kept or state.absent:
+                _settle(event, state)
+        finally:
+            state.reset()
+        return event
 
     def validate_python(self, data: Any) -> Any:
-        return self._validator.validate_python(data)
+        state = _STATE
+        state.reset()
+        try:
+            event = self._validator.validate_python(data)
+            if state.kept or state.absent:
+                _settle(event, state)
+        finally:
+            state.reset()
+        return event
 
     def forgives_formats(self) -> bool:
         probe = {
@@ -205,8 +228,155 @@ def _for_reading(node: Any) -> Any:
             for name in ("producer", "schema_url"):
                 field = fields.get(name)
                 if field is not None and field["schema"].get("type") == "default":
-                    fields[name] = {**field, "schema": field["schema"]["schema"]}
+                    # Required by the spec: absent means "set aside", not the SDK's default.
+                    absent = core_schema.with_default_schema(
+                        field["schema"]["schema"], default_factory=_absent
+                    )
+                    fields[name] = {**field, "schema": absent}
+        elif isinstance(cls, type) and issubclass(cls, FacetContainer):
+            _forgiving(out["schema"], cls.generic_facet)
     return out
+
+
+def _forgiving(fields_schema: dict[str, Any], generic: type[FacetModel]) -> None:
+    """Let every facet of a container's ``model-fields`` schema fall back to a generic facet.
+
+    Each facet's schema becomes "its class, or else the facet kept as given" (a left-to-right
+    union): a facet that reads is untouched and calls no Python code; one that breaks its schema
+    (a field of the wrong type, a facet that is not an object) is kept in the same pass by
+    :func:`_keep_as_given`. A facet
+    kept under a declared key (``outputStatistics``) is then moved to the container's other
+    keys by :func:`_settle`, so the typed attribute only ever holds its own class.
+    """
+
+    def keep(raw: Any) -> Any:
+        kept = _keep_as_given(generic, raw)
+        _STATE.kept.append(kept)
+        return kept
+
+    for field in fields_schema.get("fields", {}).values():
+        schema = field["schema"]
+        if schema.get("type") == "default" and schema["schema"].get("type") == "nullable":
+            nullable = schema["schema"]
+            nullable["schema"] = core_schema.union_schema(
+                [nullable["schema"], core_schema.no_info_plain_validator_function(keep)],
+                mode="left_to_right",
+            )
+    extras = fields_schema.get("extras_schema")
+    if extras is not None:
+        fields_schema["extras_schema"] = core_schema.union_schema(
+            [extras, core_schema.no_info_plain_validator_function(keep)], mode="left_to_right"
+        )
+
+
+def _keep_as_given(generic: type[FacetModel], raw: Any) -> Any:
+    """A facet that breaks its schema: a generic facet with exactly its fields (or the value)."""
+    return _construct_generic(generic, raw) if isinstance(raw, dict) else raw
+
+
+class _ReadState(threading.local):
+    """What the forgiving members noted during this thread's current read."""
+
+    def __init__(self) -> None:
+        self.kept: list[Any] = []  # facets kept as given by a union's second member
+        self.absent = False  # some facet was read without _producer or _schemaURL
+
+    def reset(self) -> None:
+        self.kept.clear()
+        self.absent = False
+
+
+_STATE: Final = _ReadState()
+
+
+def _absent() -> None:
+    """The default of a facet's ``_producer``/``_schemaURL`` when reading: note the absence."""
+    _STATE.absent = True
+
+
+def _incomplete(facet: Any) -> bool:
+    """A facet read without ``_producer`` or ``_schemaURL``."""
+    if not isinstance(facet, FacetModel):
+        return False
+    given = facet.__pydantic_fields_set__
+    return "producer" not in given or "schema_url" not in given
+
+
+def _settle(event: Event, state: _ReadState) -> None:
+    """Give every facet that broke its schema the same form, whatever its key.
+
+    The typed attribute stays ``None`` and ``facets[key]`` is a generic facet of the entity
+    carrying exactly the fields given: facets kept as given under a declared key move to the
+    container's other keys; facets read without ``_producer`` or ``_schemaURL`` become generic.
+    """
+    kept = {id(facet) for facet in state.kept}  # already in their final form
+    absent = state.absent
+    for container in _containers(event):
+        cls = type(container)
+        generic = cls.generic_facet
+        extra = container.__pydantic_extra__
+        if absent and extra:
+            for key, value in extra.items():
+                if id(value) not in kept and _incomplete(value):
+                    extra[key] = _as_generic(generic, value)
+        key_of = _KEY_OF.get(cls)
+        if key_of is None:
+            key_of = _KEY_OF[cls] = {name: key for key, name in cls.__openlineage_keys__.items()}
+        values = container.__dict__
+        given = container.__pydantic_fields_set__
+        # Only the keys the event carried (an entity's container declares a dozen or more).
+        for name in [name for name in given if name in key_of]:
+            value = values[name]
+            if value is None:
+                continue
+            if id(value) in kept:
+                moved = value
+            elif absent and _incomplete(value):
+                moved = _as_generic(generic, value)
+            else:
+                continue
+            values[name] = None
+            given.discard(name)
+            if extra is None:
+                extra = container.__pydantic_extra__ = {}
+            extra[key_of[name]] = moved
+
+
+_KEY_OF: dict[type[Any], dict[str, str]] = {}
+
+
+def _as_generic(generic: type[FacetModel], facet: FacetModel) -> FacetModel:
+    """The generic facet a facet read without ``_producer`` or ``_schemaURL`` must be.
+
+    It carries the JSON the facet was read from: the fields given, by JSON name, then its other
+    keys. Inside a facet every value is plain JSON (records are dicts, formatted strings stay
+    strings, numbers the JSON number they were), so the values read are the values given.
+    """
+    cls = type(facet)
+    aliases = _ALIASES.get(cls)
+    if aliases is None:
+        aliases = _ALIASES[cls] = {
+            name: field.alias or name for name, field in cls.model_fields.items()
+        }
+    values = facet.__dict__
+    given = facet.__pydantic_fields_set__
+    raw = {aliases[name]: value for name, value in values.items() if name in given}
+    extra = facet.__pydantic_extra__
+    if extra:
+        raw.update(extra)
+    # What _construct_generic does, knowing which of the generic's fields were given.
+    template = _GENERIC_SHAPES.get(generic) or _generic_shape(generic)
+    own = dict(template[0])
+    for name, _alias in template[1]:
+        if name in given:
+            own[name] = values[name]
+    kept: FacetModel = object.__new__(generic)
+    _set = object.__setattr__
+    _set(kept, "__dict__", own)
+    _set(kept, "__pydantic_fields_set__", set())
+    _set(kept, "__pydantic_extra__", raw)
+    _set(kept, "__pydantic_private__", None)
+    return kept
 
 
 def _read(data: str | bytes | bytearray | Mapping[str, Any]) -> Event:
@@ -386,14 +556,33 @@ def _keep_generic(event: Event, container_path: tuple[int | str, ...], key: str,
 def _construct_generic(cls: type[Any], raw: dict[str, Any]) -> Any:
     # Every field is kept exactly as given, as an extra field of a generic facet, so writing it
     # back reproduces the input and no value is checked again (it already failed). The declared
-    # attributes (producer, schema_url) show the given values where there are any.
-    facet = cls.model_construct()
-    for name, field in cls.model_fields.items():
-        if field.alias in raw:
-            facet.__dict__[name] = raw[field.alias]
-    facet.__pydantic_fields_set__ = set()
-    facet.__pydantic_extra__ = dict(raw)
+    # attributes (producer, schema_url) show the given values where there are any. What
+    # model_construct() does, with its per-class work done once: this runs for every facet
+    # that breaks its schema, and real events often carry several.
+    template, aliases = _GENERIC_SHAPES.get(cls) or _generic_shape(cls)
+    values = dict(template)
+    for name, alias in aliases:
+        if alias in raw:
+            values[name] = raw[alias]
+    facet = object.__new__(cls)
+    _set = object.__setattr__
+    _set(facet, "__dict__", values)
+    _set(facet, "__pydantic_fields_set__", set())
+    _set(facet, "__pydantic_extra__", dict(raw))
+    _set(facet, "__pydantic_private__", None)
     return facet
+
+
+_ALIASES: dict[type[Any], dict[str, str]] = {}
+_GENERIC_SHAPES: dict[type[Any], tuple[dict[str, Any], tuple[tuple[str, str], ...]]] = {}
+
+
+def _generic_shape(cls: type[Any]) -> tuple[dict[str, Any], tuple[tuple[str, str], ...]]:
+    """A generic facet class's defaults and ``(field, JSON name)`` pairs, computed once."""
+    template = dict(cls.model_construct().__dict__)
+    aliases = tuple((name, field.alias or name) for name, field in cls.model_fields.items())
+    shape = _GENERIC_SHAPES[cls] = (template, aliases)
+    return shape
 
 
 def _attribute(model: Any, json_name: str) -> str:

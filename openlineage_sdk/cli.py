@@ -3,7 +3,9 @@
 ``openlineage-sdk codegen --schemas DIR --package NAME --out DIR [--check]`` turns a folder of
 custom facet schemas into an importable package of typed facet classes (see
 :func:`openlineage_sdk.codegen.generate_package`); it exits 1 when a schema breaks a naming rule
-(or, with ``--check``, when the package on disk has drifted) and names each problem.
+(or, with ``--check``, when the package on disk has drifted) and names each problem. When a
+schema gets a new version (a new ``$id``), the package keeps the earlier version's schema under
+``schemas/<version>/``, so events that name it still validate.
 
 ``openlineage-sdk report EVENTS.jsonl [--html FILE]`` prints a summary of the jobs, runs and
 datasets in a JSON Lines file of events and, with ``--html``, writes a self-contained HTML page
@@ -128,7 +130,12 @@ def _codegen(args: argparse.Namespace, out: TextIO) -> int:
     header = _CODEGEN_HEADER.replace("{command}", command)
     try:
         files = generate_package(
-            args.schemas, args.package, header=header, display_root=args.schemas
+            args.schemas,
+            args.package,
+            header=header,
+            display_root=args.schemas,
+            # Earlier versions of the schemas stay in the package: old events still validate.
+            previous=args.out / Path(*args.package.split(".")),
         )
     except SchemaError as exc:
         print(f"openlineage-sdk codegen: {exc}", file=sys.stderr)

@@ -11,7 +11,8 @@ datamodel-code-generator is needed only here: install ``openlineage-sdk[codegen]
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Sequence
+import re
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -220,7 +221,12 @@ def check_custom_rules(documents: Sequence[SchemaDocument]) -> list[str]:
 
 
 def generate_package(
-    schemas_dir: Path, package: str, *, header: str, display_root: Path | None = None
+    schemas_dir: Path,
+    package: str,
+    *,
+    header: str,
+    display_root: Path | None = None,
+    previous: Path | None = None,
 ) -> list[GeneratedFile]:
     """Generate an importable package of custom facet classes from a folder of schemas.
 
@@ -229,9 +235,23 @@ def generate_package(
     exports every class plus ``FACETS`` and ``SCHEMAS`` for the ``openlineage_sdk.facets`` entry
     point group.
 
+    When a schema gets a new version (a new ``$id``), the classes follow the new schema, and the
+    schemas of earlier versions found in ``previous`` (the package as generated before) are kept
+    under ``schemas/<version>/``: events that name an earlier version still validate against it.
+
+    Args:
+        schemas_dir: the folder of facet schemas (``*.json``).
+        package: the dotted name of the package to generate.
+        header: file header; ``{sources}`` is replaced by the schema files of each module.
+        display_root: source paths in headers are written relative to this directory.
+        previous: the package's folder as generated before, if any.
+
+    Returns:
+        The generated files, paths relative to the output root.
+
     Raises:
-        SchemaError: a schema cannot be read or breaks a naming rule; the message lists every
-            problem with its file, the rule, and the right name.
+        SchemaError: a schema cannot be read or breaks a naming rule, or a published schema
+            changed under the same ``$id``; the message names the file and the rule.
     """
     if not package.replace(".", "").replace("_", "").isalnum() or not all(
         part.isidentifier() for part in package.split(".")
@@ -262,9 +282,52 @@ def generate_package(
     base = Path(*package.split("."))
     for doc in documents:
         files.append(GeneratedFile(base / "schemas" / doc.path.name, sources[doc.path][0]))
+    if previous is not None:
+        current = {doc.id: doc.document for doc in documents}
+        for relative, text in earlier_versions(previous / "schemas", current):
+            files.append(GeneratedFile(base / "schemas" / relative, text))
     files.append(GeneratedFile(base / "py.typed", ""))
     files.append(_plugin_init(package, documents, staged, header))
     return files
+
+
+_ID_VERSION = re.compile(r"/(\d+-\d+-\d+)/")
+
+
+def earlier_versions(folder: Path, current: Mapping[str, Any]) -> list[tuple[Path, str]]:
+    """The schemas of earlier versions in a generated package's ``schemas`` folder.
+
+    Args:
+        folder: the ``schemas`` folder of the package as generated before (may not exist).
+        current: the current schemas by ``$id``.
+
+    Returns:
+        ``(path under schemas/, text)`` for each schema whose ``$id`` is no longer current:
+        ``<version>/<file>``, the version taken from the ``$id``.
+
+    Raises:
+        SchemaError: a schema changed under an ``$id`` it was published with (a published
+            ``$id`` is immutable: a new version needs a new ``$id``).
+    """
+    kept: dict[Path, str] = {}
+    if not folder.is_dir():
+        return []
+    for path in sorted(folder.rglob("*.json")):
+        text, schema = read_schema(path)
+        schema_id = schema.get("$id") if isinstance(schema, dict) else None
+        if not isinstance(schema_id, str):
+            continue
+        if schema_id in current:
+            if current[schema_id] != schema:
+                raise SchemaError(
+                    f"{schema_id} changed under the same '$id' (it was published as {path}); "
+                    "the rule: a published $id is immutable, give the new version a new $id"
+                )
+            continue
+        match = _ID_VERSION.search(schema_id)
+        version = match.group(1) if match else "earlier"
+        kept.setdefault(Path(version, path.name), text)
+    return sorted(kept.items())
 
 
 def _plugin_init(
@@ -302,12 +365,16 @@ def _plugin_init(
         "",
         "",
         "def _schemas() -> dict[str, dict[str, Any]]:",
-        '    folder = resources.files(__name__).joinpath("schemas")',
+        "    # The current schemas, and those of earlier versions in schemas/<version>/.",
+        '    folders = [resources.files(__name__).joinpath("schemas")]',
         "    out: dict[str, dict[str, Any]] = {}",
-        "    for entry in sorted(folder.iterdir(), key=lambda e: e.name):",
-        '        if entry.name.endswith(".json"):',
-        '            schema = json.loads(entry.read_text(encoding="utf-8"))',
-        '            out[schema["$id"]] = schema',
+        "    while folders:",
+        "        for entry in sorted(folders.pop().iterdir(), key=lambda e: e.name):",
+        "            if entry.is_dir():",
+        "                folders.append(entry)",
+        '            elif entry.name.endswith(".json"):',
+        '                schema = json.loads(entry.read_text(encoding="utf-8"))',
+        '                out[schema["$id"]] = schema',
         "    return out",
         "",
         "",

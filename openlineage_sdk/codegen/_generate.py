@@ -12,7 +12,7 @@ from typing import Any, Final
 
 from openlineage_sdk.codegen._stage import (
     BASES_MODULE,
-    CORE_URL,
+    BASES_URL,
     STAGING_HOST,
     TYPES_MODULE,
     TYPES_URL,
@@ -103,7 +103,7 @@ def run_generator(
 
     staged = _relocate(list(staged))
     display = display or {}
-    mappings = {TYPES_URL: TYPES_MODULE, _staged_url(CORE_URL): BASES_MODULE}
+    mappings = {TYPES_URL: TYPES_MODULE, _staged_url(BASES_URL): BASES_MODULE}
     mappings.update({doc.url: doc.module for doc in staged})
     files: list[GeneratedFile] = []
     with tempfile.TemporaryDirectory(prefix="openlineage-sdk-codegen-") as tmp:
@@ -163,7 +163,7 @@ def _staged_url(url: str) -> str:
 def _relocate(staged: list[StagedDocument]) -> list[StagedDocument]:
     """Move every staged document (and every reference to one) to :func:`_staged_url`."""
     moved = {doc.url: _staged_url(doc.url) for doc in staged}
-    moved[CORE_URL] = _staged_url(CORE_URL)
+    moved[BASES_URL] = _staged_url(BASES_URL)
 
     def relocate(ref: str) -> str:
         url, sep, fragment = ref.partition("#")

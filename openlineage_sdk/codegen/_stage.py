@@ -25,7 +25,8 @@ through its documented options. Every transformation is listed here:
 5. **The core schema is split** into the facet bases (which facet modules import) and the event
    structure (which imports the facets), so generated modules never import each other in a circle.
    References to the core schema of any version resolve to the bases generated from the bundled
-   core schema, whose facet bases are the same in every version.
+   core schema, whose facet bases are the same in every version. The core version is the one
+   ``spec/OpenLineage.json`` declares in its ``$id``: nothing here names a version.
 6. **Records are open.** A record whose schema says ``additionalProperties: false`` is generated
    like the others (its unknown keys are kept when read, as everywhere, and ``validate_event``
    reports them); a TypedDict takes its configuration from the model that holds it.
@@ -52,18 +53,20 @@ from openlineage_sdk.codegen._schemas import (
 )
 
 __all__ = [
-    "CORE_URL",
+    "BASES_URL",
     "STAGING_HOST",
     "TYPES_URL",
     "StagedDocument",
+    "core_schema_url",
     "stage_core",
     "stage_facets",
 ]
 
-#: The bundled core schema version every facet base resolves to.
-CORE_URL: Final = "https://openlineage.io/spec/2-0-2/OpenLineage.json"
 #: A reserved host (RFC 2606) for documents that exist only during code generation.
 STAGING_HOST: Final = "openlineage-sdk.invalid"
+#: The staged document of the facet bases, which references to a core schema of any version
+#: resolve to (the bases are the same in every version).
+BASES_URL: Final = f"https://{STAGING_HOST}/openlineage_sdk.models.base.json"
 TYPES_URL: Final = f"https://{STAGING_HOST}/types.json"
 TYPES_MODULE: Final = "openlineage_sdk.types"
 SLOTS_MODULE: Final = "openlineage_sdk._slots"
@@ -144,10 +147,10 @@ def map_refs(node: Any, mapping: Callable[[str], str]) -> Any:
 
 
 def _core_ref(ref: str) -> str:
-    """Point a reference to a core schema of any version at :data:`CORE_URL`."""
+    """Point a reference to a core schema of any version at :data:`BASES_URL`."""
     url, sep, fragment = ref.partition("#")
     if CORE_URL_PATTERN.fullmatch(url):
-        return CORE_URL + sep + fragment.replace("/definitions/", "/$defs/")
+        return BASES_URL + sep + fragment.replace("/definitions/", "/$defs/")
     return ref
 
 
@@ -362,6 +365,21 @@ def _only_facets(
     return True
 
 
+def core_schema_url(core_path: Path, core: Mapping[str, Any]) -> str:
+    """The ``$id`` of a core schema: ``https://openlineage.io/spec/<version>/OpenLineage.json``.
+
+    Raises:
+        SchemaError: the ``$id`` is missing or is not a core schema URL.
+    """
+    core_id = core.get("$id")
+    if not isinstance(core_id, str) or not CORE_URL_PATTERN.fullmatch(core_id):
+        raise SchemaError(
+            f"{core_path}: '$id' must be https://openlineage.io/spec/<version>/OpenLineage.json, "
+            f"got {core_id!r}"
+        )
+    return core_id
+
+
 def stage_core(
     core_path: Path,
     core: Mapping[str, Any],
@@ -372,14 +390,14 @@ def stage_core(
     """Stage the core schema (``core``, read from ``core_path``) as facet bases plus the event
     structure with typed containers.
 
+    The events' pinned ``schemaURL`` is the core schema's own ``$id``: a new core version laid
+    into ``spec/`` is picked up as it is.
+
     Raises:
         SchemaError: the core schema is not the expected shape, or two facets of one entity
             share a key.
     """
-    if core.get("$id") != CORE_URL:
-        raise SchemaError(
-            f"{core_path}: expected the core schema {CORE_URL}, got {core.get('$id')!r}"
-        )
+    core_url = core_schema_url(core_path, core)
     defs: dict[str, Any] = copy.deepcopy(core["$defs"])
     base_names = ["BaseFacet", *ENTITY_OF_BASE]
 
@@ -388,7 +406,7 @@ def stage_core(
     base_facet = bases["BaseFacet"]
     base_facet["properties"]["_producer"]["default"] = PRODUCER
     base_facet["required"] = [r for r in base_facet["required"] if r != "_producer"]
-    bases_doc = {"$schema": _SCHEMA, "$id": CORE_URL, "$defs": _rewrite_types(bases)}
+    bases_doc = {"$schema": _SCHEMA, "$id": BASES_URL, "$defs": _rewrite_types(bases)}
 
     # --- containers
     containers: dict[str, Any] = {}
@@ -426,7 +444,7 @@ def stage_core(
             "type": "string",
             "format": "uri",
             "description": f"The schema URL of a {event}; defaults to the bundled spec version.",
-            "default": f"{CORE_URL}#/$defs/{event}",
+            "default": f"{core_url}#/$defs/{event}",
         }
     container_of = {
         ("Run", "facets"): "RunFacets",
@@ -452,7 +470,7 @@ def stage_core(
         url, _, fragment = ref.partition("#")
         name = fragment.rpartition("/")[2]
         if url == "" and name in base_names:
-            return f"{CORE_URL}#{fragment}"
+            return f"{BASES_URL}#{fragment}"
         return ref
 
     events_url = f"https://{STAGING_HOST}/{package}.core.json"
@@ -463,7 +481,7 @@ def stage_core(
     }
     return [
         StagedDocument(
-            url=CORE_URL,
+            url=BASES_URL,
             document=bases_doc,
             module=BASES_MODULE,
             kind="models",

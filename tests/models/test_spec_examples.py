@@ -19,6 +19,7 @@ from openlineage_sdk import (
     validate_event,
 )
 from openlineage_sdk._validate import _validator
+from tests._spec import event_url
 from tests.conftest import CONFORMANCE, SPEC
 
 EXAMPLES = sorted((SPEC / "tests").glob("*/*.json")) + sorted(
@@ -68,7 +69,7 @@ def _event_carrying(entity: str, facets: dict[str, Any]) -> dict[str, Any]:
         "inputs": [{"namespace": "ns", "name": "in"}],
         "outputs": [{"namespace": "ns", "name": "out"}],
         "producer": "https://example.com/p",
-        "schemaURL": "https://openlineage.io/spec/2-0-2/OpenLineage.json#/$defs/RunEvent",
+        "schemaURL": event_url("RunEvent"),
     }
     path, _ = PLACES[entity]
     owner: Any = event
@@ -105,6 +106,6 @@ def test_an_event_carrying_example_facets_validates_strictly() -> None:
         "run": {"runId": "0190a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b", "facets": parent},
         "job": {"namespace": "ns", "name": "job"},
         "producer": "https://example.com/p",
-        "schemaURL": "https://openlineage.io/spec/2-0-2/OpenLineage.json#/$defs/RunEvent",
+        "schemaURL": event_url("RunEvent"),
     }
     assert validate_event(event) == []

@@ -1,4 +1,4 @@
-"""Events of every core spec version from 1-0-0 to 2-0-2 read and validate."""
+"""Events of every vendored core spec version read and validate, each against its own schema."""
 
 from __future__ import annotations
 
@@ -15,8 +15,11 @@ from openlineage_sdk import (
     validate_event,
 )
 from openlineage_sdk._validate import bundled_core_versions
+from tests._spec import CORE_VERSIONS, event_url
 
-VERSIONS = ["1-0-0", "1-0-1", "1-0-2", "1-0-3", "1-0-4", "1-0-5", "2-0-0", "2-0-1", "2-0-2"]
+VERSIONS = list(CORE_VERSIONS)
+# Job and dataset events exist from 2-0-0 on.
+VERSIONS_2 = [v for v in VERSIONS if not v.startswith("1-")]
 
 
 def _run_event(url: str) -> dict[str, Any]:
@@ -36,6 +39,17 @@ def test_every_published_core_version_is_bundled() -> None:
     assert bundled_core_versions() == tuple(VERSIONS)
 
 
+def test_events_built_in_code_name_the_newest_version() -> None:
+    event = RunEvent(
+        eventType="START",
+        eventTime="2024-05-01T12:00:00Z",
+        run={"runId": "0190a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b"},
+        job={"namespace": "ns", "name": "job"},
+    )
+    assert event.schema_url == event_url("RunEvent", VERSIONS[-1])
+    assert validate_event(event.to_dict()) == []
+
+
 @pytest.mark.parametrize("version", VERSIONS)
 @pytest.mark.parametrize("container", ["definitions", "$defs"])
 def test_run_events_of_every_version(version: str, container: str) -> None:
@@ -48,7 +62,7 @@ def test_run_events_of_every_version(version: str, container: str) -> None:
     assert validate_event(event) == []
 
 
-@pytest.mark.parametrize("version", ["2-0-0", "2-0-1", "2-0-2"])
+@pytest.mark.parametrize("version", VERSIONS_2)
 def test_job_and_dataset_events_of_the_2_x_line(version: str) -> None:
     base = {"eventTime": "2024-05-01T12:00:00Z", "producer": "https://example.com/p"}
     job = {
@@ -81,12 +95,12 @@ def test_a_version_without_job_events_says_so() -> None:
 
 
 def test_shape_decides_when_the_url_names_another_kind() -> None:
-    event = _run_event("https://openlineage.io/spec/2-0-2/OpenLineage.json#/$defs/JobEvent")
+    event = _run_event(event_url("JobEvent"))
     assert isinstance(read_event(event), RunEvent)  # it has a run: it can only be a RunEvent
 
 
 def test_formats_are_checked_only_when_asked() -> None:
-    event = _run_event("https://openlineage.io/spec/2-0-2/OpenLineage.json#/$defs/RunEvent")
+    event = _run_event(event_url("RunEvent"))
     event["run"]["runId"] = "not-a-uuid"
     event["eventTime"] = "2024-05-01T12:00:00"
     assert validate_event(event) == []
@@ -100,7 +114,7 @@ def test_formats_are_checked_only_when_asked() -> None:
 
 def test_validation_checks_formats_as_building_does() -> None:
     # A date that is not on the calendar matches the date-time pattern; both refuse it.
-    event = _run_event("https://openlineage.io/spec/2-0-2/OpenLineage.json#/$defs/RunEvent")
+    event = _run_event(event_url("RunEvent"))
     event["eventTime"] = "2023-02-29T12:00:00Z"
     expected = (
         "eventTime: expected an RFC 3339 date-time with a time zone, got '2023-02-29T12:00:00Z'"

@@ -21,12 +21,16 @@ FACETS: Final[tuple[type[FacetModel], ...]] = (MyCoCostsRunFacet, MyCoQualityDat
 
 
 def _schemas() -> dict[str, dict[str, Any]]:
-    folder = resources.files(__name__).joinpath("schemas")
+    # The current schemas, and those of earlier versions in schemas/<version>/.
+    folders = [resources.files(__name__).joinpath("schemas")]
     out: dict[str, dict[str, Any]] = {}
-    for entry in sorted(folder.iterdir(), key=lambda e: e.name):
-        if entry.name.endswith(".json"):
-            schema = json.loads(entry.read_text(encoding="utf-8"))
-            out[schema["$id"]] = schema
+    while folders:
+        for entry in sorted(folders.pop().iterdir(), key=lambda e: e.name):
+            if entry.is_dir():
+                folders.append(entry)
+            elif entry.name.endswith(".json"):
+                schema = json.loads(entry.read_text(encoding="utf-8"))
+                out[schema["$id"]] = schema
     return out
 
 
