@@ -44,7 +44,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
-from openlineage_sdk.spark import _classic, _connect
+from openlineage_sdk.spark import _classic, _connect, _connect_statements
 from openlineage_sdk.spark._events import IntoCurrentRun, RunPerWrite, application_facets
 from openlineage_sdk.spark._naming import dataset_name, job_name
 from openlineage_sdk.spark._records import (
@@ -395,6 +395,15 @@ class SparkLineage:
                 self._default_fs = conf.get("spark.hadoop.fs.defaultFS", None)
         except Exception as error:
             log.warning("openlineage: reading the session configuration failed: %s", error)
+        # -- Spark Connect: SQL statements sent through the session's client (see
+        # ``_connect_statements``); the wrapper comes off in ``close``.
+        self._statements: _connect_statements.ConnectStatements | None = None
+        if self.session_kind == "connect":
+            try:
+                self._statements = _connect_statements.ConnectStatements(self)
+            except Exception as error:
+                log.warning("openlineage: SQL statements will not be reported: %s", error)
+        # -- end of Spark Connect statements
         if self.session_kind == "classic":
             try:
                 _classic.start_callback_server(spark)
@@ -415,6 +424,9 @@ class SparkLineage:
 
     def close(self) -> None:
         """Unregister what the adapter registered on the session; close a client it made."""
+        if self._statements is not None:  # Spark Connect statements
+            self._statements.close()
+            self._statements = None
         if self._listener is not None:
             try:
                 self.spark._jsparkSession.listenerManager().unregister(self._listener)

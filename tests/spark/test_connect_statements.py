@@ -1,0 +1,204 @@
+"""SQL statements under Spark Connect: each a run with the events the JVM agent would send.
+
+The JVM agent cannot run under Spark Connect; these runs are what a Connect user gets. Every
+event is checked against the spec's schemas (strict, with formats) by the ``memory`` fixture.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.spark._support import Captured, RunEvents
+
+pytestmark = pytest.mark.connect
+
+APP = "openlineage_sdk_tests"
+_names = itertools.count()
+
+
+@pytest.fixture
+def connect_auto(spark_connect: Any, client: Any, memory: Any) -> Iterator[Captured]:
+    """The adapter in automatic mode on the Connect session, and what it emitted."""
+    from openlineage_sdk.spark import install, uninstall
+
+    install(spark_connect, client)
+    yield Captured(memory)
+    uninstall(spark_connect)
+
+
+@pytest.fixture
+def table(spark_connect: Any) -> Iterator[Any]:
+    """A maker of fresh table names; the tables are dropped after the test."""
+    made: list[str] = []
+
+    def make(stem: str) -> str:
+        name = f"{stem}_{next(_names)}_{id(made) % 10_000}"
+        made.append(name)
+        return name
+
+    yield make
+    for name in made:
+        spark_connect.sql(f"DROP TABLE IF EXISTS {name}")
+
+
+def _warehouse(spark_root: Path) -> str:
+    return str(spark_root / "warehouse")
+
+
+def _facets(run: RunEvents) -> dict[str, Any]:
+    facets: dict[str, Any] = run.output_json()["facets"]
+    return facets
+
+
+def test_insert_select_is_one_run_with_inputs_output_and_schema(
+    spark_connect: Any, connect_auto: Captured, table: Any, spark_root: Path
+) -> None:
+    src, dst = table("src"), table("dst")
+    spark_connect.sql(f"CREATE TABLE {src} (a INT, b STRING) USING parquet")
+    spark_connect.sql(f"CREATE TABLE {dst} (a INT, b STRING) USING parquet")
+    spark_connect.sql(f"INSERT INTO {src} VALUES (1, 'x'), (2, 'y')")
+    connect_auto.clear()
+
+    spark_connect.sql(f"INSERT INTO {dst} SELECT a + 1, b FROM {src}")
+
+    [run] = connect_auto.runs()
+    assert run.types == ["START", "COMPLETE"]
+    warehouse = _warehouse(spark_root)
+    assert run.job_name == (f"{APP}.execute_insert_into_hadoop_fs_relation_command.warehouse_{dst}")
+    [started] = run.start.outputs or []
+    assert (started.namespace, started.name) == ("file", f"{warehouse}/{dst}")
+    facets = _facets(run)
+    assert facets["schema"]["fields"] == [
+        {"name": "a", "type": "integer"},
+        {"name": "b", "type": "string"},
+    ]
+    assert facets["symlinks"]["identifiers"] == [
+        {"namespace": f"file:{warehouse}", "name": f"default.{dst}", "type": "TABLE"}
+    ]
+    assert "lifecycleStateChange" not in facets
+    [source] = run.start.inputs or []
+    assert (source.namespace, source.name) == ("file", f"{warehouse}/{src}")
+    assert source.to_dict()["facets"]["schema"]["fields"] == facets["schema"]["fields"]
+    assert spark_connect.table(dst).count() == 2
+
+
+def _lifecycle(run: RunEvents) -> dict[str, Any] | None:
+    state: dict[str, Any] | None = _facets(run).get("lifecycleStateChange")
+    return state
+
+
+@pytest.fixture
+def src(spark_connect: Any, table: Any) -> str:
+    name: str = table("src")
+    spark_connect.sql(f"CREATE TABLE {name} (a INT, b STRING) USING parquet")
+    spark_connect.sql(f"INSERT INTO {name} VALUES (1, 'x'), (2, 'y')")
+    return name
+
+
+def test_insert_overwrite_of_a_partition_carries_overwrite(
+    spark_connect: Any, connect_auto: Captured, table: Any, src: str, spark_root: Path
+) -> None:
+    dst = table("parts")
+    spark_connect.sql(f"CREATE TABLE {dst} (a INT, b STRING) USING parquet PARTITIONED BY (b)")
+    connect_auto.clear()
+
+    spark_connect.sql(f"INSERT OVERWRITE TABLE {dst} PARTITION (b = 'q') SELECT a FROM {src}")
+
+    [run] = connect_auto.runs()
+    assert run.types == ["START", "COMPLETE"]
+    assert run.output().name == f"{_warehouse(spark_root)}/{dst}"
+    assert _lifecycle(run) == {
+        "_producer": _lifecycle(run)["_producer"],  # type: ignore[index]
+        "_schemaURL": _lifecycle(run)["_schemaURL"],  # type: ignore[index]
+        "lifecycleStateChange": "OVERWRITE",
+    }
+    assert [i.name for i in run.start.inputs or []] == [f"{_warehouse(spark_root)}/{src}"]
+
+
+def test_insert_overwrite_directory_names_the_folder(
+    spark_connect: Any, connect_auto: Captured, src: str, data_dir: Path
+) -> None:
+    out = data_dir / "exported"
+    connect_auto.clear()
+
+    spark_connect.sql(f"INSERT OVERWRITE DIRECTORY '{out}' USING parquet SELECT * FROM {src}")
+
+    [run] = connect_auto.runs()
+    assert run.job_name == f"{APP}.execute_insert_into_data_source_dir_command"
+    assert (run.output().namespace, run.output().name) == ("file", str(out))
+    assert _lifecycle(run)["lifecycleStateChange"] == "OVERWRITE"  # type: ignore[index]
+    assert len(run.start.inputs or []) == 1
+    assert any(out.iterdir())
+
+
+def test_ctas_creates_the_table_with_its_schema(
+    spark_connect: Any, connect_auto: Captured, table: Any, src: str, spark_root: Path
+) -> None:
+    dst = table("ctas")
+    connect_auto.clear()
+
+    spark_connect.sql(f"CREATE TABLE {dst} USING parquet AS SELECT a, upper(b) AS c FROM {src}")
+
+    [run] = connect_auto.runs()
+    assert run.types == ["START", "COMPLETE"]
+    assert run.job_name == (
+        f"{APP}.execute_create_data_source_table_as_select_command.default_{dst}"
+    )
+    assert run.output().name == f"{_warehouse(spark_root)}/{dst}"
+    facets = _facets(run)
+    assert facets["schema"]["fields"] == [
+        {"name": "a", "type": "integer"},
+        {"name": "c", "type": "string"},
+    ]
+    assert facets["lifecycleStateChange"]["lifecycleStateChange"] == "CREATE"
+    assert [i.name for i in run.start.inputs or []] == [f"{_warehouse(spark_root)}/{src}"]
+
+
+def test_ddl_statements_carry_the_lifecycle_state_the_agent_sends(
+    spark_connect: Any, connect_auto: Captured, table: Any, data_dir: Path, spark_root: Path
+) -> None:
+    name, like, renamed = table("ddl"), table("like"), table("renamed")
+    warehouse = _warehouse(spark_root)
+    moved = data_dir / "moved"
+
+    spark_connect.sql(f"CREATE TABLE {name} (a STRING, b STRING) USING parquet")
+    spark_connect.sql(f"ALTER TABLE {name} ADD COLUMNS (c STRING, d STRING)")
+    spark_connect.sql(f"CREATE TABLE {like} LIKE {name}")
+    spark_connect.sql(f"TRUNCATE TABLE {like}")
+    spark_connect.sql(f"ALTER TABLE {name} RENAME TO {renamed}")
+    spark_connect.sql(f"ALTER TABLE {renamed} SET LOCATION '{moved}'")
+    spark_connect.sql(f"DROP TABLE {like}")
+
+    runs = connect_auto.runs()
+    assert [r.types for r in runs] == [["START", "COMPLETE"]] * 7
+    got = [(r.job_name, r.output().name, _lifecycle(r)["lifecycleStateChange"]) for r in runs]  # type: ignore[index]
+    assert got == [
+        (
+            f"{APP}.execute_create_data_source_table_command.default_{name}",
+            f"{warehouse}/{name}",
+            "CREATE",
+        ),
+        (f"{APP}.execute_alter_table_add_columns_command", f"{warehouse}/{name}", "ALTER"),
+        (f"{APP}.execute_create_table_like_command", f"{warehouse}/{like}", "CREATE"),
+        (
+            f"{APP}.execute_truncate_table_command.warehouse_{like}",
+            f"{warehouse}/{like}",
+            "TRUNCATE",
+        ),
+        (f"{APP}.execute_alter_table_rename_command", f"{warehouse}/{renamed}", "RENAME"),
+        (f"{APP}.execute_alter_table_set_location_command", str(moved), "ALTER"),
+        (f"{APP}.drop_table", f"{warehouse}/{like}", "DROP"),
+    ]
+    four = [{"name": c, "type": "string"} for c in "abcd"]
+    assert _facets(runs[0])["schema"]["fields"] == four[:2]
+    assert _facets(runs[1])["schema"]["fields"] == four  # the schema after the change
+    assert _facets(runs[2])["schema"]["fields"] == four
+    rename = _lifecycle(runs[4])
+    assert rename is not None
+    assert rename["previousIdentifier"] == {"namespace": "file", "name": f"{warehouse}/{name}"}
+    assert _facets(runs[6])["symlinks"]["identifiers"][0]["name"] == f"default.{like}"
