@@ -202,3 +202,162 @@ def test_ddl_statements_carry_the_lifecycle_state_the_agent_sends(
     assert rename is not None
     assert rename["previousIdentifier"] == {"namespace": "file", "name": f"{warehouse}/{name}"}
     assert _facets(runs[6])["symlinks"]["identifiers"][0]["name"] == f"default.{like}"
+
+
+def _script(spark: Any, make: Any) -> list[str]:
+    """Statements of a real pipeline, on fresh tables: every kind the adapter describes."""
+    a, b, c, d = make("ja"), make("jb"), make("jc"), make("jd")
+    return [
+        f"CREATE TABLE {a} (n INT, s STRING) USING parquet",
+        f"INSERT INTO {a} VALUES (1, 'x'), (2, 'y'), (3, 'z')",
+        f"CREATE TABLE {b} USING parquet AS SELECT n, upper(s) AS s FROM {a}",
+        f"INSERT INTO {b} SELECT n * 10, s FROM {a} WHERE n > 1",
+        f"INSERT OVERWRITE TABLE {a} SELECT n + 1, s FROM {b}",
+        f"CREATE TABLE {c} LIKE {a}",
+        f"ALTER TABLE {c} ADD COLUMNS (extra INT)",
+        f"TRUNCATE TABLE {b}",
+        f"ALTER TABLE {c} RENAME TO {d}",
+        f"DROP TABLE {d}",
+    ]
+
+
+def test_statements_start_no_spark_job_and_run_once(
+    spark_connect: Any, client: Any, memory: Any, jobs: Any, table: Any
+) -> None:
+    """The same statements, with and without the adapter, run the same jobs on the driver."""
+    from openlineage_sdk.spark import install, uninstall
+
+    def run(statements: list[str]) -> int:
+        before = jobs.count()
+        for statement in statements:
+            spark_connect.sql(statement)
+        return int(jobs.count() - before)
+
+    plain_script = _script(spark_connect, table)
+    plain = run(plain_script)
+    assert plain >= 3  # the writes themselves
+    install(spark_connect, client)
+    try:
+        traced_script = _script(spark_connect, table)
+        traced = run(traced_script)
+    finally:
+        uninstall(spark_connect)
+    assert traced == plain
+    runs = Captured(memory).runs()
+    assert [r.types for r in runs] == [["START", "COMPLETE"]] * len(traced_script)
+    # Each statement ran exactly once: the INSERT OVERWRITE read b after one INSERT.
+    a = traced_script[0].split()[2]
+    assert sorted(r[0] for r in spark_connect.table(a).collect()) == [2, 3, 4, 21, 31]
+    assert [r.job_name.split(".")[1] for r in runs] == [
+        "execute_create_data_source_table_command",
+        "execute_insert_into_hadoop_fs_relation_command",
+        "execute_create_data_source_table_as_select_command",
+        "execute_insert_into_hadoop_fs_relation_command",
+        "execute_insert_into_hadoop_fs_relation_command",
+        "execute_create_table_like_command",
+        "execute_alter_table_add_columns_command",
+        "execute_truncate_table_command",
+        "execute_alter_table_rename_command",
+        "drop_table",
+    ]
+    for r in runs:
+        assert r.end.run.facets is not None
+        assert r.end.run.facets.extraction_error is None, r.job_name
+
+
+def test_statements_that_write_nothing_pass_straight_through(
+    spark_connect: Any, connect_auto: Captured, src: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from openlineage_sdk.spark import _connect_statements
+
+    explained: list[str] = []
+    real = _connect_statements.explain_text
+
+    def recording(original: Any, command: Any) -> str:
+        explained.append(command.sql_command.input.sql.query)
+        return real(original, command)
+
+    monkeypatch.setattr(_connect_statements, "explain_text", recording)
+    connect_auto.clear()
+    view = f"v_{src}"
+    for statement in [
+        f"SELECT * FROM {src}",
+        "SET spark.sql.shuffle.partitions = 2",
+        "SHOW TABLES",
+        f"DESCRIBE TABLE EXTENDED {src}",
+        "USE default",
+        f"CREATE OR REPLACE TEMPORARY VIEW {view} AS SELECT a FROM {src}",
+        f"DROP VIEW {view}",
+        "-- a comment first\n  /* and another */ SELECT 1",
+    ]:
+        spark_connect.sql(statement)
+    assert explained == []
+    assert connect_auto.runs() == []
+    spark_connect.sql(f"  -- leading comment\n INSERT INTO {src} VALUES (9, 'n')")
+    assert len(explained) == 1
+    assert [r.types for r in connect_auto.runs()] == [["START", "COMPLETE"]]
+
+
+def test_a_failing_statement_fails_the_run_and_the_user_gets_the_exception(
+    spark_connect: Any, connect_auto: Captured, table: Any, src: str
+) -> None:
+    from pyspark.errors import PySparkException
+
+    def error_of(statement: str) -> BaseException:
+        with pytest.raises(PySparkException) as caught:
+            spark_connect.sql(statement)
+        return caught.value
+
+    missing = table("missing")
+    # The same statements without the adapter, for the exceptions the user must get unchanged.
+    from openlineage_sdk.spark import uninstall
+
+    statements = [
+        f"INSERT INTO {missing} SELECT * FROM {src}",  # fails analysis
+        f"INSERT INTO {src} SELECT CAST(assert_true(a < 0) AS INT), b FROM {src}",  # at run time
+    ]
+    connect_auto.clear()
+    errors = [error_of(s) for s in statements]
+    runs = connect_auto.runs()
+    uninstall(spark_connect)
+    plain = [error_of(s) for s in statements]
+    for got, expected in zip(errors, plain, strict=True):
+        assert type(got) is type(expected)
+        assert str(got).split("JVM stacktrace")[0] == str(expected).split("JVM stacktrace")[0]
+
+    assert [r.types for r in runs] == [["START", "FAIL"]] * 2
+    for run, error in zip(runs, errors, strict=True):
+        assert run.end.run.facets is not None
+        facet = run.end.run.facets.error_message
+        assert facet is not None
+        assert str(error).split("\n")[0] in facet.message
+    assert runs[0].job_name == f"{APP}.insert_into_statement"
+    assert runs[1].job_name.startswith(f"{APP}.execute_insert_into_hadoop_fs_relation_command.")
+    assert runs[1].output().name.endswith(f"/{src}")
+    assert spark_connect.table(src).count() == 2  # nothing was written
+
+
+def test_statements_never_use_the_jvm(
+    spark_connect: Any, connect_auto: Captured, table: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """No call of this process reaches a JVM (py4j) while the adapter reports statements."""
+    import py4j.java_gateway
+
+    from openlineage_sdk.spark import _classic
+
+    def trap(*args: Any, **kwargs: Any) -> Any:
+        raise AssertionError("the Connect path reached for the JVM")
+
+    monkeypatch.setattr(py4j.java_gateway.GatewayClient, "send_command", trap)
+    for name in dir(_classic):
+        value = getattr(_classic, name)
+        if callable(value) and getattr(value, "__module__", "") == _classic.__name__:
+            monkeypatch.setattr(_classic, name, trap)
+    for statement in _script(spark_connect, table):
+        spark_connect.sql(statement)
+    monkeypatch.undo()
+    runs = connect_auto.runs()
+    assert [r.types for r in runs] == [["START", "COMPLETE"]] * 10
+    for run in runs:
+        assert run.end.run.facets is not None
+        assert run.end.run.facets.extraction_error is None, run.job_name
