@@ -185,6 +185,7 @@ def install(
     *,
     mode: Mode = "automatic",
     sink: LineageSink | None = None,
+    input_only_runs: bool = True,
 ) -> SparkLineage:
     """Report every write made through ``spark``'s DataFrame writers.
 
@@ -201,6 +202,9 @@ def install(
             is not reported.
         sink: Instead of a mode, a :class:`LineageSink` of your own that receives each write's
             :class:`WriteLineage` (``client`` and ``mode`` are then left out).
+        input_only_runs: Whether an action that only reads (``collect``, ``count``,
+            ``toPandas`` of a query over datasets) is reported as a run with its inputs and no
+            output, as the JVM agent reports it. ``False`` leaves such runs out.
 
     Returns:
         The adapter on this session. Installing again on the same session replaces how its
@@ -234,8 +238,10 @@ def install(
         existing = _registry.get(spark)
         if existing is not None:
             existing.replace_sink(chosen, owned)
+            existing.input_only_runs = input_only_runs
             return existing
         adapter = SparkLineage(spark, chosen, owned_client=owned)
+        adapter.input_only_runs = input_only_runs
         _registry[spark] = adapter
         _patch_writers(spark)
         return adapter
@@ -383,6 +389,7 @@ class SparkLineage:
         self._listener: _classic.WriteMetricsListener | None = None
         self._hive_metastore: str | None = None
         self._default_fs: str | None = None
+        self.input_only_runs = True  # runs of actions that only read; see ``install``
         self.listener_timeout_ms = 10_000
         self.fast_wait_s = 0.25
         # Fixed for a session's life: read once, not on every write.

@@ -99,6 +99,10 @@ _WRITING = re.compile(
     r"|CREATE\s+(?:OR\s+REPLACE\s+)?(?:EXTERNAL\s+)?TABLE)\b",
     re.IGNORECASE,
 )
+# A query that reads files by path: ``parquet.`/data/x```.
+_PATH_QUERY = re.compile(r"\b\w+\s*\.\s*`[^`]*[/:][^`]*`")
+# The client's methods that run an action and return its rows.
+_ACTIONS = ("to_table", "to_pandas", "to_table_as_iterator")
 _INSERT_OVERWRITE = re.compile(r"INSERT\s+OVERWRITE\b", re.IGNORECASE)
 
 
@@ -301,10 +305,21 @@ class ConnectStatements:
             return self.execute(command, observations)
 
         self.client.execute_command = execute_command
+        for name in _ACTIONS:
+            self._wrap_action(name)
+
+    def _wrap_action(self, name: str) -> None:
+        original: Callable[..., Any] = getattr(type(self.client), name).__get__(self.client)
+
+        def action(plan: Any, *args: Any, **kwargs: Any) -> Any:
+            return self.action(name, original, plan, args, kwargs)
+
+        setattr(self.client, name, action)
 
     def close(self) -> None:
-        """Let the client's commands pass straight through again."""
-        self.client.__dict__.pop("execute_command", None)
+        """Let the client's commands and actions pass straight through again."""
+        for name in ("execute_command", *_ACTIONS):
+            self.client.__dict__.pop(name, None)
 
     def execute(self, command: Any, observations: Any = None) -> Any:
         """Run one command of the client's, with lineage around it when it is a writing SQL."""
@@ -359,6 +374,107 @@ class ConnectStatements:
                 adapter._notify("write_started", lineage)
             adapter._notify("write_finished", lineage)
         return result
+
+    # -- actions that read
+
+    def action(
+        self,
+        name: str,
+        original: Callable[..., Any],
+        plan: Any,
+        args: tuple[Any, ...],
+        kwargs: dict[str, Any],
+    ) -> Any:
+        """Run one action of the client's; a run with its inputs when it reads datasets."""
+        lineage: WriteLineage | None = None
+        if self.adapter.input_only_runs and not _own_request.get() and not _in_adapter_write():
+            try:
+                with self._own():
+                    lineage = self._read_lineage(plan)
+            except Exception as error:  # whatever broke, the action still runs
+                log.warning("openlineage: the inputs of an action: %s", error)
+        if lineage is None:
+            return original(plan, *args, **kwargs)
+        adapter = self.adapter
+        adapter._notify("write_started", lineage)
+        if name == "to_table_as_iterator":
+            return self._iterate(lineage, original(plan, *args, **kwargs))
+        try:
+            return original(plan, *args, **kwargs)
+        except BaseException as error:
+            lineage.error = error
+            raise
+        finally:
+            lineage.finished = time.time()
+            adapter._notify("write_finished", lineage)
+
+    def _iterate(self, lineage: WriteLineage, results: Iterator[Any]) -> Iterator[Any]:
+        # The action runs while the caller iterates: the run ends with the iteration.
+        try:
+            yield from results
+        except BaseException as error:
+            lineage.error = error
+            raise
+        finally:
+            lineage.finished = time.time()
+            self.adapter._notify("write_finished", lineage)
+
+    def _read_lineage(self, plan: Any) -> WriteLineage | None:
+        """The run of an action that reads datasets, or ``None`` when it reads none."""
+        from openlineage_sdk.spark import _connect
+
+        if not plan.HasField("root"):
+            return None
+        root = plan.root
+        lineage = self.adapter._lineage("read")
+        lineage.command = _snake_field(root.WhichOneof("rel_type") or "query")
+        lineage.job_name = job_name(self.adapter.app_name, lineage.command, None)
+        explained = ExplainedStatement("query")
+        queries: list[str] = []
+        paths: list[str] = []
+        declared: dict[str, str] = {}
+        for node in _connect._relations(root):
+            kind = node.WhichOneof("rel_type")
+            if kind == "sql":
+                queries.append(node.sql.query)
+            elif kind == "read" and node.read.HasField("named_table"):
+                explained.input_tables.append(node.read.named_table.unparsed_identifier)
+            elif kind == "read" and node.read.HasField("data_source"):
+                source = node.read.data_source
+                options = dict(source.options)
+                found = list(source.paths) or ([options["path"]] if "path" in options else [])
+                paths.extend(found)
+                if source.HasField("schema") and source.schema:
+                    declared.update(dict.fromkeys(found, source.schema))
+        if queries:
+            if any(_PATH_QUERY.search(query) for query in queries):
+                # Explaining would make the server infer the files' schema: a job of its own.
+                lineage.problems.append(
+                    "inputs: a SQL query reads files by path; asking the server would run a job"
+                )
+            else:
+                text = self.client.explain_string(plan, "extended")
+                found_sql = parse_explain(text)
+                explained.input_tables.extend(found_sql.input_tables)
+                explained.input_paths.extend(found_sql.input_paths)
+                explained.unnamed_inputs = found_sql.unnamed_inputs
+        self._inputs(explained, lineage)
+        for path in paths:
+            try:
+                dataset = DatasetLineage(self.adapter._path_identity(path), "input")
+            except Exception as error:
+                note_problem(lineage.problems, f"input {path}", error)
+                continue
+            if path in declared:
+                try:
+                    schema = _connect.declared_schema(self.adapter.spark, declared[path])
+                    dataset.schema = schema_fields(schema)
+                except Exception as error:
+                    note_problem(dataset.problems, f"input {path}: declared schema", error)
+            lineage.inputs.append(dataset)
+        if not lineage.inputs and not lineage.problems:
+            return None  # SET, SHOW, DESCRIBE, local data, ranges: no dataset, no run
+        return lineage
 
     # -- what the statement does
 
@@ -481,6 +597,17 @@ class ConnectStatements:
             self._describe(plan, lineage, before=True)
             return
         self._describe(plan, lineage, before=False)
+
+
+def _snake_field(name: str) -> str:
+    return name.strip("_") or "query"
+
+
+def _in_adapter_write() -> bool:
+    """Whether the adapter is inside a DataFrame write of its own (its look-ups are not runs)."""
+    from openlineage_sdk.spark._adapter import _in_write
+
+    return _in_write.get()
 
 
 def _is_overwrite(explained: ExplainedStatement, text: str) -> bool:

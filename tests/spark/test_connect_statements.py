@@ -361,3 +361,93 @@ def test_statements_never_use_the_jvm(
     for run in runs:
         assert run.end.run.facets is not None
         assert run.end.run.facets.extraction_error is None, run.job_name
+
+
+# ------------------------------------------------------------------------------- reads
+
+
+def test_reads_that_end_in_an_action_are_runs_with_inputs_and_no_output(
+    spark_connect: Any, connect_auto: Captured, table: Any, src: str, data_dir: Path, jobs: Any
+) -> None:
+    other = table("other")
+    spark_connect.sql(f"CREATE TABLE {other} (a INT, c DOUBLE) USING parquet")
+    files = data_dir / "files"
+    spark_connect.range(3).selectExpr("id", "id * 2 AS twice").write.parquet(str(files))
+    warehouse = str(data_dir.parents[1] / "warehouse")
+    joined = f"SELECT s.a, s.b, o.c FROM {src} s LEFT JOIN {other} o ON s.a = o.a"
+    declared = spark_connect.read.schema("id BIGINT, twice BIGINT").parquet(str(files))
+
+    def actions() -> list[Any]:
+        return [
+            spark_connect.sql(joined).collect(),
+            spark_connect.table(src).count(),
+            declared.toPandas(),
+        ]
+
+    plain_before = jobs.count()
+    connect_auto.clear()
+    results = actions()
+    traced_jobs = jobs.count() - plain_before
+
+    runs = connect_auto.runs()
+    assert [r.types for r in runs] == [["START", "COMPLETE"]] * 3
+    assert [r.job_name for r in runs] == [f"{APP}.sql", f"{APP}.aggregate", f"{APP}.read"]
+    for run in runs:
+        assert run.end.outputs in (None, [])
+        assert run.end.run.facets is not None
+        assert run.end.run.facets.extraction_error is None, run.job_name
+    first = {i.name: i.to_dict()["facets"]["schema"]["fields"] for i in runs[0].start.inputs or []}
+    assert first == {
+        f"{warehouse}/{src}": [{"name": "a", "type": "integer"}, {"name": "b", "type": "string"}],
+        f"{warehouse}/{other}": [{"name": "a", "type": "integer"}, {"name": "c", "type": "double"}],
+    }
+    assert [i.name for i in runs[1].start.inputs or []] == [f"{warehouse}/{src}"]
+    [read] = runs[2].start.inputs or []
+    assert (read.namespace, read.name) == ("file", str(files))
+    assert read.to_dict()["facets"]["schema"]["fields"] == [
+        {"name": "id", "type": "long"},
+        {"name": "twice", "type": "long"},
+    ]
+    assert len(results[0]) == 2
+    assert results[1] == 2
+    assert len(results[2]) == 3
+
+    # The same actions without the adapter: the same results, the same jobs.
+    from openlineage_sdk.spark import uninstall
+
+    uninstall(spark_connect)
+    before = jobs.count()
+    uninstalled_results = actions()
+    assert jobs.count() - before == traced_jobs
+    assert sorted(map(tuple, uninstalled_results[0])) == sorted(map(tuple, results[0]))
+
+
+def test_actions_that_touch_no_dataset_are_not_runs(
+    spark_connect: Any, connect_auto: Captured, src: str
+) -> None:
+    connect_auto.clear()
+    spark_connect.sql("SET spark.sql.shuffle.partitions = 2").collect()
+    spark_connect.sql("SHOW TABLES").collect()
+    spark_connect.sql(f"DESCRIBE TABLE {src}").toPandas()
+    spark_connect.sql("SELECT 1 AS one").collect()
+    spark_connect.range(5).count()
+    spark_connect.createDataFrame([(1, "a")], "n INT, s STRING").collect()
+    assert connect_auto.runs() == []
+
+
+def test_input_only_runs_can_be_turned_off(
+    spark_connect: Any, client: Any, memory: Any, src: str
+) -> None:
+    from openlineage_sdk.spark import install, uninstall
+
+    install(spark_connect, client, input_only_runs=False)
+    try:
+        spark_connect.table(src).collect()
+        spark_connect.sql(f"SELECT * FROM {src}").count()
+        spark_connect.sql(f"INSERT INTO {src} VALUES (7, 'q')")
+    finally:
+        uninstall(spark_connect)
+    runs = Captured(memory).runs()
+    assert [r.job_name.split(".")[1] for r in runs] == [
+        "execute_insert_into_hadoop_fs_relation_command"
+    ]
