@@ -689,6 +689,8 @@ class SparkLineage:
             if key not in seen:
                 seen.add(key)
                 lineage.inputs.append(dataset)
+        if output is not None and self._statements is not None:  # Spark Connect statements
+            self._statements.write_column_lineage(df, lineage, output)
 
     def _observation(
         self, writer: Any, lineage: WriteLineage

@@ -101,6 +101,8 @@ _WRITING = re.compile(
 )
 # A query that reads files by path: ``parquet.`/data/x```.
 _PATH_QUERY = re.compile(r"\b\w+\s*\.\s*`[^`]*[/:][^`]*`")
+# What ``_connect.client_plan_reads`` notes for a plan with SQL in it.
+_SQL_INPUTS_UNKNOWN = "inputs of a SQL relation are not known on a Connect client"
 # The client's methods that run an action and return its rows.
 _ACTIONS = ("to_table", "to_pandas", "to_table_as_iterator")
 _INSERT_OVERWRITE = re.compile(r"INSERT\s+OVERWRITE\b", re.IGNORECASE)
@@ -138,6 +140,7 @@ class ExplainedStatement:
     input_paths: list[str] = field(default_factory=list)
     unnamed_inputs: int = 0  # file relations the plan does not locate
     error: str | None = None
+    text: str = ""  # the explanation itself
 
 
 _SECTION = re.compile(r"^== (.+?) ==\s*$", re.MULTILINE)
@@ -177,7 +180,7 @@ def parse_explain(text: str) -> ExplainedStatement:
         node = _NODE.match(parsed)
         return ExplainedStatement(node.group(1) if node else "unknown", error=first or None)
     match = _NODE.match(first)
-    explained = ExplainedStatement(match.group(1) if match else "unknown", line=first)
+    explained = ExplainedStatement(match.group(1) if match else "unknown", line=first, text=text)
     hive = _HIVE_CTAS.search(first)
     if hive is not None:
         explained.tables.append(f"`{hive.group(1).strip()}`.`{hive.group(2).strip()}`")
@@ -455,6 +458,7 @@ class ConnectStatements:
             else:
                 text = self.client.explain_string(plan, "extended")
                 found_sql = parse_explain(text)
+                found_sql.text = text
                 explained.input_tables.extend(found_sql.input_tables)
                 explained.input_paths.extend(found_sql.input_paths)
                 explained.unnamed_inputs = found_sql.unnamed_inputs
@@ -580,6 +584,8 @@ class ConnectStatements:
                 except Exception as error:
                     note_problem(output.problems, "output schema", error)
             suffix = info.qualified_name if spec.suffix == "table" else output.identity.name
+        if spec.kind in ("insert", "directory", "ctas") and output.schema is not None:
+            self._column_lineage(explained, lineage, output)
         state = spec.state
         if spec.kind in ("insert", "directory"):
             state = "OVERWRITE" if _is_overwrite(explained, plan.text) else None
@@ -589,6 +595,79 @@ class ConnectStatements:
             adapter.app_name, lineage.command, suffix if spec.suffix is not None else None
         )
 
+    def _column_lineage(
+        self, explained: ExplainedStatement, lineage: WriteLineage, output: DatasetLineage
+    ) -> None:
+        """The output's column lineage, from the plan's text and the inputs already known."""
+        try:
+            names = [f["name"] for f in output.schema or []]
+            record = text_column_lineage(
+                explained.text, names, *_plan_names(explained, lineage.inputs)
+            )
+            if record is not None:
+                output.column_lineage = record
+        except Exception as error:
+            note_problem(output.problems, "column lineage", error)
+
+    def write_column_lineage(self, df: Any, lineage: WriteLineage, output: DatasetLineage) -> None:
+        """Column lineage for a DataFrame write, when the server can tell it without a job.
+
+        The server explains the DataFrame's plan. A plan that reads files by path without a
+        declared schema is not explained: the server would infer the files' schema, which
+        runs a job.
+        """
+        if output.schema is None:
+            return
+        try:
+            with self._own():
+                explained = self._explain_frame(df)
+        except Exception as error:
+            note_problem(output.problems, "column lineage", error)
+            return
+        if explained is None:
+            return
+        if _SQL_INPUTS_UNKNOWN in lineage.problems:
+            # The server named what the SQL reads: the inputs the client could not see.
+            try:
+                with self._own():
+                    self._add_inputs(explained, lineage)
+                lineage.problems.remove(_SQL_INPUTS_UNKNOWN)
+            except Exception as error:
+                note_problem(lineage.problems, "inputs of SQL", error)
+        self._column_lineage(explained, lineage, output)
+
+    def _add_inputs(self, explained: ExplainedStatement, lineage: WriteLineage) -> None:
+        known = {(d.identity.namespace, d.identity.name) for d in lineage.inputs}
+        found = self.adapter._lineage("read")
+        self._inputs(explained, found)
+        lineage.problems.extend(found.problems)
+        for dataset in found.inputs:
+            if (dataset.identity.namespace, dataset.identity.name) not in known:
+                lineage.inputs.append(dataset)
+
+    def _explain_frame(self, df: Any) -> ExplainedStatement | None:
+        from pyspark.sql.connect.proto import Plan
+
+        from openlineage_sdk.spark import _connect
+
+        relation = df._plan.plan(self.client)
+        for node in _connect._relations(relation):
+            kind = node.WhichOneof("rel_type")
+            if kind == "sql" and _PATH_QUERY.search(node.sql.query):
+                return None
+            if (
+                kind == "read"
+                and node.read.HasField("data_source")
+                and not (node.read.data_source.schema)
+            ):
+                return None
+        plan = Plan()
+        plan.root.CopyFrom(relation)
+        text = self.client.explain_string(plan, "extended")
+        explained = parse_explain(text)
+        explained.text = text
+        return explained
+
     def _describe_after(self, plan: _Plan, lineage: WriteLineage) -> None:
         if plan.spec is None or plan.explained.error is not None:
             return
@@ -597,6 +676,32 @@ class ConnectStatements:
             self._describe(plan, lineage, before=True)
             return
         self._describe(plan, lineage, before=False)
+
+
+def _plan_names(
+    explained: ExplainedStatement, inputs: list[DatasetLineage]
+) -> tuple[dict[str, DatasetIdentity], dict[str, DatasetIdentity]]:
+    """The inputs by the names the plan's text gives them: tables, and scanned locations."""
+    tables: dict[str, DatasetIdentity] = {}
+    for shown in explained.input_tables:
+        plain = shown.replace("`", "")
+        for dataset in inputs:
+            for link in dataset.identity.symlinks:
+                if plain == link.name or plain.endswith("." + link.name):
+                    tables[shown] = dataset.identity
+    paths: dict[str, DatasetIdentity] = {}
+    for path in explained.input_paths:
+        try:
+            identity = DatasetIdentity.from_uri(hadoop_location_uri(path))
+        except Exception:  # named as an input already, or noted as its problem
+            continue
+        for dataset in inputs:
+            if (dataset.identity.namespace, dataset.identity.name) == (
+                identity.namespace,
+                identity.name,
+            ):
+                paths[path] = dataset.identity
+    return tables, paths
 
 
 def _snake_field(name: str) -> str:
@@ -644,3 +749,286 @@ class _Plan:
             or self.explained.error is not None
             or (self.spec.kind in _DESCRIBED_BEFORE)
         )
+
+
+# ------------------------------------------------------------------- column lineage, from text
+#
+# Under Connect the client cannot have the plan's tree, only the server's text of it. The
+# analysed plan's text names every attribute with its id (``a#21``, ``(a + 1)#23``, ``id#0L``),
+# every ``expr AS name#id`` that defines one, and the relations the leaves read; that is enough
+# for the lineage of each output column, traced the way the classic path traces the plan's tree
+# (``_plan``): IDENTITY through aliases, TRANSFORMATION through expressions, AGGREGATION through
+# aggregate functions, and the columns of filters, joins, groupings and sorts as dataset-wide
+# INDIRECT lineage.
+
+_TREE_PREFIX = re.compile(r"^[ :+\-]*")
+_ATTRIBUTE_ID = re.compile(r"#(\d+)L?\b")
+_DEFINED = re.compile(r"^(.*) AS (.+)#(\d+)L?$", re.DOTALL)
+_BARE = re.compile(r"^(?:.+?)#(\d+)L?$")
+_AGGREGATE_CALL = re.compile(
+    r"\b(?:sum|avg|mean|min|max|first|last|any_value|collect_list|collect_set|stddev\w*"
+    r"|var_\w+|variance|percentile\w*|median|mode|corr|covar_\w+|max_by|min_by|bool_and"
+    r"|bool_or|every|some|any|count|count_if|approx_count_distinct)\(",
+    re.IGNORECASE,
+)
+_COUNTING_CALL = re.compile(r"\b(?:count|count_if|approx_count_distinct)\(", re.IGNORECASE)
+_MASKING_CALL = re.compile(r"\b(?:md5|sha1|sha2|sha|crc32|hash|xxhash64|mask)\(", re.IGNORECASE)
+_PASS_THROUGH = frozenset(
+    {
+        "SubqueryAlias",
+        "View",
+        "GlobalLimit",
+        "LocalLimit",
+        "Limit",
+        "Offset",
+        "Distinct",
+        "Deduplicate",
+        "Repartition",
+        "RepartitionByExpression",
+        "RebalancePartitions",
+        "ResolvedHint",
+        "WithWatermark",
+        "CollectMetrics",
+        "Tail",
+        "Sample",
+    }
+)
+_INDIRECT_NODES = {"Filter": "FILTER", "Join": "JOIN", "Sort": "SORT"}
+
+
+@dataclass
+class _TextNode:
+    name: str
+    text: str
+    children: list[_TextNode] = field(default_factory=list)
+
+
+def _text_tree(section: str) -> _TextNode | None:
+    """The tree of one plan section, by the indentation of its lines."""
+    root: _TextNode | None = None
+    stack: list[tuple[int, _TextNode]] = []
+    for line in section.split("\n"):
+        start = _TREE_PREFIX.match(line).end()  # type: ignore[union-attr]
+        text = line[start:]
+        if not text:
+            continue
+        match = _NODE.match(text)
+        node = _TextNode(match.group(1) if match else "", text)
+        while stack and stack[-1][0] >= start:
+            stack.pop()
+        if stack:
+            stack[-1][1].children.append(node)
+        elif root is None:
+            root = node
+        else:
+            return root  # a second root: not one tree
+        stack.append((start, node))
+    return root
+
+
+def _split_list(text: str) -> list[str]:
+    """The top-level items of a ``[a, b, f(c, d)]`` list's inside."""
+    items: list[str] = []
+    depth, start = 0, 0
+    quote: str | None = None
+    for index, char in enumerate(text):
+        if quote is not None:
+            if char == quote:
+                quote = None
+        elif char in "'\"":
+            quote = char
+        elif char in "([{":
+            depth += 1
+        elif char in ")]}":
+            depth -= 1
+        elif char == "," and depth == 0:
+            items.append(text[start:index].strip())
+            start = index + 1
+    tail = text[start:].strip()
+    if tail:
+        items.append(tail)
+    return items
+
+
+def _bracketed(text: str, start: int = 0) -> tuple[str, int] | None:
+    """The inside of the first ``[...]`` at or after ``start``, and the index after it."""
+    opening = text.find("[", start)
+    if opening < 0:
+        return None
+    depth = 0
+    for index in range(opening, len(text)):
+        if text[index] == "[":
+            depth += 1
+        elif text[index] == "]":
+            depth -= 1
+            if depth == 0:
+                return text[opening + 1 : index], index + 1
+    return None
+
+
+class _TextLineage:
+    """Column lineage over the analysed plan's text (see the section comment above)."""
+
+    def __init__(
+        self, leaf_datasets: dict[str, DatasetIdentity], path_datasets: dict[frozenset[int], Any]
+    ) -> None:
+        from openlineage_sdk.spark import _plan
+
+        self._plan = _plan
+        self.deps: dict[int, set[Any]] = {}
+        self.dataset: set[Any] = set()
+        self.leaf_datasets = leaf_datasets
+        self.path_datasets = path_datasets
+
+    def refs(self, expr: str, how: Any) -> set[Any]:
+        found: set[Any] = set()
+        for expr_id in _ATTRIBUTE_ID.findall(expr):
+            for source, column, inner in self.deps.get(int(expr_id), ()):
+                found.add((source, column, self._plan.combine(how, inner)))
+        return found
+
+    def _how(self, expr: str) -> Any:
+        transform = self._plan.Transform
+        masking = _MASKING_CALL.search(expr) is not None
+        if _BARE.match(expr.strip()):
+            return self._plan.IDENTITY
+        if _AGGREGATE_CALL.search(expr):
+            counting = _COUNTING_CALL.search(expr) is not None
+            return transform("DIRECT", "AGGREGATION", masking or counting)
+        return transform("DIRECT", "TRANSFORMATION", masking)
+
+    def define(self, items: list[str]) -> list[int]:
+        """Each ``expr AS name#id`` (or a bare ``name#id``): its id, and what it reads."""
+        ids: list[int] = []
+        for item in items:
+            defined = _DEFINED.match(item)
+            if defined is not None:
+                expr_id = int(defined.group(3))
+                self.deps[expr_id] = self.refs(defined.group(1), self._how(defined.group(1)))
+                ids.append(expr_id)
+                continue
+            bare = _BARE.match(item)
+            if bare is not None:
+                ids.append(int(bare.group(1)))
+        return ids
+
+    def visit(self, node: _TextNode) -> list[int]:
+        """Trace ``node`` (children first); returns the ids of its output, in order."""
+        outputs = [self.visit(child) for child in node.children]
+        name, text = node.name, node.text
+        if name in ("Relation", "HiveTableRelation", "LocalRelation", "LogicalRDD", "Range"):
+            return self._leaf(node)
+        if name in ("Project", "Aggregate", "Window"):
+            first = _bracketed(text)
+            if first is None:
+                return outputs[0] if outputs else []
+            if name == "Aggregate":
+                second = _bracketed(text, first[1])
+                self._indirect(first[0], "GROUP_BY")
+                return self.define(_split_list(second[0])) if second else []
+            if name == "Window":
+                own = self.define(_split_list(first[0]))
+                return (outputs[0] if outputs else []) + own
+            return self.define(_split_list(first[0]))
+        if name in _INDIRECT_NODES:
+            self._indirect(text[len(name) :], _INDIRECT_NODES[name])
+            if name == "Join":
+                if " LeftSemi" in text or " LeftAnti" in text:
+                    return outputs[0] if outputs else []
+                return [i for output in outputs for i in output]
+            return outputs[0] if outputs else []
+        if name in ("Union", "Intersect", "Except") and outputs:
+            for other in outputs[1:]:
+                for mine, theirs in zip(outputs[0], other, strict=False):
+                    self.deps.setdefault(mine, set()).update(self.deps.get(theirs, set()))
+            return outputs[0]
+        if name in _PASS_THROUGH or outputs:
+            return outputs[0] if outputs else []
+        return []
+
+    def _indirect(self, expr: str, subtype: str) -> None:
+        self.dataset |= self.refs(expr, self._plan.Transform("INDIRECT", subtype))
+
+    def _leaf(self, node: _TextNode) -> list[int]:
+        text = node.text
+        attributes: list[tuple[str, int]] = []
+        source: DatasetIdentity | None = None
+        if node.name == "HiveTableRelation":
+            hive = _HIVE_RELATION.search(text)
+            source = self.leaf_datasets.get(hive.group(1)) if hive else None
+            columns = re.search(r"Data Cols: \[([^\]]*)\](?:, Partition Cols: \[([^\]]*)\])?", text)
+            listed = ", ".join(g for g in (columns.groups() if columns else ()) if g)
+        else:
+            named = _RELATION.search(" " + text)
+            if named is not None:
+                source = self.leaf_datasets.get(named.group(1))
+            bracket = _bracketed(text)
+            listed = bracket[0] if bracket else ""
+        for item in _split_list(listed):
+            match = re.match(r"^(.+?)#(\d+)L?$", item.strip())
+            if match is not None:
+                attributes.append((match.group(1), int(match.group(2))))
+        if source is None and node.name == "Relation":
+            source = self.path_datasets.get(frozenset(i for _, i in attributes))
+        if source is not None:
+            for column, expr_id in attributes:
+                self.deps[expr_id] = {(source, column, self._plan.IDENTITY)}
+        return [i for _, i in attributes]
+
+
+def text_column_lineage(
+    text: str,
+    output_names: list[str],
+    tables: dict[str, DatasetIdentity],
+    paths: dict[str, DatasetIdentity],
+) -> Any:
+    """The column lineage of a query from the server's ``EXPLAIN EXTENDED`` text.
+
+    ``tables`` maps each relation's name as the plan shows it (``spark_catalog.default.t``) to
+    its dataset, ``paths`` each scanned location to its dataset. Returns a
+    ``ColumnLineageRecord``, or ``None`` when the plan's text cannot be read as one tree.
+    """
+    from openlineage_sdk.spark import _plan
+    from openlineage_sdk.spark._records import ColumnLineageRecord
+
+    sections = _sections(text)
+    analyzed = sections.get("Analyzed Logical Plan", "")
+    lines = analyzed.split("\n")
+    if lines and ": " in lines[0] and "#" not in lines[0]:
+        lines = lines[1:]  # the schema line of a query's analysed plan
+    tree = _text_tree("\n".join(lines))
+    if tree is None:
+        return None
+    by_attributes: dict[frozenset[int], DatasetIdentity] = {}
+    for scan in re.finditer(
+        r"FileScan \w+ \[([^\]]*)\][^\n]*?Location: \w+\(1 paths?\)\[([^\]\n]*)\]",
+        sections.get("Physical Plan", ""),
+    ):
+        located = paths.get(scan.group(2))
+        ids = frozenset(int(i) for i in _ATTRIBUTE_ID.findall(scan.group(1)))
+        if located is not None and ids:
+            by_attributes[ids] = located
+    walk = _TextLineage(tables, {})
+    # A file relation's attributes in the analysed plan are all of its columns; the scan lists
+    # those it reads. The relation is the scan's when the scan's attributes are all its own.
+    walk.path_datasets = _PathMatcher(by_attributes)  # type: ignore[assignment]
+    output = walk.visit(tree)
+    fields: dict[str, Any] = {}
+    for name, expr_id in zip(output_names, output, strict=False):
+        deps = walk.deps.get(expr_id, set())
+        if deps:
+            fields[name] = {"inputFields": _plan._input_fields(deps)}
+    return ColumnLineageRecord(fields=fields, dataset=_plan._input_fields(walk.dataset))
+
+
+class _PathMatcher:
+    """Finds the scanned location of a file relation by its attribute ids."""
+
+    def __init__(self, scans: dict[frozenset[int], DatasetIdentity]) -> None:
+        self.scans = scans
+
+    def get(self, ids: frozenset[int]) -> DatasetIdentity | None:
+        for scanned, dataset in self.scans.items():
+            if scanned <= ids:
+                return dataset
+        return None

@@ -451,3 +451,83 @@ def test_input_only_runs_can_be_turned_off(
     assert [r.job_name.split(".")[1] for r in runs] == [
         "execute_insert_into_hadoop_fs_relation_command"
     ]
+
+
+# ------------------------------------------------------------------------ column lineage
+
+
+QUERY = (
+    "SELECT s.b AS key, sum(s.a + o.a) AS total, count(*) AS n, max(md5(s.b)) AS h "
+    "FROM {src} s JOIN {other} o ON s.a = o.a WHERE o.c > 0 GROUP BY s.b ORDER BY key"
+)
+
+
+@pytest.fixture
+def other(spark_connect: Any, table: Any) -> str:
+    name: str = table("other")
+    spark_connect.sql(f"CREATE TABLE {name} (a INT, c DOUBLE) USING parquet")
+    spark_connect.sql(f"INSERT INTO {name} VALUES (1, 1.5), (2, -1.0)")
+    return name
+
+
+def _lineage_of(memory: Any) -> Any:
+    runs = Captured(memory).runs()
+    facets = runs[-1].output_json()["facets"]
+    return facets.get("columnLineage")
+
+
+def _without_producer(facet: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in facet.items() if not k.startswith("_")}
+
+
+def test_connect_column_lineage_equals_the_classic_one(
+    spark: Any, spark_connect: Any, memory: Any, client: Any, src: str, other: str, table: Any
+) -> None:
+    """The same write in both modes: the Connect text tracing gives the classic tree's lineage."""
+    from openlineage_sdk.spark import install, uninstall
+
+    query = QUERY.format(src=src, other=other)
+    got: dict[str, Any] = {}
+    for label, session in (("classic", spark), ("connect", spark_connect)):
+        install(session, client)
+        try:
+            session.sql(query).write.saveAsTable(table(f"cll_{label}"))
+        finally:
+            uninstall(session)
+        facet = _lineage_of(memory)
+        assert facet is not None, label
+        got[label] = _without_producer(facet)
+        memory.clear()
+    assert got["connect"] == got["classic"]
+    assert set(got["connect"]["fields"]) == {"key", "total", "h"}  # count(*) reads no column
+    total = got["connect"]["fields"]["total"]["inputFields"]
+    assert {(f["name"].rsplit("/", 1)[-1], f["field"]) for f in total} == {(src, "a"), (other, "a")}
+
+
+def test_insert_select_and_ctas_under_connect_carry_column_lineage(
+    spark: Any, spark_connect: Any, memory: Any, client: Any, src: str, other: str, table: Any
+) -> None:
+    from openlineage_sdk.spark import install, uninstall
+
+    query = QUERY.format(src=src, other=other)
+    ctas, inserted, classic = table("ctas_cll"), table("ins_cll"), table("classic_cll")
+    spark_connect.sql(f"CREATE TABLE {inserted} (key STRING, total BIGINT, n BIGINT, h STRING)")
+    install(spark, client)
+    try:
+        spark.sql(query).write.saveAsTable(classic)
+    finally:
+        uninstall(spark)
+    expected = _without_producer(_lineage_of(memory))
+    memory.clear()
+    install(spark_connect, client)
+    try:
+        spark_connect.sql(f"CREATE TABLE {ctas} USING parquet AS {query}")
+        from_ctas = _lineage_of(memory)
+        spark_connect.sql(f"INSERT INTO {inserted} {query}")
+        from_insert = _lineage_of(memory)
+    finally:
+        uninstall(spark_connect)
+    assert from_ctas is not None
+    assert from_insert is not None
+    assert _without_producer(from_ctas) == expected
+    assert _without_producer(from_insert) == expected
