@@ -278,7 +278,26 @@ def _sql_relation(command: Any) -> Any:
     relation = command.sql_command.input
     if relation.HasField("with_relations"):
         relation = relation.with_relations.root
-    return relation.sql if relation.HasField("sql") else None
+    if relation.HasField("sql"):
+        return relation.sql
+    if command.sql_command.sql:  # the form PySpark 3.5 clients send: the text in the command
+        return _LegacySql(command.sql_command)
+    return None
+
+
+class _LegacySql:
+    """A ``SqlCommand``'s own ``sql`` text, read and written as a ``SQL`` relation's query."""
+
+    def __init__(self, command: Any) -> None:
+        self._command = command
+
+    @property
+    def query(self) -> str:
+        return str(self._command.sql)
+
+    @query.setter
+    def query(self, text: str) -> None:
+        self._command.sql = text
 
 
 def explain_text(original: Callable[..., Any], command: Any) -> str:

@@ -531,3 +531,28 @@ def test_insert_select_and_ctas_under_connect_carry_column_lineage(
     assert from_insert is not None
     assert _without_producer(from_ctas) == expected
     assert _without_producer(from_insert) == expected
+
+
+def test_statement_text_is_read_from_both_forms_of_the_sql_command() -> None:
+    """The ``SQL`` relation PySpark 4 sends, and the command's own text PySpark 3.5 sends."""
+    from pyspark.sql.connect.proto import Command
+
+    from openlineage_sdk.spark._connect_statements import _sql_relation, may_write
+
+    current = Command()
+    current.sql_command.input.sql.query = "INSERT INTO t SELECT 1"
+    legacy = Command()
+    legacy.sql_command.sql = "DROP TABLE t"
+    other = Command()
+    other.write_operation.table.table_name = "t"
+    assert _sql_relation(current).query == "INSERT INTO t SELECT 1"
+    found = _sql_relation(legacy)
+    assert found.query == "DROP TABLE t"
+    found.query = "EXPLAIN EXTENDED DROP TABLE t"
+    assert legacy.sql_command.sql == "EXPLAIN EXTENDED DROP TABLE t"
+    assert _sql_relation(other) is None
+    assert may_write("/* x */ -- y\n insert overwrite table t select 1")
+    assert may_write("CREATE OR REPLACE TABLE t AS SELECT 1")
+    assert not may_write("CREATE TEMPORARY VIEW v AS SELECT 1")
+    assert not may_write("SELECT * FROM t")
+    assert not may_write("DROP VIEW v")
