@@ -88,6 +88,7 @@ __all__ = [
     "explain_text",
     "may_write",
     "parse_explain",
+    "text_column_lineage",
 ]
 
 log = logging.getLogger("openlineage_sdk.spark")
