@@ -6,9 +6,16 @@ Under Spark Connect, ``spark.sql(text)`` sends the text as a ``SqlCommand`` thro
 ``execute_command``, and the server runs a command (INSERT, CREATE, DROP, ...) at once, before
 ``sql`` returns. The adapter puts a wrapper on that method of the session's own client (nothing
 is patched for other sessions): a SQL command that may write a table or a folder becomes one run,
-START before the server runs it and COMPLETE (or FAIL with the statement's exception) after. Every
+START as the server runs it and COMPLETE (or FAIL with the statement's exception) after. Every
 other command, and every statement that cannot write (``SELECT``, ``SET``, ``SHOW``, ``DESCRIBE``,
 ``USE``, views, functions, ...), passes straight through with no request of the adapter's own.
+
+The client's actions (``to_table``, ``to_pandas``, ``to_table_as_iterator``: ``collect``,
+``count``, ``toPandas``, ...) are wrapped too: an action whose plan reads datasets is a run with
+those inputs and no output, as the JVM agent reports a read; one that touches no dataset (the
+results of ``SET``, ``SHOW``, ``DESCRIBE``, local data, ranges) is no run. ``install(...,
+input_only_runs=False)`` turns these runs off. A plan's files and tables come from the plan the
+client holds; the tables SQL in it reads, from the server's explanation of the plan.
 
 How the adapter learns what a statement does
 --------------------------------------------
