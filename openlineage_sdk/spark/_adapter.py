@@ -44,7 +44,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
-from openlineage_sdk.spark import _classic, _connect
+from openlineage_sdk.spark import _classic, _connect, _connect_statements
 from openlineage_sdk.spark._events import IntoCurrentRun, RunPerWrite, application_facets
 from openlineage_sdk.spark._naming import dataset_name, job_name
 from openlineage_sdk.spark._records import (
@@ -185,6 +185,7 @@ def install(
     *,
     mode: Mode = "automatic",
     sink: LineageSink | None = None,
+    input_only_runs: bool = True,
 ) -> SparkLineage:
     """Report every write made through ``spark``'s DataFrame writers.
 
@@ -201,6 +202,9 @@ def install(
             is not reported.
         sink: Instead of a mode, a :class:`LineageSink` of your own that receives each write's
             :class:`WriteLineage` (``client`` and ``mode`` are then left out).
+        input_only_runs: Whether an action that only reads (``collect``, ``count``,
+            ``toPandas`` of a query over datasets) is reported as a run with its inputs and no
+            output, as the JVM agent reports it. ``False`` leaves such runs out.
 
     Returns:
         The adapter on this session. Installing again on the same session replaces how its
@@ -234,8 +238,10 @@ def install(
         existing = _registry.get(spark)
         if existing is not None:
             existing.replace_sink(chosen, owned)
+            existing.input_only_runs = input_only_runs
             return existing
         adapter = SparkLineage(spark, chosen, owned_client=owned)
+        adapter.input_only_runs = input_only_runs
         _registry[spark] = adapter
         _patch_writers(spark)
         return adapter
@@ -383,6 +389,7 @@ class SparkLineage:
         self._listener: _classic.WriteMetricsListener | None = None
         self._hive_metastore: str | None = None
         self._default_fs: str | None = None
+        self.input_only_runs = True  # runs of actions that only read; see ``install``
         self.listener_timeout_ms = 10_000
         self.fast_wait_s = 0.25
         # Fixed for a session's life: read once, not on every write.
@@ -395,6 +402,15 @@ class SparkLineage:
                 self._default_fs = conf.get("spark.hadoop.fs.defaultFS", None)
         except Exception as error:
             log.warning("openlineage: reading the session configuration failed: %s", error)
+        # -- Spark Connect: SQL statements sent through the session's client (see
+        # ``_connect_statements``); the wrapper comes off in ``close``.
+        self._statements: _connect_statements.ConnectStatements | None = None
+        if self.session_kind == "connect":
+            try:
+                self._statements = _connect_statements.ConnectStatements(self)
+            except Exception as error:
+                log.warning("openlineage: SQL statements will not be reported: %s", error)
+        # -- end of Spark Connect statements
         if self.session_kind == "classic":
             try:
                 _classic.start_callback_server(spark)
@@ -415,6 +431,9 @@ class SparkLineage:
 
     def close(self) -> None:
         """Unregister what the adapter registered on the session; close a client it made."""
+        if self._statements is not None:  # Spark Connect statements
+            self._statements.close()
+            self._statements = None
         if self._listener is not None:
             try:
                 self.spark._jsparkSession.listenerManager().unregister(self._listener)
@@ -670,6 +689,8 @@ class SparkLineage:
             if key not in seen:
                 seen.add(key)
                 lineage.inputs.append(dataset)
+        if output is not None and self._statements is not None:  # Spark Connect statements
+            self._statements.write_column_lineage(df, lineage, output)
 
     def _observation(
         self, writer: Any, lineage: WriteLineage

@@ -1,0 +1,558 @@
+"""SQL statements under Spark Connect: each a run with the events the JVM agent would send.
+
+The JVM agent cannot run under Spark Connect; these runs are what a Connect user gets. Every
+event is checked against the spec's schemas (strict, with formats) by the ``memory`` fixture.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.spark._support import Captured, RunEvents
+
+pytestmark = pytest.mark.connect
+
+APP = "openlineage_sdk_tests"
+_names = itertools.count()
+
+
+@pytest.fixture
+def connect_auto(spark_connect: Any, client: Any, memory: Any) -> Iterator[Captured]:
+    """The adapter in automatic mode on the Connect session, and what it emitted."""
+    from openlineage_sdk.spark import install, uninstall
+
+    install(spark_connect, client)
+    yield Captured(memory)
+    uninstall(spark_connect)
+
+
+@pytest.fixture
+def table(spark_connect: Any) -> Iterator[Any]:
+    """A maker of fresh table names; the tables are dropped after the test."""
+    made: list[str] = []
+
+    def make(stem: str) -> str:
+        name = f"{stem}_{next(_names)}_{id(made) % 10_000}"
+        made.append(name)
+        return name
+
+    yield make
+    for name in made:
+        spark_connect.sql(f"DROP TABLE IF EXISTS {name}")
+
+
+def _warehouse(spark_root: Path) -> str:
+    return str(spark_root / "warehouse")
+
+
+def _facets(run: RunEvents) -> dict[str, Any]:
+    facets: dict[str, Any] = run.output_json()["facets"]
+    return facets
+
+
+def test_insert_select_is_one_run_with_inputs_output_and_schema(
+    spark_connect: Any, connect_auto: Captured, table: Any, spark_root: Path
+) -> None:
+    src, dst = table("src"), table("dst")
+    spark_connect.sql(f"CREATE TABLE {src} (a INT, b STRING) USING parquet")
+    spark_connect.sql(f"CREATE TABLE {dst} (a INT, b STRING) USING parquet")
+    spark_connect.sql(f"INSERT INTO {src} VALUES (1, 'x'), (2, 'y')")
+    connect_auto.clear()
+
+    spark_connect.sql(f"INSERT INTO {dst} SELECT a + 1, b FROM {src}")
+
+    [run] = connect_auto.runs()
+    assert run.types == ["START", "COMPLETE"]
+    warehouse = _warehouse(spark_root)
+    assert run.job_name == (f"{APP}.execute_insert_into_hadoop_fs_relation_command.warehouse_{dst}")
+    [started] = run.start.outputs or []
+    assert (started.namespace, started.name) == ("file", f"{warehouse}/{dst}")
+    facets = _facets(run)
+    assert facets["schema"]["fields"] == [
+        {"name": "a", "type": "integer"},
+        {"name": "b", "type": "string"},
+    ]
+    assert facets["symlinks"]["identifiers"] == [
+        {"namespace": f"file:{warehouse}", "name": f"default.{dst}", "type": "TABLE"}
+    ]
+    assert "lifecycleStateChange" not in facets
+    [source] = run.start.inputs or []
+    assert (source.namespace, source.name) == ("file", f"{warehouse}/{src}")
+    assert source.to_dict()["facets"]["schema"]["fields"] == facets["schema"]["fields"]
+    assert spark_connect.table(dst).count() == 2
+
+
+def _lifecycle(run: RunEvents) -> dict[str, Any] | None:
+    state: dict[str, Any] | None = _facets(run).get("lifecycleStateChange")
+    return state
+
+
+@pytest.fixture
+def src(spark_connect: Any, table: Any) -> str:
+    name: str = table("src")
+    spark_connect.sql(f"CREATE TABLE {name} (a INT, b STRING) USING parquet")
+    spark_connect.sql(f"INSERT INTO {name} VALUES (1, 'x'), (2, 'y')")
+    return name
+
+
+def test_insert_overwrite_of_a_partition_carries_overwrite(
+    spark_connect: Any, connect_auto: Captured, table: Any, src: str, spark_root: Path
+) -> None:
+    dst = table("parts")
+    spark_connect.sql(f"CREATE TABLE {dst} (a INT, b STRING) USING parquet PARTITIONED BY (b)")
+    connect_auto.clear()
+
+    spark_connect.sql(f"INSERT OVERWRITE TABLE {dst} PARTITION (b = 'q') SELECT a FROM {src}")
+
+    [run] = connect_auto.runs()
+    assert run.types == ["START", "COMPLETE"]
+    assert run.output().name == f"{_warehouse(spark_root)}/{dst}"
+    assert _lifecycle(run) == {
+        "_producer": _lifecycle(run)["_producer"],  # type: ignore[index]
+        "_schemaURL": _lifecycle(run)["_schemaURL"],  # type: ignore[index]
+        "lifecycleStateChange": "OVERWRITE",
+    }
+    assert [i.name for i in run.start.inputs or []] == [f"{_warehouse(spark_root)}/{src}"]
+
+
+def test_insert_overwrite_directory_names_the_folder(
+    spark_connect: Any, connect_auto: Captured, src: str, data_dir: Path
+) -> None:
+    out = data_dir / "exported"
+    connect_auto.clear()
+
+    spark_connect.sql(f"INSERT OVERWRITE DIRECTORY '{out}' USING parquet SELECT * FROM {src}")
+
+    [run] = connect_auto.runs()
+    assert run.job_name == f"{APP}.execute_insert_into_data_source_dir_command"
+    assert (run.output().namespace, run.output().name) == ("file", str(out))
+    assert _lifecycle(run)["lifecycleStateChange"] == "OVERWRITE"  # type: ignore[index]
+    assert len(run.start.inputs or []) == 1
+    assert any(out.iterdir())
+
+
+def test_ctas_creates_the_table_with_its_schema(
+    spark_connect: Any, connect_auto: Captured, table: Any, src: str, spark_root: Path
+) -> None:
+    dst = table("ctas")
+    connect_auto.clear()
+
+    spark_connect.sql(f"CREATE TABLE {dst} USING parquet AS SELECT a, upper(b) AS c FROM {src}")
+
+    [run] = connect_auto.runs()
+    assert run.types == ["START", "COMPLETE"]
+    assert run.job_name == (
+        f"{APP}.execute_create_data_source_table_as_select_command.default_{dst}"
+    )
+    assert run.output().name == f"{_warehouse(spark_root)}/{dst}"
+    facets = _facets(run)
+    assert facets["schema"]["fields"] == [
+        {"name": "a", "type": "integer"},
+        {"name": "c", "type": "string"},
+    ]
+    assert facets["lifecycleStateChange"]["lifecycleStateChange"] == "CREATE"
+    assert [i.name for i in run.start.inputs or []] == [f"{_warehouse(spark_root)}/{src}"]
+
+
+def test_ddl_statements_carry_the_lifecycle_state_the_agent_sends(
+    spark_connect: Any, connect_auto: Captured, table: Any, data_dir: Path, spark_root: Path
+) -> None:
+    name, like, renamed = table("ddl"), table("like"), table("renamed")
+    warehouse = _warehouse(spark_root)
+    moved = data_dir / "moved"
+
+    spark_connect.sql(f"CREATE TABLE {name} (a STRING, b STRING) USING parquet")
+    spark_connect.sql(f"ALTER TABLE {name} ADD COLUMNS (c STRING, d STRING)")
+    spark_connect.sql(f"CREATE TABLE {like} LIKE {name}")
+    spark_connect.sql(f"TRUNCATE TABLE {like}")
+    spark_connect.sql(f"ALTER TABLE {name} RENAME TO {renamed}")
+    spark_connect.sql(f"ALTER TABLE {renamed} SET LOCATION '{moved}'")
+    spark_connect.sql(f"DROP TABLE {like}")
+
+    runs = connect_auto.runs()
+    assert [r.types for r in runs] == [["START", "COMPLETE"]] * 7
+    got = [(r.job_name, r.output().name, _lifecycle(r)["lifecycleStateChange"]) for r in runs]  # type: ignore[index]
+    assert got == [
+        (
+            f"{APP}.execute_create_data_source_table_command.default_{name}",
+            f"{warehouse}/{name}",
+            "CREATE",
+        ),
+        (f"{APP}.execute_alter_table_add_columns_command", f"{warehouse}/{name}", "ALTER"),
+        (f"{APP}.execute_create_table_like_command", f"{warehouse}/{like}", "CREATE"),
+        (
+            f"{APP}.execute_truncate_table_command.warehouse_{like}",
+            f"{warehouse}/{like}",
+            "TRUNCATE",
+        ),
+        (f"{APP}.execute_alter_table_rename_command", f"{warehouse}/{renamed}", "RENAME"),
+        (f"{APP}.execute_alter_table_set_location_command", str(moved), "ALTER"),
+        (f"{APP}.drop_table", f"{warehouse}/{like}", "DROP"),
+    ]
+    four = [{"name": c, "type": "string"} for c in "abcd"]
+    assert _facets(runs[0])["schema"]["fields"] == four[:2]
+    assert _facets(runs[1])["schema"]["fields"] == four  # the schema after the change
+    assert _facets(runs[2])["schema"]["fields"] == four
+    rename = _lifecycle(runs[4])
+    assert rename is not None
+    assert rename["previousIdentifier"] == {"namespace": "file", "name": f"{warehouse}/{name}"}
+    assert _facets(runs[6])["symlinks"]["identifiers"][0]["name"] == f"default.{like}"
+
+
+def _script(spark: Any, make: Any) -> list[str]:
+    """Statements of a real pipeline, on fresh tables: every kind the adapter describes."""
+    a, b, c, d = make("ja"), make("jb"), make("jc"), make("jd")
+    return [
+        f"CREATE TABLE {a} (n INT, s STRING) USING parquet",
+        f"INSERT INTO {a} VALUES (1, 'x'), (2, 'y'), (3, 'z')",
+        f"CREATE TABLE {b} USING parquet AS SELECT n, upper(s) AS s FROM {a}",
+        f"INSERT INTO {b} SELECT n * 10, s FROM {a} WHERE n > 1",
+        f"INSERT OVERWRITE TABLE {a} SELECT n + 1, s FROM {b}",
+        f"CREATE TABLE {c} LIKE {a}",
+        f"ALTER TABLE {c} ADD COLUMNS (extra INT)",
+        f"TRUNCATE TABLE {b}",
+        f"ALTER TABLE {c} RENAME TO {d}",
+        f"DROP TABLE {d}",
+    ]
+
+
+def test_statements_start_no_spark_job_and_run_once(
+    spark_connect: Any, client: Any, memory: Any, jobs: Any, table: Any
+) -> None:
+    """The same statements, with and without the adapter, run the same jobs on the driver."""
+    from openlineage_sdk.spark import install, uninstall
+
+    def run(statements: list[str]) -> int:
+        before = jobs.count()
+        for statement in statements:
+            spark_connect.sql(statement)
+        return int(jobs.count() - before)
+
+    plain_script = _script(spark_connect, table)
+    plain = run(plain_script)
+    assert plain >= 3  # the writes themselves
+    install(spark_connect, client)
+    try:
+        traced_script = _script(spark_connect, table)
+        traced = run(traced_script)
+    finally:
+        uninstall(spark_connect)
+    assert traced == plain
+    runs = Captured(memory).runs()
+    assert [r.types for r in runs] == [["START", "COMPLETE"]] * len(traced_script)
+    # Each statement ran exactly once: the INSERT OVERWRITE read b after one INSERT.
+    a = traced_script[0].split()[2]
+    assert sorted(r[0] for r in spark_connect.table(a).collect()) == [2, 3, 4, 21, 31]
+    assert [r.job_name.split(".")[1] for r in runs] == [
+        "execute_create_data_source_table_command",
+        "execute_insert_into_hadoop_fs_relation_command",
+        "execute_create_data_source_table_as_select_command",
+        "execute_insert_into_hadoop_fs_relation_command",
+        "execute_insert_into_hadoop_fs_relation_command",
+        "execute_create_table_like_command",
+        "execute_alter_table_add_columns_command",
+        "execute_truncate_table_command",
+        "execute_alter_table_rename_command",
+        "drop_table",
+    ]
+    for r in runs:
+        assert r.end.run.facets is not None
+        assert r.end.run.facets.extraction_error is None, r.job_name
+
+
+def test_statements_that_write_nothing_pass_straight_through(
+    spark_connect: Any, connect_auto: Captured, src: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from openlineage_sdk.spark import _connect_statements
+
+    explained: list[str] = []
+    real = _connect_statements.explain_text
+
+    def recording(original: Any, command: Any) -> str:
+        explained.append(command.sql_command.input.sql.query)
+        return real(original, command)
+
+    monkeypatch.setattr(_connect_statements, "explain_text", recording)
+    connect_auto.clear()
+    view = f"v_{src}"
+    for statement in [
+        f"SELECT * FROM {src}",
+        "SET spark.sql.shuffle.partitions = 2",
+        "SHOW TABLES",
+        f"DESCRIBE TABLE EXTENDED {src}",
+        "USE default",
+        f"CREATE OR REPLACE TEMPORARY VIEW {view} AS SELECT a FROM {src}",
+        f"DROP VIEW {view}",
+        "-- a comment first\n  /* and another */ SELECT 1",
+    ]:
+        spark_connect.sql(statement)
+    assert explained == []
+    assert connect_auto.runs() == []
+    spark_connect.sql(f"  -- leading comment\n INSERT INTO {src} VALUES (9, 'n')")
+    assert len(explained) == 1
+    assert [r.types for r in connect_auto.runs()] == [["START", "COMPLETE"]]
+
+
+def test_a_failing_statement_fails_the_run_and_the_user_gets_the_exception(
+    spark_connect: Any, connect_auto: Captured, table: Any, src: str
+) -> None:
+    from pyspark.errors import PySparkException
+
+    def error_of(statement: str) -> BaseException:
+        with pytest.raises(PySparkException) as caught:
+            spark_connect.sql(statement)
+        return caught.value
+
+    missing = table("missing")
+    # The same statements without the adapter, for the exceptions the user must get unchanged.
+    from openlineage_sdk.spark import uninstall
+
+    statements = [
+        f"INSERT INTO {missing} SELECT * FROM {src}",  # fails analysis
+        f"INSERT INTO {src} SELECT CAST(assert_true(a < 0) AS INT), b FROM {src}",  # at run time
+    ]
+    connect_auto.clear()
+    errors = [error_of(s) for s in statements]
+    runs = connect_auto.runs()
+    uninstall(spark_connect)
+    plain = [error_of(s) for s in statements]
+    for got, expected in zip(errors, plain, strict=True):
+        assert type(got) is type(expected)
+        assert str(got).split("JVM stacktrace")[0] == str(expected).split("JVM stacktrace")[0]
+
+    assert [r.types for r in runs] == [["START", "FAIL"]] * 2
+    for run, error in zip(runs, errors, strict=True):
+        assert run.end.run.facets is not None
+        facet = run.end.run.facets.error_message
+        assert facet is not None
+        assert str(error).split("\n")[0] in facet.message
+    assert runs[0].job_name == f"{APP}.insert_into_statement"
+    assert runs[1].job_name.startswith(f"{APP}.execute_insert_into_hadoop_fs_relation_command.")
+    assert runs[1].output().name.endswith(f"/{src}")
+    assert spark_connect.table(src).count() == 2  # nothing was written
+
+
+def test_statements_never_use_the_jvm(
+    spark_connect: Any, connect_auto: Captured, table: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """No call of this process reaches a JVM (py4j) while the adapter reports statements."""
+    import py4j.java_gateway
+
+    from openlineage_sdk.spark import _classic
+
+    def trap(*args: Any, **kwargs: Any) -> Any:
+        raise AssertionError("the Connect path reached for the JVM")
+
+    monkeypatch.setattr(py4j.java_gateway.GatewayClient, "send_command", trap)
+    for name in dir(_classic):
+        value = getattr(_classic, name)
+        if callable(value) and getattr(value, "__module__", "") == _classic.__name__:
+            monkeypatch.setattr(_classic, name, trap)
+    for statement in _script(spark_connect, table):
+        spark_connect.sql(statement)
+    monkeypatch.undo()
+    runs = connect_auto.runs()
+    assert [r.types for r in runs] == [["START", "COMPLETE"]] * 10
+    for run in runs:
+        assert run.end.run.facets is not None
+        assert run.end.run.facets.extraction_error is None, run.job_name
+
+
+# ------------------------------------------------------------------------------- reads
+
+
+def test_reads_that_end_in_an_action_are_runs_with_inputs_and_no_output(
+    spark_connect: Any, connect_auto: Captured, table: Any, src: str, data_dir: Path, jobs: Any
+) -> None:
+    other = table("other")
+    spark_connect.sql(f"CREATE TABLE {other} (a INT, c DOUBLE) USING parquet")
+    files = data_dir / "files"
+    spark_connect.range(3).selectExpr("id", "id * 2 AS twice").write.parquet(str(files))
+    warehouse = str(data_dir.parents[1] / "warehouse")
+    joined = f"SELECT s.a, s.b, o.c FROM {src} s LEFT JOIN {other} o ON s.a = o.a"
+    declared = spark_connect.read.schema("id BIGINT, twice BIGINT").parquet(str(files))
+
+    def actions() -> list[Any]:
+        return [
+            spark_connect.sql(joined).collect(),
+            spark_connect.table(src).count(),
+            declared.toPandas(),
+        ]
+
+    plain_before = jobs.count()
+    connect_auto.clear()
+    results = actions()
+    traced_jobs = jobs.count() - plain_before
+
+    runs = connect_auto.runs()
+    assert [r.types for r in runs] == [["START", "COMPLETE"]] * 3
+    assert [r.job_name for r in runs] == [f"{APP}.sql", f"{APP}.aggregate", f"{APP}.read"]
+    for run in runs:
+        assert run.end.outputs in (None, [])
+        assert run.end.run.facets is not None
+        assert run.end.run.facets.extraction_error is None, run.job_name
+    first = {i.name: i.to_dict()["facets"]["schema"]["fields"] for i in runs[0].start.inputs or []}
+    assert first == {
+        f"{warehouse}/{src}": [{"name": "a", "type": "integer"}, {"name": "b", "type": "string"}],
+        f"{warehouse}/{other}": [{"name": "a", "type": "integer"}, {"name": "c", "type": "double"}],
+    }
+    assert [i.name for i in runs[1].start.inputs or []] == [f"{warehouse}/{src}"]
+    [read] = runs[2].start.inputs or []
+    assert (read.namespace, read.name) == ("file", str(files))
+    assert read.to_dict()["facets"]["schema"]["fields"] == [
+        {"name": "id", "type": "long"},
+        {"name": "twice", "type": "long"},
+    ]
+    assert len(results[0]) == 2
+    assert results[1] == 2
+    assert len(results[2]) == 3
+
+    # The same actions without the adapter: the same results, the same jobs.
+    from openlineage_sdk.spark import uninstall
+
+    uninstall(spark_connect)
+    before = jobs.count()
+    uninstalled_results = actions()
+    assert jobs.count() - before == traced_jobs
+    assert sorted(map(tuple, uninstalled_results[0])) == sorted(map(tuple, results[0]))
+
+
+def test_actions_that_touch_no_dataset_are_not_runs(
+    spark_connect: Any, connect_auto: Captured, src: str
+) -> None:
+    connect_auto.clear()
+    spark_connect.sql("SET spark.sql.shuffle.partitions = 2").collect()
+    spark_connect.sql("SHOW TABLES").collect()
+    spark_connect.sql(f"DESCRIBE TABLE {src}").toPandas()
+    spark_connect.sql("SELECT 1 AS one").collect()
+    spark_connect.range(5).count()
+    spark_connect.createDataFrame([(1, "a")], "n INT, s STRING").collect()
+    assert connect_auto.runs() == []
+
+
+def test_input_only_runs_can_be_turned_off(
+    spark_connect: Any, client: Any, memory: Any, src: str
+) -> None:
+    from openlineage_sdk.spark import install, uninstall
+
+    install(spark_connect, client, input_only_runs=False)
+    try:
+        spark_connect.table(src).collect()
+        spark_connect.sql(f"SELECT * FROM {src}").count()
+        spark_connect.sql(f"INSERT INTO {src} VALUES (7, 'q')")
+    finally:
+        uninstall(spark_connect)
+    runs = Captured(memory).runs()
+    assert [r.job_name.split(".")[1] for r in runs] == [
+        "execute_insert_into_hadoop_fs_relation_command"
+    ]
+
+
+# ------------------------------------------------------------------------ column lineage
+
+
+QUERY = (
+    "SELECT s.b AS key, sum(s.a + o.a) AS total, count(*) AS n, max(md5(s.b)) AS h "
+    "FROM {src} s JOIN {other} o ON s.a = o.a WHERE o.c > 0 GROUP BY s.b ORDER BY key"
+)
+
+
+@pytest.fixture
+def other(spark_connect: Any, table: Any) -> str:
+    name: str = table("other")
+    spark_connect.sql(f"CREATE TABLE {name} (a INT, c DOUBLE) USING parquet")
+    spark_connect.sql(f"INSERT INTO {name} VALUES (1, 1.5), (2, -1.0)")
+    return name
+
+
+def _lineage_of(memory: Any) -> Any:
+    runs = Captured(memory).runs()
+    facets = runs[-1].output_json()["facets"]
+    return facets.get("columnLineage")
+
+
+def _without_producer(facet: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in facet.items() if not k.startswith("_")}
+
+
+def test_connect_column_lineage_equals_the_classic_one(
+    spark: Any, spark_connect: Any, memory: Any, client: Any, src: str, other: str, table: Any
+) -> None:
+    """The same write in both modes: the Connect text tracing gives the classic tree's lineage."""
+    from openlineage_sdk.spark import install, uninstall
+
+    query = QUERY.format(src=src, other=other)
+    got: dict[str, Any] = {}
+    for label, session in (("classic", spark), ("connect", spark_connect)):
+        install(session, client)
+        try:
+            session.sql(query).write.saveAsTable(table(f"cll_{label}"))
+        finally:
+            uninstall(session)
+        facet = _lineage_of(memory)
+        assert facet is not None, label
+        got[label] = _without_producer(facet)
+        memory.clear()
+    assert got["connect"] == got["classic"]
+    assert set(got["connect"]["fields"]) == {"key", "total", "h"}  # count(*) reads no column
+    total = got["connect"]["fields"]["total"]["inputFields"]
+    assert {(f["name"].rsplit("/", 1)[-1], f["field"]) for f in total} == {(src, "a"), (other, "a")}
+
+
+def test_insert_select_and_ctas_under_connect_carry_column_lineage(
+    spark: Any, spark_connect: Any, memory: Any, client: Any, src: str, other: str, table: Any
+) -> None:
+    from openlineage_sdk.spark import install, uninstall
+
+    query = QUERY.format(src=src, other=other)
+    ctas, inserted, classic = table("ctas_cll"), table("ins_cll"), table("classic_cll")
+    spark_connect.sql(f"CREATE TABLE {inserted} (key STRING, total BIGINT, n BIGINT, h STRING)")
+    install(spark, client)
+    try:
+        spark.sql(query).write.saveAsTable(classic)
+    finally:
+        uninstall(spark)
+    expected = _without_producer(_lineage_of(memory))
+    memory.clear()
+    install(spark_connect, client)
+    try:
+        spark_connect.sql(f"CREATE TABLE {ctas} USING parquet AS {query}")
+        from_ctas = _lineage_of(memory)
+        spark_connect.sql(f"INSERT INTO {inserted} {query}")
+        from_insert = _lineage_of(memory)
+    finally:
+        uninstall(spark_connect)
+    assert from_ctas is not None
+    assert from_insert is not None
+    assert _without_producer(from_ctas) == expected
+    assert _without_producer(from_insert) == expected
+
+
+def test_statement_text_is_read_from_both_forms_of_the_sql_command() -> None:
+    """The ``SQL`` relation PySpark 4 sends, and the command's own text PySpark 3.5 sends."""
+    from pyspark.sql.connect.proto import Command
+
+    from openlineage_sdk.spark._connect_statements import _sql_relation, may_write
+
+    current = Command()
+    current.sql_command.input.sql.query = "INSERT INTO t SELECT 1"
+    legacy = Command()
+    legacy.sql_command.sql = "DROP TABLE t"
+    other = Command()
+    other.write_operation.table.table_name = "t"
+    assert _sql_relation(current).query == "INSERT INTO t SELECT 1"
+    found = _sql_relation(legacy)
+    assert found.query == "DROP TABLE t"
+    found.query = "EXPLAIN EXTENDED DROP TABLE t"
+    assert legacy.sql_command.sql == "EXPLAIN EXTENDED DROP TABLE t"
+    assert _sql_relation(other) is None
+    assert may_write("/* x */ -- y\n insert overwrite table t select 1")
+    assert may_write("CREATE OR REPLACE TABLE t AS SELECT 1")
+    assert not may_write("CREATE TEMPORARY VIEW v AS SELECT 1")
+    assert not may_write("SELECT * FROM t")
+    assert not may_write("DROP VIEW v")
