@@ -20,7 +20,7 @@ def tests(session: nox.Session) -> None:
     """Run the whole test suite (Spark, Spark Connect and Kafka tests included)."""
     session.install(
         "-e",
-        ".[http,kafka,codegen,spark]",
+        ".[http,kafka,codegen,spark,report]",
         # The example plugin package: its entry point registers custom facets, as users' do.
         "-e",
         "examples/myco-facets",
