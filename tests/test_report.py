@@ -9,6 +9,7 @@ import random
 import re
 import subprocess
 import sys
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -237,3 +238,107 @@ def test_no_edge_passes_under_a_node_in_random_graphs(seed: int) -> None:
             for a, b in itertools.pairwise(points):
                 assert not _overlaps((x, y, width, height), a, b)
     assert len(set(corners)) == size  # no two boxes on one spot
+
+
+# ----------------------------------------------------------------------- in a real browser
+@pytest.fixture
+def page_of(tmp_path: Path) -> Iterator[Callable[[str], Any]]:
+    """Open a report in headless Chromium (1400x1000); record console errors and requests."""
+    from tests._browser import chromium_page
+
+    with chromium_page() as page:
+        problems: list[str] = []
+        page.on("console", lambda m: problems.append(m.text) if m.type == "error" else None)
+        page.on("pageerror", lambda e: problems.append(str(e)))
+        page.on(
+            "request",
+            lambda r: None if r.url.startswith("file:") else problems.append(f"request {r.url}"),
+        )
+
+        def open_page(html_text: str) -> Any:
+            path = tmp_path / "lineage.html"
+            path.write_text(html_text, encoding="utf-8")
+            page.goto(path.as_uri())
+            page.wait_for_function("window.lineageReport !== undefined")
+            page.problems = problems
+            return page
+
+        yield open_page
+    assert problems == []
+
+
+def _node(page: Any, label: str) -> Any:
+    return page.locator(".node", has=page.locator(f"title:text-is('{label}')"))
+
+
+@pytest.mark.slow
+def test_browser_page_loads_offline_with_every_node_in_view(events_file: Path, page_of) -> None:
+    page = page_of(lineage_html(load_events(events_file), title="Shop"))
+    assert page.problems == []
+    canvas = page.locator("#graph").bounding_box()
+    boxes = [n.bounding_box() for n in page.locator(".node").all()]
+    assert len(boxes) == 6
+    for box in boxes:
+        assert box["x"] >= canvas["x"]
+        assert box["y"] >= canvas["y"]
+        assert box["x"] + box["width"] <= canvas["x"] + canvas["width"] + 0.5
+        assert box["y"] + box["height"] <= canvas["y"] + canvas["height"] + 0.5
+    page.locator("#zoom-in").click()
+    page.locator("#zoom-in").click()
+    page.locator("#fit").click()  # fit brings everything back after zooming
+    for node in page.locator(".node").all():
+        box = node.bounding_box()
+        assert canvas["x"] <= box["x"] <= canvas["x"] + canvas["width"] - box["width"] + 0.5
+
+
+@pytest.mark.slow
+def test_browser_shows_a_failed_run_as_failed_with_its_error(events_file: Path, page_of) -> None:
+    page = page_of(lineage_html(load_events(events_file), title="Shop"))
+    failed = _node(page, "shop/orders_app.report")
+    assert "FAIL" in (failed.get_attribute("class") or "").split()
+    assert "✖ FAIL" in failed.locator(".tag").text_content()
+    healthy = _node(page, "shop/orders_app.clean")
+    assert "COMPLETE" in (healthy.get_attribute("class") or "").split()
+    assert "in orders_app" in healthy.locator(".tag").text_content()  # its parent job
+    failed.click()
+    assert page.locator("#panel tr.run.FAIL").count() == 1
+    assert "disk full" in page.locator("#panel .error").text_content()
+
+
+@pytest.mark.slow
+def test_browser_column_click_highlights_the_upstream_columns(events_file: Path, page_of) -> None:
+    page = page_of(lineage_html(load_events(events_file), title="Shop"))
+    _node(page, "s3://lake/curated/orders").click()
+    assert page.locator("#panel h3", has_text="Statistics").count() == 1
+    assert "1,234 rows · 2.0 KiB · 2 files" in page.locator("#panel").text_content()
+    page.locator("#panel button.col[data-field='total']").click()
+    upstream = page.locator("#panel li.upcol")
+    assert sorted(
+        (u.get_attribute("data-dataset"), u.get_attribute("data-field")) for u in upstream.all()
+    ) == [("s3://lake/raw/orders", "price"), ("s3://lake/raw/orders", "quantity")]
+    assert "DIRECT/AGGREGATION" in upstream.first.text_content()
+    raw = _node(page, "s3://lake/raw/orders")
+    assert "upstream" in (raw.get_attribute("class") or "").split()
+    assert raw.locator(".cols").text_content() == "⇢ price, quantity"
+    assert page.locator(".node.upstream").count() == 1  # only the source dataset
+    page.locator("#panel button.col[data-field='id']").click()
+    assert [u.get_attribute("data-field") for u in page.locator("#panel li.upcol").all()] == [
+        "order_id"
+    ]
+
+
+@pytest.mark.slow
+def test_browser_search_filters_and_recentres(events_file: Path, page_of) -> None:
+    page = page_of(lineage_html(load_events(events_file), title="Shop"))
+    page.locator("#search").fill("report")
+    page.locator("#search").press("Enter")
+    chosen = _node(page, "shop/orders_app.report")
+    assert "selected" in (chosen.get_attribute("class") or "").split()
+    assert page.locator(".node.dim").count() == 4  # the job and its daily report match
+    canvas = page.locator("#graph").bounding_box()
+    box = chosen.bounding_box()
+    assert abs(box["x"] + box["width"] / 2 - (canvas["x"] + canvas["width"] / 2)) < 2
+    assert abs(box["y"] + box["height"] / 2 - (canvas["y"] + canvas["height"] / 2)) < 2
+    page.locator("#search").fill("")
+    page.locator("#namespace").select_option("shop")
+    assert page.locator(".node:not(.dim)").count() == 3  # the jobs, not the s3 datasets
