@@ -5,7 +5,7 @@ from __future__ import annotations
 import importlib
 import sys
 
-BENCHMARKS = ("benchmarks.models", "benchmarks.transport", "benchmarks.spark")
+BENCHMARKS = ("benchmarks.models", "benchmarks.transport", "benchmarks.spark", "benchmarks.report")
 
 
 def main(argv: list[str]) -> int:

@@ -24,6 +24,7 @@ from __future__ import annotations
 import html
 import json
 import math
+from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -344,9 +345,10 @@ def _layout(
     layout = extended.layout_sugiyama(layers=extended_layers, hgap=1, vgap=1, maxiter=100)
     # igraph's final placement may put two members of a layer closer than one slot: keep its
     # order and positions, pushing each member down to at least one slot below the one before.
+    coords = layout.coords  # a property that copies every coordinate: read it once
     members: dict[int, list[tuple[float, int]]] = {}
     for vertex, layer in enumerate(extended_layers):
-        members.setdefault(layer, []).append((layout.coords[vertex][0], vertex))
+        members.setdefault(layer, []).append((coords[vertex][0], vertex))
     slot = [0.0] * len(extended_layers)
     for layer_members in members.values():
         previous_slot = -math.inf
@@ -374,6 +376,18 @@ def _page_data(graph: Graph, title: str) -> dict[str, Any]:
         - set(links)
     )
     corners, bends = _layout(names, links + parent_links)
+    reads: dict[str, list[int]] = defaultdict(list)
+    writes: dict[str, list[int]] = defaultdict(list)
+    for a, b in graph.edges:
+        if a in graph.jobs:
+            writes[a].append(index[b])
+        else:
+            reads[b].append(index[a])
+    children: dict[str, list[int]] = defaultdict(list)
+    parents_of: dict[str, list[str]] = defaultdict(list)
+    for a, b in graph.parents:
+        children[a].append(index[b])
+        parents_of[b].append(a)
     nodes: list[dict[str, Any]] = []
     for job in jobs:
         runs = sorted(graph.jobs[job], key=lambda r: r.started or r.first_seen or "")
@@ -383,7 +397,7 @@ def _page_data(graph: Graph, title: str) -> dict[str, Any]:
         if latest is not None:
             ended = [s for s in latest.states if s in _ENDED]
             state = ended[-1] if ended else "RUNNING"
-        parents = sorted(p for p, c in graph.parents if c == job)
+        parents = sorted(parents_of[job])
         nodes.append(
             {
                 "kind": "job",
@@ -391,7 +405,7 @@ def _page_data(graph: Graph, title: str) -> dict[str, Any]:
                 "name": name,
                 "state": state,
                 "parent": index[parents[0]] if parents else None,
-                "children": sorted(index[c] for p, c in graph.parents if p == job),
+                "children": sorted(children[job]),
                 "runs": [
                     [
                         r.run_id,
@@ -403,8 +417,8 @@ def _page_data(graph: Graph, title: str) -> dict[str, Any]:
                     ]
                     for r in runs
                 ],
-                "in": sorted(index[a] for a, b in graph.edges if b == job),
-                "out": sorted(index[b] for a, b in graph.edges if a == job),
+                "in": sorted(reads[job]),
+                "out": sorted(writes[job]),
             }
         )
     for key in datasets:

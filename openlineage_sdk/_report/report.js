@@ -65,6 +65,10 @@
       '</text><text class="sub" x="10" y="50">' + esc(lines[2]) + "</text></g>");
   });
   out.push("</g>");
+  // Zoomed out, names are too small to read: the page draws boxes and lines only ("far"), which
+  // keeps the first paint of thousands of nodes fast. apply() switches names on when readable.
+  svg.classList.add("far");
+  var screen = svg.getBoundingClientRect(); // measured while the drawing is empty: no layout cost
   svg.innerHTML = out.join("");
   var gNodes = svg.querySelectorAll(".node"), gEdges = svg.querySelectorAll(".edge");
 
@@ -77,9 +81,13 @@
     bounds = { x: x0, y: y0, w: x1 - x0, h: y1 - y0 };
   }
   var view = { x: 0, y: 0, w: 1, h: 1 };
-  function apply() { svg.setAttribute("viewBox", view.x + " " + view.y + " " + view.w + " " + view.h); }
+  function apply() {
+    svg.setAttribute("viewBox", view.x + " " + view.y + " " + view.w + " " + view.h);
+    var far = (screen.width || 1) / view.w < 0.35; // a 13px name would be under 5px
+    if (far !== svg.classList.contains("far")) svg.classList.toggle("far", far);
+  }
   function fit() {
-    var pad = 20, r = svg.getBoundingClientRect(), bw = bounds.w + 2 * pad, bh = bounds.h + 2 * pad;
+    var pad = 20, r = screen, bw = bounds.w + 2 * pad, bh = bounds.h + 2 * pad;
     var aspect = (r.width || 1) / (r.height || 1);
     if (bw / bh > aspect) bh = bw / aspect; else bw = bh * aspect; // fill the window, centred
     view = { x: bounds.x + bounds.w / 2 - bw / 2, y: bounds.y + bounds.h / 2 - bh / 2, w: bw, h: bh };
@@ -89,7 +97,7 @@
     if (cx == null) { cx = view.x + view.w / 2; cy = view.y + view.h / 2; }
     view = { x: cx - (cx - view.x) * f, y: cy - (cy - view.y) * f, w: view.w * f, h: view.h * f }; apply();
   }
-  function toGraph(ev) { var r = svg.getBoundingClientRect(); return [view.x + (ev.clientX - r.left) / r.width * view.w, view.y + (ev.clientY - r.top) / r.height * view.h]; }
+  function toGraph(ev) { var r = screen; return [view.x + (ev.clientX - r.left) / r.width * view.w, view.y + (ev.clientY - r.top) / r.height * view.h]; }
   function centre(i) {
     var n = nodes[i], w = Math.min(view.w, Math.max(4 * W, 1400)), h = view.h * w / view.w;
     view = { x: n.x + W / 2 - w / 2, y: n.y + H / 2 - h / 2, w: w, h: h }; apply();
@@ -99,12 +107,12 @@
   svg.addEventListener("pointerdown", function (ev) { drag = { x: ev.clientX, y: ev.clientY, v: view, moved: false }; });
   window.addEventListener("pointermove", function (ev) {
     if (!drag) return;
-    var r = svg.getBoundingClientRect(), dx = (ev.clientX - drag.x) / r.width * view.w, dy = (ev.clientY - drag.y) / r.height * view.h;
+    var r = screen, dx = (ev.clientX - drag.x) / r.width * view.w, dy = (ev.clientY - drag.y) / r.height * view.h;
     if (Math.abs(ev.clientX - drag.x) + Math.abs(ev.clientY - drag.y) > 3) { drag.moved = true; svg.classList.add("dragging"); }
     if (drag.moved) { view = { x: drag.v.x - dx, y: drag.v.y - dy, w: view.w, h: view.h }; apply(); }
   });
   window.addEventListener("pointerup", function () { setTimeout(function () { drag = null; }, 0); svg.classList.remove("dragging"); });
-  window.addEventListener("resize", fit);
+  window.addEventListener("resize", function () { screen = svg.getBoundingClientRect(); fit(); });
   document.getElementById("fit").onclick = fit;
   document.getElementById("zoom-in").onclick = function () { zoom(1 / 1.3); };
   document.getElementById("zoom-out").onclick = function () { zoom(1.3); };
@@ -200,9 +208,8 @@
 
   // ---------------------------------------------------------------- search and namespaces
   var search = document.getElementById("search"), nsSelect = document.getElementById("namespace");
-  var namespaces = {}, opts = [];
-  nodes.forEach(function (n, i) { namespaces[n.ns] = 1; if (i < 5000) opts.push('<option value="' + esc(label(n)) + '">'); });
-  document.getElementById("names").innerHTML = opts.join("");
+  var namespaces = {};
+  nodes.forEach(function (n) { namespaces[n.ns] = 1; });
   Object.keys(namespaces).sort().forEach(function (ns) { var o = document.createElement("option"); o.value = o.textContent = ns; nsSelect.appendChild(o); });
   function filter() {
     var q = search.value.trim().toLowerCase(), ns = nsSelect.value, first = -1, shown = {};
