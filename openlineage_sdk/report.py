@@ -328,6 +328,17 @@ def _layout(
         return [], []
     first = igraph.Graph(n=len(nodes), edges=edges, directed=True).layout_sugiyama(maxiter=1)
     layers = [round(layer) for _, layer in first.coords[: len(nodes)]]
+    # Longest-path layering puts every source in the first layer, however late it is read: a
+    # raw table read only by a job of layer 20 would drag an edge across 19 layers (and take a
+    # slot in each). Move each source up to just before its first reader.
+    successors: dict[int, list[int]] = defaultdict(list)
+    has_input = set()
+    for source, target in edges:
+        successors[source].append(target)
+        has_input.add(target)
+    for node in range(len(nodes)):
+        if node not in has_input and successors[node]:
+            layers[node] = max(layers[node], min(layers[t] for t in successors[node]) - 1)
     extended_layers = list(layers)
     extended_edges: list[tuple[int, int]] = []
     chains: list[list[int]] = []  # the dummy vertices of each edge, left to right
@@ -355,6 +366,13 @@ def _layout(
         for across, vertex in sorted(layer_members):
             previous_slot = max(across, previous_slot + 1)
             slot[vertex] = previous_slot
+    tallest = max(len(m) for m in members.values())
+    if max(slot) - min(slot) > 2 * tallest:
+        # On large graphs igraph's placement spreads layers far apart (a strip many times
+        # taller than the widest layer): keep each layer's order, packed and centred.
+        for layer_members in members.values():
+            for rank, (_, vertex) in enumerate(sorted(layer_members)):
+                slot[vertex] = rank - (len(layer_members) - 1) / 2
     low = min(slot)
     step_x, step_y = _WIDTH + _GAP_X, _HEIGHT + _GAP_Y
 

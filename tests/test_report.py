@@ -342,3 +342,27 @@ def test_browser_search_filters_and_recentres(events_file: Path, page_of) -> Non
     page.locator("#search").fill("")
     page.locator("#namespace").select_option("shop")
     assert page.locator(".node:not(.dim)").count() == 3  # the jobs, not the s3 datasets
+
+
+def test_a_source_sits_just_before_its_first_reader() -> None:
+    # a -> j1 -> b -> j2 -> c -> j3, and a raw table read only by j3: beside c, not beside a.
+    names = ["a", "j1", "b", "j2", "c", "j3", "raw"]
+    edges = [(0, 1), (1, 2), (2, 3), (3, 4), (4, 5), (6, 5)]
+    corners, bends = report._layout(names, edges)
+    assert corners[6][0] == corners[4][0]
+    assert bends[5] == []  # one layer apart: no bend
+
+
+def test_slots_of_a_layer_never_overlap_in_large_graphs() -> None:
+    rng = random.Random(3)
+    size = 600
+    edges = sorted({tuple(sorted(rng.sample(range(size), 2))) for _ in range(size * 2)})
+    corners, bends = report._layout([str(n) for n in range(size)], edges)  # type: ignore[arg-type]
+    columns: dict[float, list[float]] = {}
+    for x, y in corners + [point for route in bends for point in route]:
+        columns.setdefault(x, []).append(y)
+    for ys in columns.values():
+        ys.sort()
+        assert all(
+            b - a >= report._HEIGHT + report._GAP_Y - 1e-6 for a, b in itertools.pairwise(ys)
+        )

@@ -26,6 +26,7 @@
     if (n.kind === "job") { var p = n.name.split("."); return p[p.length - 1] || n.name; }
     var q = n.name.replace(/\/+$/, "").split("/"); return q[q.length - 1] || n.name;
   }
+  function when(t) { return t ? String(t).replace("T", " ").replace(/\.\d+/, "") : ""; }
   function dur(s) { if (s == null) return ""; if (s < 60) return s.toFixed(2) + " s"; var m = Math.floor(s / 60); return m + " min " + Math.round(s - 60 * m) + " s"; }
 
   // ---------------------------------------------------------------- drawing
@@ -45,11 +46,11 @@
   var out = ['<defs><marker id="arrow" viewBox="0 0 10 10" refX="10" refY="5" markerWidth="7" markerHeight="7" orient="auto"><path d="M0 0L10 5L0 10z" fill="#9aa5b1"/></marker>' +
     '<marker id="arrow-parent" viewBox="0 0 10 10" refX="10" refY="5" markerWidth="7" markerHeight="7" orient="auto"><path d="M0 0L10 5L0 10z" fill="#7e57c2"/></marker></defs><g id="viewport">'];
   edges.forEach(function (e, i) {
-    out.push('<path class="edge ' + e[2] + '" data-e="' + i + '" d="' + edgePath(e) + '"><title>' +
-      esc((e[2] === "parent" ? "parent run of " : "") + label(nodes[e[0]]) + " → " + label(nodes[e[1]])) + "</title></path>");
+    out.push('<path class="edge ' + e[2] + '" d="' + edgePath(e) + '"/>');
   });
   function label(n) { return n.kind === "job" ? n.ns + "/" + n.name : n.uri; }
-  nodes.forEach(function (n, i) {
+  // A node's three lines of text: added to the drawing only once zoomed in enough to read them.
+  function labels(n) {
     var lines;
     if (n.kind === "job") {
       var parent = n.parent != null ? " · in " + shortName(nodes[n.parent]) : "";
@@ -59,11 +60,19 @@
     } else {
       lines = ["DATASET" + (n.lifecycle ? " · " + n.lifecycle : ""), cut(shortName(n), 30), cut(stats(n) || n.uri, 36)];
     }
+    return '<text class="tag" x="10" y="15">' + esc(cut(lines[0], 44)) + '</text><text class="short" x="10" y="33">' + esc(lines[1]) +
+      '</text><text class="sub" x="10" y="50">' + esc(lines[2]) + "</text>";
+  }
+  nodes.forEach(function (n, i) {
     out.push('<g class="node ' + n.kind + " " + (n.state || "") + '" data-i="' + i + '" transform="translate(' + n.x + " " + n.y + ')">' +
-      "<title>" + esc(label(n)) + '</title><rect width="' + W + '" height="' + H + '" rx="6"/>' +
-      '<text class="tag" x="10" y="15">' + esc(cut(lines[0], 44)) + '</text><text class="short" x="10" y="33">' + esc(lines[1]) +
-      '</text><text class="sub" x="10" y="50">' + esc(lines[2]) + "</text></g>");
+      "<title>" + esc(label(n)) + '</title><rect width="' + W + '" height="' + H + '" rx="6"/></g>');
   });
+  var labelled = false;
+  function addLabels() {
+    if (labelled) return;
+    labelled = true;
+    nodes.forEach(function (n, i) { gNodes[i].insertAdjacentHTML("beforeend", labels(n)); });
+  }
   out.push("</g>");
   // Zoomed out, names are too small to read: the page draws boxes and lines only ("far"), which
   // keeps the first paint of thousands of nodes fast. apply() switches names on when readable.
@@ -84,6 +93,7 @@
   function apply() {
     svg.setAttribute("viewBox", view.x + " " + view.y + " " + view.w + " " + view.h);
     var far = (screen.width || 1) / view.w < 0.35; // a 13px name would be under 5px
+    if (!far) addLabels();
     if (far !== svg.classList.contains("far")) svg.classList.toggle("far", far);
   }
   function fit() {
@@ -139,7 +149,7 @@
     if (n.children.length) h += "<h3>Child jobs</h3>" + links(n.children);
     h += "<h3>Runs (" + n.runs.length + ")</h3><table><tr><th>state</th><th>start</th><th>end</th><th>duration</th></tr>";
     n.runs.slice().reverse().forEach(function (r) {
-      h += '<tr class="run ' + esc(r[1]) + '" title="run ' + esc(r[0]) + '"><td>' + MARK[r[1]] + " " + esc(r[1]) + "</td><td>" + esc(r[2] || "") + "</td><td>" + esc(r[3] || "") + "</td><td>" + dur(r[4]) + "</td></tr>";
+      h += '<tr class="run ' + esc(r[1]) + '" title="run ' + esc(r[0]) + '"><td>' + MARK[r[1]] + " " + esc(r[1]) + "</td><td>" + esc(when(r[2])) + "</td><td>" + esc(when(r[3])) + "</td><td>" + dur(r[4]) + "</td></tr>";
       if (r[5]) h += '<tr><td colspan="4"><div class="error">' + esc(r[5]) + "</div></td></tr>";
     });
     return h + "</table><h3>Reads</h3>" + links(n["in"]) + "<h3>Writes</h3>" + links(n.out);
