@@ -366,3 +366,15 @@ def test_slots_of_a_layer_never_overlap_in_large_graphs() -> None:
         assert all(
             b - a >= report._HEIGHT + report._GAP_Y - 1e-6 for a, b in itertools.pairwise(ys)
         )
+
+
+def test_html_without_igraph_names_the_extra(
+    events_file: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys
+) -> None:
+    monkeypatch.setitem(sys.modules, "igraph", None)  # as if the [report] extra were missing
+    html_path = tmp_path / "lineage.html"
+    assert main(["report", str(events_file), "--html", str(html_path)], out=io.StringIO()) == 2
+    error = capsys.readouterr().err
+    assert error.count("\n") == 1
+    assert "pip install 'openlineage-sdk[report]'" in error
+    assert not html_path.exists()
