@@ -230,6 +230,11 @@ def build_graph(events: Iterable[Event]) -> Graph:
     return graph
 
 
+def _fit_end(text: str, limit: int) -> str:
+    """``text`` cut to ``limit`` characters, keeping its start (where a message says what)."""
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
 def _duration(info: _RunInfo) -> str:
     if info.started is None or info.ended is None:
         return ""
@@ -268,6 +273,9 @@ def summary(events: Iterable[Event] | Graph) -> str:
             lines.append(
                 f"    run {info.run_id}: {' -> '.join(info.states)}{_duration(info)}{parent}"
             )
+            if info.error:
+                first_line = info.error.strip().splitlines()[0] if info.error.strip() else ""
+                lines.append(f"      error: {_fit_end(first_line, 160)}")
     lines += ["", "Datasets"]
     for key, data in sorted(graph.datasets.items()):
         facts = []

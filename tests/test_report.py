@@ -92,7 +92,10 @@ def test_summary_lists_jobs_runs_states_and_datasets(events_file: Path) -> None:
         r"shop/orders_app\.clean\n    run [0-9a-f-]{36}: START -> COMPLETE in [0-9.]+s  \(child of shop/orders_app\)",
         text,
     )
-    assert re.search(r"shop/orders_app\.report\n    run [0-9a-f-]{36}: START -> FAIL", text)
+    assert re.search(
+        r"shop/orders_app\.report\n    run [0-9a-f-]{36}: START -> FAIL.*\n      error: .*disk full",
+        text,
+    )
     assert "s3://lake/curated/orders  [1,234 rows, 2.0 KiB, 2 files]" in text
     assert "written by shop/orders_app.clean" in text
 
