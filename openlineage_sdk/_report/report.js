@@ -77,6 +77,7 @@
   // Zoomed out, names are too small to read: the page draws boxes and lines only ("far"), which
   // keeps the first paint of thousands of nodes fast. apply() switches names on when readable.
   svg.classList.add("far");
+  if (edges.length > 1500) svg.classList.add("crowded");
   var screen = svg.getBoundingClientRect(); // measured while the drawing is empty: no layout cost
   svg.innerHTML = out.join("");
   var gNodes = svg.querySelectorAll(".node"), gEdges = svg.querySelectorAll(".edge");
