@@ -20,7 +20,7 @@ def tests(session: nox.Session) -> None:
     """Run the whole test suite (Spark, Spark Connect and Kafka tests included)."""
     session.install(
         "-e",
-        ".[http,kafka,codegen,spark]",
+        ".[http,kafka,codegen,spark,report]",
         # The example plugin package: its entry point registers custom facets, as users' do.
         "-e",
         "examples/myco-facets",
@@ -67,7 +67,7 @@ def demo(session: nox.Session) -> None:
     ``nox -s demo -- --connect`` runs it through a local Spark Connect server; ``--workdir DIR``
     chooses where its data, events and lineage graph go (default ``./openlineage-demo``).
     """
-    session.install("-e", ".[spark]", *group("spark"))
+    session.install("-e", ".[spark,report]", *group("spark"))
     session.run("python", "-m", "openlineage_sdk.spark.demo", *session.posargs)
 
 

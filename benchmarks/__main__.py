@@ -5,7 +5,13 @@ from __future__ import annotations
 import importlib
 import sys
 
-BENCHMARKS = ("benchmarks.models", "benchmarks.transport", "benchmarks.config", "benchmarks.spark")
+BENCHMARKS = (
+    "benchmarks.models",
+    "benchmarks.transport",
+    "benchmarks.config",
+    "benchmarks.spark",
+    "benchmarks.report",
+)
 
 
 def main(argv: list[str]) -> int:

@@ -6,9 +6,9 @@ all from the schemas bundled with the SDK; the network is never used. A facet wh
 ``_schemaURL`` the SDK does not bundle (a custom facet) is checked against the base facet
 definition of its entity, which the core schema already applies to every facet.
 
-What counts as valid follows JSON Schema 2020-12 as the spec publishes it: ``format`` is an
-annotation, so a run id that is not a UUID or a time without a zone is valid unless
-``formats=True`` is passed. Core versions that were never published (the URL of a future or
+The spec's string formats are checked too (a run id must be a UUID, an event time an RFC 3339
+date-time with its zone, a URI a URI), as a user of the spec expects: JSON Schema 2020-12 makes
+``format`` an annotation only, and ``formats=False`` gives that reading back. Core versions that were never published (the URL of a future or
 skipped version) are checked against the closest bundled version of the same major version.
 """
 
@@ -333,7 +333,7 @@ def validate_event(
     data: str | bytes | bytearray | Mapping[str, Any] | Any,
     *,
     strict: bool = True,
-    formats: bool = False,
+    formats: bool = True,
 ) -> list[Problem]:
     """Check an event against the bundled schemas; return the problems, empty when valid.
 
@@ -341,7 +341,8 @@ def validate_event(
         data: JSON text or bytes, a parsed JSON value, or an event model.
         strict: also check each facet against the schema its ``_schemaURL`` names (otherwise
             only the core schema, which checks every facet against its entity's base facet).
-        formats: also check string formats (``date-time``, ``uuid``, ``uri``).
+        formats: also check the spec's string formats (``date-time``, ``uuid``, ``uri``); the
+            default. False reads ``format`` as JSON Schema 2020-12 does, as an annotation only.
 
     Returns:
         One :class:`Problem` per broken rule, with the JSON path of the offending value.

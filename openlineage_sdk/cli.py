@@ -11,10 +11,16 @@ schema gets a new version (a new ``$id``), the package keeps the earlier version
 datasets in a JSON Lines file of events and, with ``--html``, writes a self-contained HTML page
 of their lineage graph (see :mod:`openlineage_sdk.report`).
 
-``openlineage-sdk validate [--strict] PATH...`` checks events in ``.json`` files (one event, or a
-JSON array of events), ``.jsonl`` files (one event per line) and folders (searched for both),
-and prints one line per problem: ``file[:line]: event-id: json.path: message``. It exits 0 when
-every event is valid, 1 when any is not, and 2 on a usage error.
+``openlineage-sdk validate [--core-only] [--no-formats] PATH...`` checks events in ``.json`` files
+(one event, or a JSON array of events), ``.jsonl`` files (one event per line) and folders (searched
+for both). By default it is strict: the core schema, every facet against the schema its
+``_schemaURL`` names, and the spec's string formats (a runId must be a UUID, an eventTime an
+RFC 3339 date-time, a URI a URI). It prints one line per problem to stdout,
+``file[:line]: event-id: json.path: message``, then a summary line ``N event(s), M invalid``,
+also on stdout so the whole result can be piped. It exits 0 when every event is valid, 1 when
+any is not, and 2 on a usage error.
+
+Every command exits quietly when its reader goes away (``... | head``).
 """
 
 from __future__ import annotations
@@ -104,8 +110,7 @@ def _validate(args: argparse.Namespace, out: TextIO) -> int:
                 label = _label(event)
                 for problem in problems:
                     print(f"{location}: {label}: {problem}", file=out)
-    summary = f"{events} event(s), {invalid} invalid"
-    print(summary, file=sys.stderr)
+    print(f"{events} event(s), {invalid} invalid", file=out)
     return 1 if invalid else 0
 
 
@@ -116,13 +121,23 @@ _CODEGEN_HEADER = (
 
 
 def _codegen(args: argparse.Namespace, out: TextIO) -> int:
+    import importlib.util
+
+    # datamodel-code-generator is an optional dependency, imported only when generating: say
+    # which extra brings it before doing anything, rather than fail halfway with a traceback.
     try:
-        from openlineage_sdk.codegen import SchemaError, check, generate_package, write
-    except ImportError as exc:  # datamodel-code-generator is an optional dependency
+        found = importlib.util.find_spec("datamodel_code_generator") is not None
+    except (ImportError, ValueError):
+        found = False
+    if not found:
         print(
-            f"openlineage-sdk codegen: {exc}; install 'openlineage-sdk[codegen]'", file=sys.stderr
+            "openlineage-sdk codegen: needs datamodel-code-generator; "
+            "install it with: pip install 'openlineage-sdk[codegen]'",
+            file=sys.stderr,
         )
         return 2
+    from openlineage_sdk.codegen import SchemaError, check, generate_package, write
+
     if not args.schemas.is_dir():
         print(f"openlineage-sdk codegen: {args.schemas}: not a folder", file=sys.stderr)
         return 2
@@ -160,17 +175,46 @@ def _report(args: argparse.Namespace, out: TextIO) -> int:
     except (OSError, OpenLineageValidationError) as exc:
         print(f"openlineage-sdk report: {exc}", file=sys.stderr)
         return 2
+    if args.html is not None:  # written first: a reader that stops early (| head) still gets it
+        try:
+            page = lineage_html(graph, title=f"Lineage of {args.path.name}")
+        except ModuleNotFoundError as exc:  # the layout's optional dependency
+            print(f"openlineage-sdk report: {exc}", file=sys.stderr)
+            return 2
+        args.html.write_text(page, encoding="utf-8")
     print(summary(graph), file=out)
     if args.html is not None:
-        args.html.write_text(
-            lineage_html(graph, title=f"Lineage of {args.path.name}"), encoding="utf-8"
-        )
         print(f"\nlineage graph: {args.html}", file=out)
     return 0
 
 
 def main(argv: Sequence[str] | None = None, *, out: TextIO | None = None) -> int:
-    """Run the command line; return the exit status."""
+    """Run the command line; return the exit status.
+
+    Args:
+        argv: the arguments (``sys.argv[1:]`` when None).
+        out: where results go (stdout when None); errors always go to stderr.
+
+    Returns:
+        0 on success, 1 when a check found problems, 2 on a usage error; 141 (like a shell's
+        SIGPIPE) when the reader of the output went away, e.g. ``openlineage-sdk report ... | head``.
+    """
+    try:
+        return _main(argv, out)
+    except BrokenPipeError:
+        # The reader closed the pipe: nothing more can be said to it. Point stdout at devnull
+        # so Python's flush at exit does not raise (and print a traceback) a second time.
+        import os
+
+        try:
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+        except (OSError, ValueError):  # stdout is not a real file (e.g. captured in tests)
+            pass
+        return 141
+
+
+def _main(argv: Sequence[str] | None, out: TextIO | None) -> int:
     parser = argparse.ArgumentParser(prog="openlineage-sdk", description="OpenLineage SDK tools")
     commands = parser.add_subparsers(dest="command", required=True)
     validate = commands.add_parser(
@@ -190,8 +234,19 @@ def main(argv: Sequence[str] | None = None, *, out: TextIO | None = None) -> int
     mode.add_argument(
         "--core-only", dest="strict", action="store_false", help="check the core schema only"
     )
-    validate.add_argument(
-        "--formats", action="store_true", help="also check date-time, uuid and uri string formats"
+    formats = validate.add_mutually_exclusive_group()
+    formats.add_argument(
+        "--formats",
+        dest="formats",
+        action="store_true",
+        default=True,
+        help="check the spec's string formats: uuid, date-time, uri (the default)",
+    )
+    formats.add_argument(
+        "--no-formats",
+        dest="formats",
+        action="store_false",
+        help="do not check string formats (JSON Schema's annotation-only reading)",
     )
     codegen = commands.add_parser(
         "codegen",

@@ -276,12 +276,20 @@ def run_demo(
 
     graph = build_graph(load_events(events_path))
     report = summary(graph)
-    html_path.write_text(lineage_html(graph, title=f"{APP_NAME} lineage"), encoding="utf-8")
+    try:
+        html = lineage_html(graph, title=f"{APP_NAME} lineage")
+    except ModuleNotFoundError:  # igraph lays the graph out: the [report] extra
+        html = None
+    else:
+        html_path.write_text(html, encoding="utf-8")
     say("")
     say(report)
     say("")
     say(f"Events (JSON Lines): {events_path.resolve()}")
-    say(f"Lineage graph:       {html_path.resolve()}  (open it in a browser)")
+    if html is None:
+        say("Lineage graph:       not drawn: pip install 'openlineage-sdk[report]' to draw it")
+    else:
+        say(f"Lineage graph:       {html_path.resolve()}  (open it in a browser)")
     say(f"Done in {time.perf_counter() - began:.0f} s.")
     return DemoResult(workdir, events_path, html_path, report)
 

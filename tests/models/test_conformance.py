@@ -80,7 +80,8 @@ def test_only_an_event_without_core_structure_is_refused(path: str) -> None:
 
 @pytest.mark.parametrize("record", MANIFEST, ids=_ids(MANIFEST))
 def test_validate_event_agrees_with_the_manifest(record: dict[str, Any]) -> None:
-    problems = validate_event(_text(record))
+    # The manifest's schema_valid reads `format` as JSON Schema 2020-12 does (an annotation).
+    problems = validate_event(_text(record), formats=False)
     assert (not problems) is record["schema_valid"], [str(p) for p in problems]
 
 
