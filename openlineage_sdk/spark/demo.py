@@ -276,11 +276,12 @@ def run_demo(
 
     graph = build_graph(load_events(events_path))
     report = summary(graph)
+    html: str | None = None
     try:
         html = lineage_html(graph, title=f"{APP_NAME} lineage")
     except ModuleNotFoundError:  # igraph lays the graph out: the [report] extra
-        html = None
-    else:
+        pass
+    if html is not None:
         html_path.write_text(html, encoding="utf-8")
     say("")
     say(report)
