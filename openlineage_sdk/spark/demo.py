@@ -24,6 +24,7 @@ What it does, all on this machine (Python and Java 17; no server):
 from __future__ import annotations
 
 import argparse
+import contextlib
 import csv
 import os
 import random
@@ -277,10 +278,8 @@ def run_demo(
     graph = build_graph(load_events(events_path))
     report = summary(graph)
     html: str | None = None
-    try:
+    with contextlib.suppress(ModuleNotFoundError):  # igraph lays the graph out: [report]
         html = lineage_html(graph, title=f"{APP_NAME} lineage")
-    except ModuleNotFoundError:  # igraph lays the graph out: the [report] extra
-        pass
     if html is not None:
         html_path.write_text(html, encoding="utf-8")
     say("")
