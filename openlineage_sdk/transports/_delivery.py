@@ -487,7 +487,7 @@ class DeliveryEngine:
     def _spool_worked(self) -> None:
         if self._spool_failed_at is not None:
             self._spool_failed_at = None
-            log.warning("OpenLineage: the spool %s works again", self.spool_path)
+            log.warning("OpenLineage: the spool %s is working again", self.spool_path)
 
     def _drop(self, worker: _Worker, reason: str) -> None:
         """Count a dropped event: log the first one, then a summary now and then.
