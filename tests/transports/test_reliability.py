@@ -9,6 +9,7 @@ binds root too, unlike permissions), and spool files damaged by hand.
 
 from __future__ import annotations
 
+import io
 import json
 import logging
 import os
@@ -379,3 +380,41 @@ def test_a_taken_over_spool_spilled_again_keeps_run_order(
     with make(server.url, tmp_path, batch_size=5) as third:
         assert third.flush(5).complete
     assert [seq_of(e) for e in server.events][4:] == [0, 5, 6, 7, 8, 9]
+
+
+# ---------------------------------------------------------------- the rejected file, replayed
+
+
+def test_the_rejected_file_is_listed_and_replayed_once_the_cause_is_fixed(
+    refusing: RefusingServer, server: LineageServer, tmp_path: Path
+) -> None:
+    from openlineage_sdk.cli import main
+
+    poison = run_event("01890000-0000-7000-8000-000000000002", "poison", "START", 1)
+    fine = run_event("01890000-0000-7000-8000-000000000003", "fine", "START", 2)
+    with make(refusing.url, tmp_path) as transport:
+        transport.emit(poison)
+        transport.emit(fine)
+        assert transport.flush(5).rejected == 1
+        folder = transport.spool_path
+    assert folder is not None
+    rejected = folder / "rejected.jsonl"
+    with rejected.open("ab") as handle:
+        handle.write(b"}{ a damaged spool line\n")
+    out = io.StringIO()
+    assert main(["rejected", str(tmp_path / "spool")], out=out) == 0
+    listing = out.getvalue()
+    assert f"{rejected}: 2 event(s)" in listing
+    assert "START run 01890000-0000-7000-8000-000000000002 job ns/poison" in listing
+    assert "not JSON" in listing
+    # Still refused: kept.
+    out = io.StringIO()
+    assert main(["rejected", str(rejected), "--replay", "--url", refusing.url], out=out) == 1
+    assert "0 delivered, 1 refused again, 1 not events" in out.getvalue()
+    assert len(rejected.read_bytes().splitlines()) == 2
+    # The cause fixed (a backend that accepts it): delivered and removed from the file.
+    out = io.StringIO()
+    assert main(["rejected", str(rejected), "--replay", "--url", server.url], out=out) == 1
+    assert "1 delivered, 0 refused again, 1 not events" in out.getvalue()
+    assert [e["job"]["name"] for e in server.events] == ["poison"]
+    assert rejected.read_bytes() == b"}{ a damaged spool line\n"
