@@ -11,6 +11,10 @@ schema gets a new version (a new ``$id``), the package keeps the earlier version
 datasets in a JSON Lines file of events and, with ``--html``, writes a self-contained HTML page
 of their lineage graph (see :mod:`openlineage_sdk.report`).
 
+``openlineage-sdk rejected [SPOOL_DIR|FILE] [--replay --url URL]`` lists the events a
+destination refused (kept in the spool's ``rejected.jsonl``) or sends one file's events again,
+removing those accepted (see :mod:`openlineage_sdk.transports._rejected`).
+
 ``openlineage-sdk validate [--core-only] [--no-formats] PATH...`` checks events in ``.json`` files
 (one event, or a JSON array of events), ``.jsonl`` files (one event per line) and folders (searched
 for both). By default it is strict: the core schema, every facet against the schema its
@@ -188,6 +192,41 @@ def _report(args: argparse.Namespace, out: TextIO) -> int:
     return 0
 
 
+def _rejected(args: argparse.Namespace, out: TextIO) -> int:
+    from openlineage_sdk.transports._delivery import default_spool_dir
+    from openlineage_sdk.transports._rejected import (
+        describe_line,
+        rejected_files,
+        replay_rejected,
+    )
+
+    files = rejected_files(args.path if args.path is not None else default_spool_dir())
+    if not args.replay:
+        for path in files:
+            lines = path.read_bytes().splitlines()
+            print(f"{path}: {len(lines)} event(s)", file=out)
+            for number, line in enumerate(lines, start=1):
+                print(f"  {number}: {describe_line(line)}", file=out)
+        if not files:
+            print("no rejected events", file=out)
+        return 0
+    if not args.url or len(files) != 1:
+        print(
+            "openlineage-sdk rejected: --replay needs --url and one rejected.jsonl file",
+            file=sys.stderr,
+        )
+        return 2
+    result = replay_rejected(files[0], args.url, endpoint=args.endpoint)
+    print(
+        f"{files[0]}: {result.delivered} delivered, {result.refused} refused again, "
+        f"{result.unsendable} not events, {result.failed} not sent",
+        file=out,
+    )
+    for message in result.messages[:10]:
+        print(f"  {message}", file=out)
+    return 0 if result.refused + result.unsendable + result.failed == 0 else 1
+
+
 def main(argv: Sequence[str] | None = None, *, out: TextIO | None = None) -> int:
     """Run the command line; return the exit status.
 
@@ -272,7 +311,22 @@ def _main(argv: Sequence[str] | None, out: TextIO | None) -> int:
     )
     report.add_argument("path", type=Path, metavar="EVENTS.jsonl")
     report.add_argument("--html", type=Path, default=None, help="write the lineage graph here")
+    rejected = commands.add_parser(
+        "rejected",
+        help="look at or replay the events a destination refused (rejected.jsonl)",
+        description="List the events kept in the spool's rejected.jsonl files, or send those of "
+        "one file again (--replay --url URL) once the cause is fixed; events accepted are "
+        "removed from the file. Exit 1 when some are still not accepted.",
+    )
+    rejected.add_argument(
+        "path", type=Path, nargs="?", default=None, metavar="SPOOL_DIR|rejected.jsonl"
+    )
+    rejected.add_argument("--replay", action="store_true", help="send the events again")
+    rejected.add_argument("--url", help="the backend's base URL, for --replay")
+    rejected.add_argument("--endpoint", default="api/v1/lineage", help="the lineage path")
     args = parser.parse_args(argv)
+    if args.command == "rejected":
+        return _rejected(args, out or sys.stdout)
     if args.command == "report":
         return _report(args, out or sys.stdout)
     if args.command == "validate":

@@ -54,6 +54,7 @@ import atexit
 import contextlib
 import dataclasses
 import enum
+import json
 import logging
 import os
 import random
@@ -93,6 +94,8 @@ PARTITIONS = 16
 _FIRST_SEQ = 1_000_000_000
 _READ_BLOCK = 1 << 20
 _REJECTED_FILE = "rejected.jsonl"
+#: Seconds during which an in-memory chunk takes new events.
+_CHUNK_SPAN = 0.1
 
 
 #: One queued event: its ordering key (``None`` once read back from a spool
@@ -176,6 +179,13 @@ class DeliveryOptions:
         close_timeout: default timeout of ``close`` and of the exit handler.
         raise_on_error: raise :class:`TransportError` / :class:`DeliveryError`
             instead of only logging.
+        spill_after: with a spool, an event still in memory this many seconds
+            after ``submit`` (a stalled or slow destination) is written to the
+            spool, so that a crash does not lose it.
+        drop_log_interval: dropped events are logged once, then summarised with
+            counts at most this often, not one line each.
+        spool_retry_interval: seconds between attempts to use a spool that
+            failed (unwritable folder, full disk); meanwhile events stay in memory.
     """
 
     max_queue_size: int = 10_000
@@ -190,6 +200,9 @@ class DeliveryOptions:
     flush_timeout: float = 10.0
     close_timeout: float = 10.0
     raise_on_error: bool = False
+    spill_after: float = 0.5
+    drop_log_interval: float = 60.0
+    spool_retry_interval: float = 1.0
 
 
 def default_spool_dir(env: Mapping[str, str] | None = None) -> Path:
@@ -209,19 +222,34 @@ def default_spool_dir(env: Mapping[str, str] | None = None) -> Path:
 
 
 class _MemChunk:
-    __slots__ = ("frozen", "items", "seq")
+    __slots__ = ("born", "frozen", "items", "seq", "session")
 
-    def __init__(self, seq: int) -> None:
+    def __init__(self, seq: int, session: str | None = None) -> None:
         self.seq = seq
+        # The spool file name a spill gives it: events taken back from a file of
+        # an earlier process keep that process's session, so that they still
+        # sort before the rest of its file for whoever takes the spool over next.
+        self.session = session
         self.items: deque[Record] = deque()
         self.frozen = False  # once being copied to disk, no event is added to it
+        self.born = time.monotonic()  # when its first event came (it takes new ones briefly)
 
 
 class _DiskChunk:
-    __slots__ = ("count", "end", "fd", "path", "pos", "pos_fd", "seq", "writable")
+    __slots__ = ("count", "end", "fd", "path", "pos", "pos_fd", "seq", "session", "writable")
 
-    def __init__(self, seq: int, path: Path, fd: int, pos_fd: int, *, writable: bool) -> None:
+    def __init__(
+        self,
+        seq: int,
+        path: Path,
+        fd: int,
+        pos_fd: int,
+        *,
+        writable: bool,
+        session: str | None = None,
+    ) -> None:
         self.seq = seq
+        self.session = session
         self.path = path
         self.fd = fd  # O_RDWR | O_APPEND, flock'ed for as long as we own the file
         self.pos_fd = pos_fd
@@ -359,6 +387,13 @@ class DeliveryEngine:
                     exc,
                 )
                 self.spool_path = None
+        # Dropped events: the first is logged, later ones summarised (see _drop).
+        self._drop_lock = threading.Lock()
+        self._drops_unreported = 0
+        self._drop_reason = ""
+        self._drop_logged_at: float | None = None
+        # A spool that failed: when (monotonic), so as to try it again later.
+        self._spool_failed_at: float | None = None
         for worker in self._workers:
             worker.thread = threading.Thread(
                 target=self._run,
@@ -367,6 +402,11 @@ class DeliveryEngine:
                 daemon=True,  # never keeps the interpreter alive; the exit handler flushes
             )
             worker.thread.start()
+        self._watchdog: threading.Thread | None = None
+        self._watchdog = threading.Thread(
+            target=self._watch, name="openlineage-spiller", daemon=True
+        )
+        self._watchdog.start()
         atexit.register(self._at_exit)
 
     # ------------------------------------------------------------------ intake
@@ -390,37 +430,118 @@ class DeliveryEngine:
                 self._fail("an event was emitted after the transport was closed; it was dropped")
                 return
             room = worker.mem_count < self._mem_capacity
+            # A spool that failed a moment ago is left alone while memory has room;
+            # without room it is tried anyway, dropping being worse than a failed write.
+            spool = self.spool_path is not None and (not room or self._spool_usable())
             # In memory while there is room, unless the destination is down and a spool
             # can keep the event safe meanwhile.
-            if room and (not self._down or self.spool_path is None):
+            if not (room and (not self._down or not spool)) and spool:
+                if self._append_to_disk(worker, lane, data):
+                    if worker.idle:
+                        worker.cond.notify()
+                    return
+                # The spool failed (and said so): memory is the fallback while it has room.
+                room = worker.mem_count < self._mem_capacity
+            if room:
                 last = lane.chunks[-1] if lane.chunks else None
-                if not isinstance(last, _MemChunk) or last.frozen:
+                if (
+                    not isinstance(last, _MemChunk)
+                    or last.frozen
+                    or last.born < time.monotonic() - _CHUNK_SPAN
+                ):
+                    # A chunk takes events for a short while only, so that its
+                    # age is close to the age of its oldest event (see _watch).
                     last = _MemChunk(self._next_seq())
                     lane.chunks.append(last)
                 last.items.append((key, data))
                 worker.mem_count += 1
-            elif self.spool_path is not None:
-                self._append_to_disk(worker, lane, data)
             else:
-                worker.dropped += 1
-                self._fail(
-                    "the event queue is full and no spool is configured; an event was dropped"
+                self._drop(
+                    worker,
+                    "the event queue is full and "
+                    + ("the spool is not working" if self.spool_path else "no spool is configured"),
                 )
                 return
             if worker.idle:
                 worker.cond.notify()
+
+    def _spool_usable(self) -> bool:
+        """Whether to write to the spool now: it is configured and did not just fail."""
+        if self.spool_path is None:
+            return False
+        failed = self._spool_failed_at
+        return failed is None or time.monotonic() - failed >= self.options.spool_retry_interval
+
+    def _spool_failed(self, exc: OSError) -> None:
+        """Fall back to memory; say so once per outage of the spool."""
+        first = self._spool_failed_at is None
+        self._spool_failed_at = time.monotonic()
+        if first:
+            log.error(
+                "OpenLineage: the spool %s stopped working (%s); events are kept in memory "
+                "until it works again",
+                self.spool_path,
+                exc,
+            )
+
+    def _spool_worked(self) -> None:
+        if self._spool_failed_at is not None:
+            self._spool_failed_at = None
+            log.warning("OpenLineage: the spool %s is working again", self.spool_path)
+
+    def _drop(self, worker: _Worker, reason: str) -> None:
+        """Count a dropped event: log the first one, then a summary now and then.
+
+        Called with ``worker.cond`` held.
+        """
+        worker.dropped += 1
+        if self.options.raise_on_error:
+            raise TransportError(f"{reason}; an event was dropped")
+        now = time.monotonic()
+        with self._drop_lock:
+            self._drop_reason = reason
+            if self._drop_logged_at is None:
+                self._drop_logged_at = now
+                log.error(
+                    "OpenLineage: %s; an event was dropped (further drops are summarised "
+                    "every %g s)",
+                    reason,
+                    self.options.drop_log_interval,
+                )
+                return
+            self._drops_unreported += 1
+        if now - self._drop_logged_at >= self.options.drop_log_interval:
+            self._report_drops()
+
+    def _report_drops(self) -> None:
+        with self._drop_lock:
+            count, self._drops_unreported = self._drops_unreported, 0
+            if not count:
+                return
+            since = self._drop_logged_at
+            self._drop_logged_at = time.monotonic()
+            reason = self._drop_reason
+        log.error(
+            "OpenLineage: %d more event(s) dropped in the last %.0f s (last reason: %s)",
+            count,
+            self._drop_logged_at - (since or self._drop_logged_at),
+            reason,
+        )
 
     def _next_seq(self) -> int:
         with self._seq_lock:
             self._seq += 1
             return self._seq
 
-    def _new_disk_chunk(self, lane: _Lane, seq: int, data: bytes, lines: int) -> _DiskChunk:
+    def _new_disk_chunk(
+        self, lane: _Lane, seq: int, data: bytes, lines: int, session: str | None = None
+    ) -> _DiskChunk:
         """A new spool file holding ``data`` (``lines`` events); on failure none is left."""
         assert self.spool_path is not None
-        path = self.spool_path / f"{self._session}.p{lane.index:02d}.{seq:010d}.jsonl"
+        session = session or self._session
+        path = self.spool_path / f"{session}.p{lane.index:02d}.{seq:010d}.jsonl"
         fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_EXCL, 0o600)
-        chunk = _DiskChunk(seq, path, fd, -1, writable=True)
+        chunk = _DiskChunk(seq, path, fd, -1, writable=True, session=session)
         try:
             if fcntl is not None:
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -433,15 +554,19 @@ class DeliveryEngine:
             raise
         return chunk
 
-    def _append_to_disk(self, worker: _Worker, lane: _Lane, data: bytes) -> None:
-        """Write one event to the newest spool file of the lane (caller holds the lock)."""
+    def _append_to_disk(self, worker: _Worker, lane: _Lane, data: bytes) -> bool:
+        """Write one event to the newest spool file of the lane (caller holds the lock).
+
+        Returns:
+            Whether the event is taken care of (written, or dropped at the spool's
+            size limit); ``False`` when the spool failed and the caller should
+            keep it in memory.
+        """
         if worker.disk_bytes + len(data) > self.options.spool_max_bytes:
-            worker.dropped += 1
-            self._fail(
-                f"the spool reached its limit of {self.options.spool_max_bytes} bytes; "
-                "an event was dropped"
+            self._drop(
+                worker, f"the spool reached its limit of {self.options.spool_max_bytes} bytes"
             )
-            return
+            return True
         last = lane.chunks[-1] if lane.chunks else None
         try:
             if isinstance(last, _DiskChunk) and last.writable:
@@ -449,11 +574,12 @@ class DeliveryEngine:
             else:
                 lane.chunks.append(self._new_disk_chunk(lane, self._next_seq(), data + b"\n", 1))
         except OSError as exc:
-            worker.dropped += 1
-            self._fail(f"could not write an event to the spool: {exc}")
-            return
+            self._spool_failed(exc)
+            return False
+        self._spool_worked()
         worker.disk_count += 1
         worker.disk_bytes += len(data) + 1
+        return True
 
     # ------------------------------------------------------------------ sending
 
@@ -479,16 +605,15 @@ class DeliveryEngine:
             if isinstance(peeked, _Batch):
                 taken = peeked
             else:
-                lines = self._read_lines(peeked)
+                lines = self._read_lines(worker, peeked)
+                if not lines:
+                    continue  # only damaged lines, now skipped
                 taken = _Batch(lines, [(lane, len(lines))])
             batch = taken.records
-            try:
-                result = self.sender.send(batch)
-            except Exception as exc:  # a sender bug must not kill the thread
-                log.exception(
-                    "OpenLineage: unexpected error while sending to %s", self.sender.destination
-                )
-                result = SendResult(Outcome.RETRY, f"unexpected error: {exc!r}")
+            result = self._send(batch)
+            if result.outcome is Outcome.REJECT and len(batch) > 1 and not self._closed:
+                # One refused event must not take the others with it: find it.
+                result = self._isolate(batch, result.message)
             if self._closed:
                 return
             outcome = result.outcome
@@ -503,8 +628,11 @@ class DeliveryEngine:
                 self._reject(worker, taken, result.message)
             elif outcome is Outcome.PARTIAL:
                 self._partial(worker, taken, result)
-                attempts += 1
-                self._backoff(attempts, result.retry_after)
+                if result.retry_indices:
+                    attempts += 1
+                    self._backoff(attempts, result.retry_after)
+                else:
+                    attempts = server_errors = 0
             else:  # RETRY
                 attempts += 1
                 server_errors = server_errors + 1 if result.server_error else 0
@@ -528,6 +656,70 @@ class DeliveryEngine:
                 if self.spool_path is not None:
                     self.spill(worker)
                 self._backoff(attempts, result.retry_after)
+
+    def _send(self, batch: Sequence[Record]) -> SendResult:
+        try:
+            return self.sender.send(batch)
+        except Exception as exc:  # a sender bug must not kill the thread
+            log.exception(
+                "OpenLineage: unexpected error while sending to %s", self.sender.destination
+            )
+            return SendResult(Outcome.RETRY, f"unexpected error: {exc!r}")
+
+    def _isolate(self, batch: Sequence[Record], message: str) -> SendResult:
+        """Find the events of a refused batch that the destination refuses alone.
+
+        The batch is halved, and each refused half halved again, in order, down
+        to single events: about ``2 * log2(len(batch))`` requests for one bad
+        event. Halves that are accepted are delivered on the way. At the first
+        half that cannot be sent now (retry, or the sender changed how it
+        sends), it and everything after it are to be sent again, so that no
+        event overtakes an older one of its run.
+
+        Returns:
+            ``PARTIAL`` with the refused and the to-retry indices (possibly none).
+        """
+        rejected: list[int] = []
+        retry: list[int] = []
+        reasons: list[str] = []
+        retry_after: float | None = None
+        stop: int | None = None
+
+        def visit(lo: int, hi: int) -> None:
+            nonlocal stop, retry_after
+            mid = (lo + hi) // 2
+            for a, b in ((lo, mid), (mid, hi)):
+                if stop is not None or a >= b:
+                    return
+                result = self._send(batch[a:b])
+                outcome = result.outcome
+                if outcome is Outcome.OK:
+                    continue
+                if outcome is Outcome.REJECT:
+                    if b - a == 1:
+                        rejected.append(a)
+                        reasons.append(f"#{a}: {result.message}")
+                    else:
+                        visit(a, b)
+                elif outcome is Outcome.PARTIAL:
+                    rejected.extend(a + i for i in result.reject_indices)
+                    retry.extend(a + i for i in result.retry_indices)
+                    if result.reject_indices:
+                        reasons.append(result.message)
+                else:  # RETRY or RESEND: this part and what follows go again later
+                    stop = a
+                    retry_after = result.retry_after
+
+        visit(0, len(batch))
+        if stop is not None:
+            retry.extend(range(stop, len(batch)))
+        return SendResult(
+            Outcome.PARTIAL,
+            "; ".join(reasons[:5]) or message,
+            retry_after=retry_after,
+            retry_indices=tuple(sorted(set(retry))),
+            reject_indices=tuple(rejected),
+        )
 
     def _backoff(self, attempts: int, retry_after: float | None) -> None:
         opts = self.options
@@ -598,7 +790,15 @@ class DeliveryEngine:
             source = next(others, None)
         return _Batch(records, parts)
 
-    def _read_lines(self, chunk: _DiskChunk) -> list[Record]:
+    def _read_lines(self, worker: _Worker, chunk: _DiskChunk) -> list[Record]:
+        """The next lines of a spool file, up to a batch; damaged lines are skipped alone.
+
+        A line that is not a JSON object (garbage, blank, invalid UTF-8: a
+        damaged or hand-edited file) is never sent, so that it can neither make
+        the destination refuse the valid events of its batch nor be taken for
+        a missing batch endpoint. At the head of the file it is moved to the
+        rejected file and logged; after other lines, the batch stops before it.
+        """
         # Lines before chunk.end are complete and never change, so reading them
         # needs no coordination with writers appending after end.
         limit = max(1, self.sender.max_batch)
@@ -618,6 +818,12 @@ class DeliveryEngine:
                 if nl < 0:
                     break
                 line = buf[start:nl]
+                if not _is_event_line(line):
+                    if lines:
+                        return lines
+                    self._skip_line(worker, chunk, line)
+                    start = nl + 1
+                    continue
                 if lines and size + len(line) > self.options.max_batch_bytes:
                     return lines
                 lines.append((None, line))
@@ -625,6 +831,26 @@ class DeliveryEngine:
                 start = nl + 1
             buf = buf[start:]
         return lines
+
+    def _skip_line(self, worker: _Worker, chunk: _DiskChunk, line: bytes) -> None:
+        """Move a damaged line at the head of a spool file out of the way."""
+        kept = self._keep_rejected([line])
+        log.error(
+            "OpenLineage: skipped a damaged line in the spool file %s (%d bytes, not a JSON "
+            "object: %r)%s",
+            chunk.path,
+            len(line),
+            line[:80],
+            f"; it is kept in {kept}" if kept else "",
+        )
+        with worker.cond:
+            chunk.pos += len(line) + 1
+            chunk.count -= 1
+            worker.disk_count -= 1
+            worker.disk_bytes -= len(line) + 1
+            worker.rejected += 1
+            with contextlib.suppress(OSError):
+                chunk.save_pos()
 
     def _consume(self, worker: _Worker, lane: _Lane, batch: Sequence[Record]) -> None:
         """Remove the first ``len(batch)`` events of the lane (caller holds the lock)."""
@@ -709,10 +935,16 @@ class DeliveryEngine:
         with worker.cond:
             again_total = 0
             for lane, records, start in taken.split():
+                first = lane.chunks[0] if lane.chunks else None
                 self._consume(worker, lane, records)
                 again = [r for i, r in enumerate(records, start) if i in retry]
                 if again:
-                    head = _MemChunk((lane.chunks[0].seq - 1) if lane.chunks else self._next_seq())
+                    # Named, if spilled, right before the file they came from
+                    # (possibly an earlier process's): see _MemChunk.session.
+                    if first is not None:
+                        head = _MemChunk(first.seq - 1, first.session)
+                    else:
+                        head = _MemChunk(self._next_seq())
                     head.frozen = True
                     head.items.extend(again)
                     lane.chunks.appendleft(head)
@@ -732,6 +964,7 @@ class DeliveryEngine:
         if self.spool_path is None:
             return
         with worker.spill_lock:
+            spilled = False
             with worker.cond:
                 todo: list[tuple[_Lane, _MemChunk, list[Record]]] = []
                 for lane in worker.lanes:
@@ -742,10 +975,12 @@ class DeliveryEngine:
             for lane, chunk, items in todo:
                 payload = b"".join(data + b"\n" for _, data in items)
                 try:
-                    disk = self._new_disk_chunk(lane, chunk.seq, payload, len(items))
+                    disk = self._new_disk_chunk(lane, chunk.seq, payload, len(items), chunk.session)
                 except OSError as exc:
-                    log.error("OpenLineage: could not write events to the spool: %s", exc)
-                    continue
+                    # The events stay in memory (their chunk stays frozen, in place).
+                    self._spool_failed(exc)
+                    return
+                spilled = True
                 with worker.cond:
                     # Events acknowledged while we were writing are skipped by
                     # moving the read position past them.
@@ -768,6 +1003,39 @@ class DeliveryEngine:
                     worker.mem_count -= disk.count
                     worker.disk_count += disk.count
                     worker.disk_bytes += disk.end - disk.pos
+            if spilled:
+                self._spool_worked()
+
+    def _watch(self) -> None:
+        """Spill events that wait in memory too long; summarise dropped events.
+
+        A destination that accepts connections but answers slowly or never
+        keeps a batch in flight until the request times out, and with it the
+        events behind it in memory. Writing them to the spool after
+        ``spill_after`` seconds makes them survive a crash (even ``SIGKILL``):
+        the next process delivers them. A healthy destination takes them well
+        before, so this costs nothing then.
+        """
+        opts = self.options
+        tick = max(0.01, min(0.1, opts.spill_after / 4))
+        while not self._stopping.wait(tick):
+            now = time.monotonic()
+            with self._drop_lock:
+                due = (
+                    self._drops_unreported > 0
+                    and self._drop_logged_at is not None
+                    and now - self._drop_logged_at >= opts.drop_log_interval
+                )
+            if due:
+                self._report_drops()
+            if not self._spool_usable():
+                continue
+            limit = now - opts.spill_after
+            for worker in self._workers:
+                with worker.cond:
+                    late = worker.mem_count > 0 and _oldest_born(worker) < limit
+                if late:
+                    self.spill(worker)
 
     # ------------------------------------------------------------------ takeover
 
@@ -778,6 +1046,7 @@ class DeliveryEngine:
         for path in sorted(self.spool_path.glob("*.p[0-9][0-9].*.jsonl")):
             try:
                 partition = int(path.name.split(".")[1][1:])
+                int(path.name.split(".")[2])
             except (IndexError, ValueError):
                 continue
             if not 0 <= partition < PARTITIONS:
@@ -818,14 +1087,34 @@ class DeliveryEngine:
 
         Takes ``fd`` over: on failure it is closed.
         """
-        chunk = _DiskChunk(0, path, fd, -1, writable=False)
+        session, _, seq = path.name.split(".")[:3]
+        chunk = _DiskChunk(int(seq), path, fd, -1, writable=False, session=session)
         try:
             chunk.pos_fd = os.open(_pos_path(path), os.O_RDWR | os.O_CREAT, 0o600)
-            with contextlib.suppress(ValueError):
-                chunk.pos = int(os.pread(chunk.pos_fd, 64, 0).strip() or 0)
+            size = os.fstat(fd).st_size
+            raw = os.pread(chunk.pos_fd, 64, 0)
+            try:
+                chunk.pos = int(raw.strip() or 0)
+            except ValueError:
+                chunk.pos = -1
+            if (
+                chunk.pos < 0
+                or chunk.pos > size
+                or (chunk.pos > 0 and os.pread(fd, 1, chunk.pos - 1) != b"\n")
+            ):
+                # Not a position delivery could have reached: deliver the file
+                # from its start again rather than lose what it holds (at least once).
+                log.warning(
+                    "OpenLineage: the position file of %s is damaged (%r for a file of %d "
+                    "bytes); its events are sent again from the start",
+                    path,
+                    raw.strip()[:30],
+                    size,
+                )
+                chunk.pos = 0
+                chunk.save_pos()
             # A process that died in the middle of a write leaves a partial last
             # line: only complete lines count.
-            size = os.fstat(fd).st_size
             offset = chunk.pos
             while offset < size:
                 block = os.pread(fd, min(_READ_BLOCK, size - offset), offset)
@@ -941,6 +1230,7 @@ class DeliveryEngine:
             log.debug("OpenLineage: error closing the sender", exc_info=True)
         with contextlib.suppress(Exception):
             atexit.unregister(self._at_exit)
+        self._report_drops()
         result = self._result()
         if result.spooled:
             log.warning(
@@ -973,6 +1263,28 @@ class DeliveryEngine:
         if self.options.raise_on_error:
             raise TransportError(message)
         log.error("OpenLineage: %s", message)
+
+
+def _oldest_born(worker: _Worker) -> float:
+    """When the oldest in-memory chunk of the worker began (caller holds its lock)."""
+    oldest = float("inf")
+    for lane in worker.lanes:
+        for chunk in lane.chunks:
+            if isinstance(chunk, _MemChunk) and chunk.items:
+                oldest = min(oldest, chunk.born)
+                break
+    return oldest
+
+
+def _is_event_line(line: bytes) -> bool:
+    """Whether a spool line is a JSON object, the only thing worth sending."""
+    stripped = line.strip()
+    if not stripped.startswith(b"{"):
+        return False
+    try:
+        return isinstance(json.loads(stripped), dict)
+    except ValueError:  # also invalid UTF-8 (UnicodeDecodeError)
+        return False
 
 
 def _describe(result: FlushResult, destination: str) -> str:

@@ -556,7 +556,7 @@ def full_disk_on(monkeypatch: pytest.MonkeyPatch, fails: Callable[[bytes], bool]
     monkeypatch.setattr(_delivery, "write_all", write_all)
 
 
-def test_a_short_write_to_the_spool_costs_only_that_event(
+def test_a_short_write_to_the_spool_costs_at_most_that_event(
     server: LineageServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     server.stop()
@@ -569,9 +569,12 @@ def test_a_short_write_to_the_spool_costs_only_that_event(
         server.start()
         result = transport.flush(5)
     assert result.complete
-    assert result.dropped == 1
-    # The event after the torn line is delivered intact, not glued to the fragment.
-    assert_exactly_once_in_order(server.events, [e for i, e in enumerate(events) if i != 2])
+    # The event whose write was cut short waits in memory instead if the queue has
+    # room again by then (once the first event is spooled), else only it is lost;
+    # the event after the torn line is delivered intact, not glued to the fragment.
+    assert result.dropped in (0, 1)
+    kept = events if result.dropped == 0 else [e for i, e in enumerate(events) if i != 2]
+    assert_exactly_once_in_order(server.events, kept)
 
 
 def test_a_failed_spill_leaves_no_file_and_is_tried_again(
