@@ -32,8 +32,6 @@ KNOWN_DIFFERENCES: dict[str, str] = {
     "pysparkCLLStart.json": "column lineage transformations carry no description (the agent "
     "writes Spark's SQL text of each expression, from the optimized plan)",
     "pysparkCLLEnd.json": "column lineage transformations carry no description (as the START)",
-    "pysparkCachedDatasetComplete.json": "inputs are not traced through cached relations "
-    "(InMemoryRelation) yet",
     "pysparkRddToCsvStartEvent.json": "RDD actions (saveAsTextFile) are not reported yet",
     "pysparkRddToCsvCompleteEvent.json": "RDD actions (saveAsTextFile) are not reported yet",
     "pysparkRddToTableStartEvent.json": "inputs of files written by an RDD: matches once the "
