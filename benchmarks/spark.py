@@ -1,6 +1,7 @@
 """What lineage costs a Spark write: the adapter against a plain write and the naive way.
 
     python -m benchmarks.spark [--rows 5000000] [--repeat 5] [--mode classic|connect|both]
+                               [--sql-only]
 
 It first writes ``--rows`` orders as Parquet; each round then reads them, filters, derives two
 columns and writes the result to Parquet three ways, in an order that rotates from round to
@@ -13,11 +14,9 @@ round so no variant always runs first on a warm JVM:
 * naive: ``df.count()`` for the row count, then the write: what lineage costs done the obvious
   way, a second pass over the data.
 
-Under Connect it also times an ``INSERT INTO ... SELECT`` of the same rows through ``spark.sql``,
-with and without the adapter (:func:`run_connect_sql`).
-
-It prints the median wall time of each and its ratio to plain, with the verdict against the
-target (adapter <= 1.05x plain), the executor CPU time beside it (this machine is shared and its
+Then ``INSERT INTO ... SELECT`` of the orders through ``spark.sql``, plain and with the adapter,
+alternating: in classic PySpark (:func:`run_sql`) and under Connect (:func:`run_connect_sql`). It prints the median wall time of each and its ratio to plain, with the
+verdict against the target (adapter <= 1.05x plain), the executor CPU time beside it (this machine is shared and its
 wall times swing; CPU time swings less), and the time the adapter's own code takes per write:
 each adapter write's wall time less the time spent inside Spark's writer method, measured on the
 timed writes themselves.
@@ -239,6 +238,56 @@ def run(
     return medians
 
 
+def run_sql(spark: Any, driver: Any, source: str, repeat: int, label: str) -> float:
+    """Time ``INSERT INTO ... SELECT`` through ``spark.sql``, plain and with the adapter.
+
+    The statement reads the ``--rows`` orders, filters and derives two columns, and appends them
+    to a Parquet table; the adapter reports it as a run of its own (START before the statement,
+    COMPLETE with the write's statistics after). Returns the ratio of the medians.
+    """
+    spark.read.parquet(source).createOrReplaceTempView("bench_orders")
+    spark.sql("DROP TABLE IF EXISTS bench_sql_out")
+    spark.sql(
+        "CREATE TABLE bench_sql_out USING parquet AS "
+        "SELECT id, amount * 1.2 AS gross, upper(sku) AS sku FROM bench_orders LIMIT 0"
+    )
+    statement = (
+        "INSERT INTO bench_sql_out SELECT id, amount * 1.2 AS gross, upper(sku) AS sku "
+        "FROM bench_orders WHERE amount > 10"
+    )
+    scratch = Path(tempfile.mkdtemp(prefix="openlineage-bench-sql-"))
+    client = OpenLineage(transport=FileTransport(scratch / "events.jsonl"), namespace="bench")
+    clock = _Clock(driver)
+
+    def once(traced: bool) -> float:
+        if traced:
+            install(spark, client)
+        try:
+            return clock.measure(lambda: spark.sql(statement))[0]
+        finally:
+            if traced:
+                uninstall(spark)
+            spark.sql("TRUNCATE TABLE bench_sql_out")
+
+    once(False)
+    once(True)
+    times: dict[bool, list[float]] = {False: [], True: []}
+    for round_ in range(repeat):
+        for traced in (round_ % 2 == 1, round_ % 2 == 0):
+            times[traced].append(once(traced))
+    plain, with_adapter = statistics.median(times[False]), statistics.median(times[True])
+    ratio = with_adapter / plain
+    verdict = "met" if ratio <= TARGET else "NOT MET"
+    print(f"\n{label}: spark.sql INSERT INTO ... SELECT over the orders; median of {repeat}")
+    print(f"  plain   {plain:8.3f} s   " + ", ".join(f"{t:.2f}" for t in times[False]))
+    print(f"  adapter {with_adapter:8.3f} s   " + ", ".join(f"{t:.2f}" for t in times[True]))
+    print(f"  target adapter <= {TARGET}x plain: {verdict} ({ratio:.3f}x)")
+    spark.sql("DROP TABLE IF EXISTS bench_sql_out")
+    client.close()
+    shutil.rmtree(scratch, ignore_errors=True)
+    return ratio
+
+
 def run_connect_sql(spark: Any, driver: Any, source: str, repeat: int, scratch: Path) -> float:
     """``INSERT INTO ... SELECT`` through ``spark.sql`` under Connect, with and without lineage.
 
@@ -354,6 +403,9 @@ def main(argv: list[str]) -> None:
     parser.add_argument("--rows", type=int, default=5_000_000)
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--mode", choices=["classic", "connect", "both"], default="both")
+    parser.add_argument(
+        "--sql-only", action="store_true", help="only the spark.sql INSERT INTO ... SELECT"
+    )
     options = parser.parse_args(argv)
 
     port: int | None = None
@@ -366,12 +418,15 @@ def main(argv: list[str]) -> None:
     try:
         source = _source(spark, options.rows, scratch)
         if options.mode in ("classic", "both"):
-            run(spark, spark, source, options.repeat, scratch, "classic")
+            if not options.sql_only:
+                run(spark, spark, source, options.repeat, scratch, "classic")
+            run_sql(spark, spark, source, options.repeat, "classic SQL")
         if options.mode in ("connect", "both"):
             from pyspark.sql.connect.session import SparkSession as ConnectSession
 
             remote = ConnectSession.builder.remote(f"sc://127.0.0.1:{port}").getOrCreate()
-            run(remote, spark, source, options.repeat, scratch, "connect")
+            if not options.sql_only:
+                run(remote, spark, source, options.repeat, scratch, "connect")
             run_connect_sql(remote, spark, source, options.repeat, scratch)
             remote.stop()
     finally:

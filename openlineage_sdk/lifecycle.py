@@ -415,10 +415,12 @@ _IO_FACETS: Final[Mapping[type[InputDataset | OutputDataset], tuple[str, type[Fa
 }
 
 
-def _build(kind: type[_D], entry: _DatasetEntry) -> _D:
+def _build(kind: type[_D], entry: _DatasetEntry, empty_io: bool = False) -> _D:
     io_field, io_container = _IO_FACETS[kind]
     io: dict[str, Any] = {
-        io_field: io_container.model_validate(entry.io_facets) if entry.io_facets else None
+        io_field: io_container.model_validate(entry.io_facets)
+        if entry.io_facets or empty_io
+        else None
     }
     return kind(
         namespace=entry.namespace,
@@ -455,12 +457,16 @@ class _Datasets(Generic[_D]):
             known.io_facets.update(entry.io_facets)
             known.extra.update(entry.extra)
 
-    def build(self) -> list[_D]:
-        return [_build(self._kind, entry) for entry in self._entries.values()]
+    def build(self, empty_io: bool = False) -> list[_D]:
+        return [_build(self._kind, entry, empty_io) for entry in self._entries.values()]
 
-    def build_or_none(self) -> list[_D] | None:
-        """The datasets, or ``None`` when there are none (the field is then left out)."""
-        return self.build() if self._entries else None
+    def build_or_none(self, listed: bool = False) -> list[_D] | None:
+        """The datasets, or ``None`` when there are none (the field is then left out).
+
+        ``listed``: always a list, and each dataset's input or output facets an object, even
+        when empty (see :attr:`LineageRun.list_empty`).
+        """
+        return self.build(listed) if self._entries or listed else None
 
 
 def _entry(
@@ -606,6 +612,9 @@ class LineageRun:
         self._job_facets: dict[str, JobFacet] = {}
         self._inputs = _Datasets(InputDataset)
         self._outputs = _Datasets(OutputDataset)
+        # Write "inputs": [] and "outputs": [] when there are none, and each dataset's
+        # inputFacets / outputFacets even when empty, as the JVM Spark agent writes its events.
+        self.list_empty = False
         if parent_facet is not None:
             self._run_facets["parent"] = parent_facet
         if nominal_time is not None:
@@ -914,8 +923,8 @@ class LineageRun:
                 name=self.job_name,
                 facets=JobFacets.model_validate(self._job_facets) if self._job_facets else None,
             ),
-            inputs=self._inputs.build_or_none(),
-            outputs=self._outputs.build_or_none(),
+            inputs=self._inputs.build_or_none(self.list_empty),
+            outputs=self._outputs.build_or_none(self.list_empty),
         )
 
     # ----------------------------------------------------------------- context manager

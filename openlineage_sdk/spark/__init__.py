@@ -21,8 +21,11 @@ Explicit mode: writes add their lineage to the run you are in::
 
 One call of a writer method (``save``, ``parquet``, ``saveAsTable``, ``insertInto``, ``jdbc``,
 ``writeTo(...).create()``, ...) is one write, whatever number of commands Spark runs for it.
-Writes that do not go through the DataFrame writers are not seen: SQL statements such as
-``spark.sql("INSERT INTO ...")`` or ``CREATE TABLE ... AS SELECT``, and streaming queries.
+In classic PySpark, ``spark.sql`` statements that write or change datasets (``INSERT``, CTAS,
+``LOAD DATA``, ``CREATE``/``DROP``/``TRUNCATE``/``ALTER TABLE``) are runs too, with the JVM
+agent's names and lifecycle states (see ``_statements``), and queries that end in an action are
+runs with inputs only (``install(..., input_only_runs=False)`` turns those off). Streaming
+queries and RDD actions are not seen.
 
 What each kind of session gives:
 

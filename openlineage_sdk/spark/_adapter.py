@@ -15,6 +15,16 @@ mode, sees each command rather than each user write (so it would need to merge `
 commands back into one), and cannot emit a start before the write. It is used, in classic mode
 only, for what only it can give: the write command's own metrics (see ``_classic``).
 
+How statements and reads are seen (classic PySpark)
+---------------------------------------------------
+``SparkSession.sql`` is wrapped too: a statement that writes or changes datasets is described
+before it runs by the session's own analyzer, without executing it (``_statements``), and goes
+to the sink as a write of its own (START before, COMPLETE or FAIL after, the command's metrics
+from the listener). Queries that end in an action reach the adapter through the listener, after
+the action, and become runs with inputs only (``input_only_runs``). One flow in every case:
+observe an execution, describe its datasets (``_classic``, ``_statements``), build the events
+(``_events``).
+
 Where writes go
 ---------------
 Each write is handed to a :class:`LineageSink`: ``write_started`` before Spark runs it (with the
@@ -44,10 +54,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
-from openlineage_sdk.spark import _classic, _connect, _connect_statements
+from openlineage_sdk.spark import _classic, _connect, _connect_statements, _statements
 from openlineage_sdk.spark._events import IntoCurrentRun, RunPerWrite, application_facets
 from openlineage_sdk.spark._naming import dataset_name, job_name
 from openlineage_sdk.spark._records import (
+    CatalogInfo,
     DatasetIdentity,
     DatasetLineage,
     IoStats,
@@ -142,6 +153,8 @@ class WriteLineage:
     finished: float | None = None
     error: BaseException | None = None
     spark_version: str | None = None
+    output_changed: bool = False
+    """The output was (re)described after the statement ran: the end carries all its facets."""
 
 
 class LineageSink(Protocol):
@@ -202,9 +215,10 @@ def install(
             is not reported.
         sink: Instead of a mode, a :class:`LineageSink` of your own that receives each write's
             :class:`WriteLineage` (``client`` and ``mode`` are then left out).
-        input_only_runs: Whether an action that only reads (``collect``, ``count``,
-            ``toPandas`` of a query over datasets) is reported as a run with its inputs and no
-            output, as the JVM agent reports it. ``False`` leaves such runs out.
+        input_only_runs: Report queries that end in an action (``collect``, ``count``,
+            ``toPandas``, ``show`` ...) and read stored datasets as runs with inputs and no
+            output, as the JVM agent does (classic PySpark and Spark Connect). ``False`` leaves
+            them out.
 
     Returns:
         The adapter on this session. Installing again on the same session replaces how its
@@ -240,10 +254,11 @@ def install(
             existing.replace_sink(chosen, owned)
             existing.input_only_runs = input_only_runs
             return existing
-        adapter = SparkLineage(spark, chosen, owned_client=owned)
-        adapter.input_only_runs = input_only_runs
+        adapter = SparkLineage(spark, chosen, owned_client=owned, input_only_runs=input_only_runs)
         _registry[spark] = adapter
         _patch_writers(spark)
+        if adapter.session_kind == "classic":
+            _patch_sql(spark)
         return adapter
 
 
@@ -337,6 +352,26 @@ def _patch_writers(spark: Any) -> None:
             _patch_v2_init(cls)
 
 
+def _patch_sql(spark: Any) -> None:
+    """Wrap the classic ``SparkSession.sql``, once for the process (see ``_statements``)."""
+    cls = type(spark)
+    original = cls.__dict__.get("sql")
+    if original is None or (cls, "sql") in _patched:
+        return
+    _patched.add((cls, "sql"))
+
+    @functools.wraps(original)
+    def sql(self: Any, sqlQuery: str, args: Any = None, **kwargs: Any) -> Any:  # noqa: N803
+        adapter = _registry.get(self) if not _in_write.get() else None
+        # A statement with parameters or format arguments is formatted by PySpark first; it
+        # is passed through as it is, unreported (see the module docstring).
+        if adapter is None or args or kwargs or not isinstance(sqlQuery, str):
+            return original(self, sqlQuery, args, **kwargs)
+        return adapter.run_statement(sqlQuery, functools.partial(original, self, sqlQuery))
+
+    cls.sql = sql
+
+
 def _patch_v2_init(cls: type) -> None:
     # The classic DataFrameWriterV2 hands the table name to the JVM and keeps no copy; note it.
     if (cls, "__init__") in _patched:
@@ -380,7 +415,12 @@ class SparkLineage:
     """The adapter on one session: intercepts its writes and reports each one to the sink."""
 
     def __init__(
-        self, spark: Any, sink: LineageSink, *, owned_client: OpenLineage | None = None
+        self,
+        spark: Any,
+        sink: LineageSink,
+        *,
+        owned_client: OpenLineage | None = None,
+        input_only_runs: bool = True,
     ) -> None:
         self.spark = spark
         self.sink = sink
@@ -389,8 +429,9 @@ class SparkLineage:
         self._listener: _classic.WriteMetricsListener | None = None
         self._hive_metastore: str | None = None
         self._default_fs: str | None = None
-        self.input_only_runs = True  # runs of actions that only read; see ``install``
+        self._catalog: CatalogInfo | Literal[False] | None = None  # False: not a Hive catalog
         self.listener_timeout_ms = 10_000
+        self.input_only_runs = input_only_runs
         self.fast_wait_s = 0.25
         # Fixed for a session's life: read once, not on every write.
         self.app_name, self.spark_version = _application(spark)
@@ -415,12 +456,134 @@ class SparkLineage:
             try:
                 _classic.start_callback_server(spark)
                 listener = _classic.WriteMetricsListener(spark._jvm)
+                listener.on_query = self._query_executed
                 spark._jsparkSession.listenerManager().register(listener)
                 self._listener = listener
             except Exception as error:
                 log.warning(
                     "openlineage: no write metrics listener, statistics left out: %s", error
                 )
+
+    def _query_executed(self, func_name: str, qe: Any) -> None:
+        """A query ran in an action (``collect``, ``count``, ``toPandas`` ...): a run of its reads.
+
+        Called by the listener, on Spark's listener bus, after the action: START and COMPLETE
+        go out together, with the inputs and no output, as the JVM agent reports reads. Queries
+        that read no dataset (local relations, ``range``) and commands are not reported.
+        """
+        if not self.input_only_runs:
+            return
+        command = _classic.executed_query_name(qe)
+        if command is None:
+            return
+        extraction = _classic.logical_plan_extraction(
+            self.spark._jvm, qe.analyzed(), self._hive_metastore
+        )
+        if not extraction.inputs:
+            return
+        lineage = self._lineage(func_name)
+        lineage.command = command
+        lineage.job_name = job_name(self.app_name, command, None)
+        lineage.inputs = [
+            DatasetLineage(i, "input", extraction.schemas.get((i.namespace, i.name)))
+            for i in extraction.inputs
+        ]
+        lineage.problems.extend(extraction.problems)
+        self._notify("write_started", lineage)
+        lineage.finished = time.time()
+        self._notify("write_finished", lineage)
+
+    def _catalog_info(self) -> CatalogInfo | None:
+        """The session catalog as the ``catalog`` facet describes it, for Hive sessions."""
+        if self.session_kind != "classic" or self._catalog is not None:
+            return self._catalog or None
+        try:
+            conf = self.spark.conf
+            if conf.get("spark.sql.catalogImplementation", "in-memory") != "hive":
+                self._catalog = False
+                return None
+            warehouse = conf.get("spark.sql.warehouse.dir", None)
+            uri = _classic.qualify_path(self.spark, warehouse).rstrip("/") if warehouse else None
+            self._catalog = CatalogInfo("hive", "hive", "spark_catalog", uri)
+        except Exception as error:
+            log.debug("openlineage: reading the catalog failed: %s", error)
+            self._catalog = False
+        return self._catalog or None
+
+    def run_statement(self, text: str, run: Callable[[], Any]) -> Any:
+        """Run one SQL statement (``run``) with lineage around it, when it is a known command.
+
+        Queries and commands that touch no dataset run as they are: a query's lineage is its
+        action's. Everything the adapter does here is guarded: the statement runs, and its
+        result or exception reaches the caller unchanged.
+        """
+        guard = _in_write.set(True)
+        statement: _statements.Statement | None = None
+        lineage = self._lineage("sql")
+        try:
+            _plan, statement = _statements.describe_statement(
+                self.spark, text, self._hive_metastore
+            )
+        except Exception as error:
+            # Spark will report a statement that does not parse or analyze itself, as it is.
+            log.debug("openlineage: the statement was not described: %s", error)
+        finally:
+            _in_write.reset(guard)
+        if statement is None:
+            return run()
+        lineage.command = statement.command
+        lineage.inputs = statement.inputs
+        lineage.output = statement.output
+        lineage.problems.extend(statement.problems)
+        catalog = self._catalog_info()
+        if statement.output is not None and catalog is not None:
+            statement.output.catalog = catalog
+        lineage.job_name = job_name(self.app_name, statement.command, statement.table)
+        self._notify("write_started", lineage)
+        token = (
+            self._listener.begin() if self._listener is not None and statement.writes_data else None
+        )
+        guard = _in_write.set(True)
+        try:
+            result = run()
+        except BaseException as error:
+            lineage.error = error
+            raise
+        finally:
+            _in_write.reset(guard)
+            lineage.finished = time.time()
+            try:
+                self._after_statement(lineage, statement, token, catalog)
+            except Exception as error:
+                self._problem(lineage, "after the statement", error)
+            self._notify("write_finished", lineage)
+        return result
+
+    def _after_statement(
+        self,
+        lineage: WriteLineage,
+        statement: _statements.Statement,
+        token: int | None,
+        catalog: CatalogInfo | None,
+    ) -> None:
+        if token is not None:
+            try:
+                self._classic_stats(lineage, token, _Target("table", "", None))
+            except Exception as error:
+                self._problem(lineage, "statistics", error)
+        if statement.refresh is not None and lineage.error is None:
+            guard = _in_write.set(True)
+            try:
+                output = statement.refresh()
+            except Exception as error:
+                self._problem(lineage, "output after the statement", error)
+                return
+            finally:
+                _in_write.reset(guard)
+            if output is not None and catalog is not None:
+                output.catalog = catalog
+            lineage.output = output
+            lineage.output_changed = True
 
     def replace_sink(self, sink: LineageSink, owned_client: OpenLineage | None = None) -> None:
         """Report this session's writes to ``sink`` from now on."""
@@ -523,6 +686,12 @@ class SparkLineage:
             except Exception as error:
                 self._problem(lineage, "output dataset", error)
         lineage.output = output
+        if output is not None:
+            try:
+                if _overwrites(writer, method, self.session_kind):
+                    output.lifecycle_state = "OVERWRITE"
+            except Exception as error:
+                self._problem(lineage, "save mode", error, output)
         table = output.identity.symlinks[0].name if output and output.identity.symlinks else None
         lineage.job_name = job_name(
             self.app_name, lineage.command, table or (output.identity.name if output else None)
@@ -795,3 +964,13 @@ def _command(method: str, target: _Target) -> str:
     if method == "insertInto":
         return "execute_insert_into_hadoop_fs_relation_command"
     return "execute_save_into_data_source_command"
+
+
+def _overwrites(writer: Any, method: str, kind: SessionKind) -> bool:
+    """Whether a write replaces its output's data: the JVM agent marks it ``OVERWRITE``."""
+    if method in _WRITER_V2_METHODS:
+        return method in ("overwrite", "overwritePartitions", "replace", "createOrReplace")
+    if kind == "connect":
+        return str(getattr(writer._write, "mode", "") or "").lower() == "overwrite"
+    jwrite = getattr(writer, "_jwrite", None)
+    return jwrite is not None and str(jwrite.curmode().toString()) == "Overwrite"

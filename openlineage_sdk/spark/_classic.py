@@ -22,7 +22,9 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -42,6 +44,7 @@ __all__ = [
     "CommandMetrics",
     "WriteMetricsListener",
     "jvm_writer_settings",
+    "logical_plan_extraction",
     "plan_inputs_and_lineage",
 ]
 
@@ -203,8 +206,15 @@ def plan_inputs_and_lineage(
     One py4j call fetches the whole analyzed plan as JSON; a few more per leaf relation read its
     location. Nothing runs on the cluster.
     """
-    jvm = df.sparkSession._jvm
-    plan = df._jdf.queryExecution().analyzed()
+    return logical_plan_extraction(
+        df.sparkSession._jvm, df._jdf.queryExecution().analyzed(), hive_metastore, output_names
+    )
+
+
+def logical_plan_extraction(
+    jvm: Any, plan: Any, hive_metastore: str | None, output_names: list[str] | None = None
+) -> PlanExtraction:
+    """What an analyzed JVM logical ``plan`` reads, and its column lineage (see above)."""
     leaves = _as_list(jvm, plan.collectLeaves())
     found = LeafDatasets()
     for index, leaf in enumerate(leaves):
@@ -380,6 +390,8 @@ class WriteMetricsListener:
         self._lock = threading.Lock()
         self._active: dict[int, _Collector] = {}
         self._next = 0
+        # Called with (function name, QueryExecution) for what ran while no write was in flight.
+        self.on_query: Callable[[str, Any], None] | None = None
 
     # -- the adapter's side
 
@@ -404,6 +416,12 @@ class WriteMetricsListener:
 
     def onSuccess(self, func_name: str, qe: Any, duration_ns: int) -> None:  # noqa: N802
         if not self._active:
+            on_query = self.on_query
+            if on_query is not None:
+                try:
+                    on_query(func_name, qe)
+                except Exception as error:  # never let an exception travel back into Spark
+                    log.debug("reporting a query failed: %s", error)
             return
         try:
             metrics = command_metrics(self._jvm, qe)
@@ -446,3 +464,23 @@ def wait_for_listeners(spark: Any, timeout_ms: int) -> bool:
     except Exception as error:
         log.debug("waiting for the listener bus failed: %s", error)
         return False
+
+
+# Roots of executed plans that ran a command (DDL, writes, SET, SHOW, DESCRIBE ...), not a query.
+_COMMAND_NODES = frozenset({*_WRITE_NODES, "ExecutedCommandExec", "CommandResultExec"})
+
+
+def executed_query_name(qe: Any) -> str | None:
+    """The job-name command of a query that ran in an action, or ``None`` for a command.
+
+    The JVM agent names such a run after the root of the executed plan (a whole-stage codegen
+    wrapper taken off), in snake case: ``hash_aggregate``, ``collect_limit`` ...
+    """
+    node = qe.executedPlan()
+    name = _class_name(node)
+    if name in _COMMAND_NODES or _unwrap(node)[1] in _COMMAND_NODES:
+        return None
+    if name == "WholeStageCodegenExec":
+        node = node.child()
+    text = str(node.nodeName()).replace(" ", "")
+    return re.sub(r"(?<!^)(?=[A-Z])", "_", text).lower()

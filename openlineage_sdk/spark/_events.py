@@ -58,7 +58,9 @@ from openlineage_sdk.models.core import (
     OutputDatasetFacets,
 )
 from openlineage_sdk.models.facets import (
+    CatalogDatasetFacet,
     ColumnLineageDatasetFacet,
+    DatasourceDatasetFacet,
     ExtractionErrorRunFacet,
     InputStatisticsInputDatasetFacet,
     JobTypeJobFacet,
@@ -74,7 +76,7 @@ from openlineage_sdk.spark._records import note_problem
 if TYPE_CHECKING:
     from openlineage_sdk.client import OpenLineage
     from openlineage_sdk.spark._adapter import WriteLineage
-    from openlineage_sdk.spark._records import DatasetLineage
+    from openlineage_sdk.spark._records import DatasetIdentity, DatasetLineage
 
 __all__ = [
     "IntoCurrentRun",
@@ -108,6 +110,20 @@ def _label(dataset: DatasetLineage) -> str:
     return f"{dataset.role} {dataset.identity.namespace} {dataset.identity.name}"
 
 
+def _datasource(identity: DatasetIdentity, producer: str) -> DatasourceDatasetFacet:
+    """The ``dataSource`` facet, as the JVM agent writes it.
+
+    The naming conventions write a local file system's data source URI as ``file:``; the JVM
+    agent writes ``file`` (the namespace itself), and the adapter follows the agent so that a
+    dataset both report is one node. ``file`` is not an RFC 3986 URI (it has no scheme), so the
+    facet is built without the model's URI check, and strict validation reports that one field.
+    """
+    facet = identity.dataset_name().datasource_facet(producer)
+    if identity.namespace == "file" and facet.uri == "file:":
+        return facet.model_copy(update={"uri": "file"})
+    return facet
+
+
 def _dataset_facets(
     write: WriteLineage, dataset: DatasetLineage, producer: str
 ) -> dict[str, DatasetFacet]:
@@ -115,11 +131,23 @@ def _dataset_facets(
     label = _label(dataset)
     built: dict[str, DatasetFacet | None] = {
         "dataSource": _attempt(
-            write,
-            f"{label}: dataSource facet",
-            lambda: identity.dataset_name().datasource_facet(producer),
+            write, f"{label}: dataSource facet", lambda: _datasource(identity, producer)
         )
     }
+    catalog = dataset.catalog
+    if catalog is not None:
+        built["catalog"] = _attempt(
+            write,
+            f"{label}: catalog facet",
+            lambda: CatalogDatasetFacet(
+                producer=producer,
+                framework=catalog.framework,
+                type=catalog.type,
+                name=catalog.name,
+                warehouse_uri=catalog.warehouse_uri,
+                source=catalog.source,
+            ),
+        )
     schema = dataset.schema
     if schema is not None:
         built["schema"] = _attempt(
@@ -202,7 +230,10 @@ def _dataset(
     io: dict[str, Any] = {}
     if finished:
         io = _statistics(write, dataset, producer)
-        if not io:
+        if dataset.role == "output" and write.output_changed:
+            # The statement changed the output (ALTER, RENAME): the end says what it is now.
+            facets = _dataset_facets(write, dataset, producer)
+        elif not io:
             return None
     else:
         facets = _dataset_facets(write, dataset, producer)
@@ -365,6 +396,7 @@ class RunPerWrite:
             job_facets=[job_facets] if job_facets is not None else [],
             parent="auto",
         )
+        run.list_empty = True  # "inputs": [] and empty inputFacets, as the JVM agent writes
         with self._lock:
             self._runs[id(write)] = run
         run.start()

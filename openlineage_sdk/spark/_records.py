@@ -22,6 +22,7 @@ from openlineage_sdk.naming import DatasetName
 from openlineage_sdk.spark._naming import dataset_name
 
 __all__ = [
+    "CatalogInfo",
     "ColumnLineageRecord",
     "DatasetIdentity",
     "DatasetLineage",
@@ -47,6 +48,17 @@ class ColumnLineageRecord:
 
     fields: dict[str, ColumnLineageDatasetFacetField]
     dataset: list[InputField]
+
+
+@dataclass(frozen=True)
+class CatalogInfo:
+    """The catalog a table lives in, for the ``catalog`` facet (the JVM agent's values)."""
+
+    framework: str
+    type: str
+    name: str
+    warehouse_uri: str | None = None
+    source: str | None = "spark"
 
 
 @dataclass(frozen=True)
@@ -111,6 +123,7 @@ class DatasetLineage:
     column_lineage: ColumnLineageRecord | None = None
     lifecycle_state: LifecycleState | None = None
     previous_identity: DatasetIdentity | None = None  # the name before a RENAME
+    catalog: CatalogInfo | None = None
     problems: list[str] = field(default_factory=list)
 
 

@@ -14,7 +14,11 @@ What it does, all on this machine (Python and Java 17; no server):
    * ``orders_clean``: valid orders with their date, to Parquet files;
    * ``daily_revenue``: orders joined with customers, revenue per day and country, to Parquet;
    * ``analytics.customer_value``: each customer's orders, spend and rank in their country, to a
-     catalog table in a local warehouse.
+     catalog table in a local warehouse;
+   * ``analytics.top_customers``, in SQL through ``spark.sql``: ``CREATE TABLE ... AS SELECT``
+     of the top three customers of each country, then ``ALTER TABLE ... ADD COLUMNS`` (DDL, a
+     run with the ``ALTER`` lifecycle state and the schema after the change). In classic
+     PySpark each statement is a run of its own.
 
 4. Prints a summary of the events (jobs, runs, states, datasets, row counts, schemas) and writes
    a self-contained HTML lineage graph. Events are in ``openlineage_events.jsonl`` (JSON Lines),
@@ -210,6 +214,14 @@ def run_pipeline(spark: Any, raw: Path, lake: Path) -> None:
     )
     spark.sql("CREATE DATABASE IF NOT EXISTS analytics")
     value.write.mode("overwrite").saveAsTable("analytics.customer_value")
+
+    # 4. SQL: each country's top customers, as a table, then a column added for the sales team.
+    spark.sql(
+        "CREATE TABLE analytics.top_customers USING parquet AS "
+        "SELECT country, customer_id, name, total_spent FROM analytics.customer_value "
+        "WHERE rank_in_country <= 3"
+    )
+    spark.sql("ALTER TABLE analytics.top_customers ADD COLUMNS (account_manager STRING)")
 
 
 def run_demo(

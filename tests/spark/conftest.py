@@ -21,7 +21,7 @@ from typing import Any
 
 import pytest
 
-from tests.spark._support import NAMESPACE, PRODUCER, Captured
+from tests.spark._support import NAMESPACE, PRODUCER, Captured, strict_problems
 
 pyspark = pytest.importorskip("pyspark")
 
@@ -136,13 +136,12 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 @pytest.fixture
 def memory() -> Iterator[Any]:
     """A real MemoryTransport; after the test every event it got must validate strictly."""
-    from openlineage_sdk import validate_event
     from openlineage_sdk.transports import MemoryTransport
 
     transport = MemoryTransport()
     yield transport
     for text in transport.json_events:
-        assert validate_event(text, strict=True, formats=True) == [], text
+        assert strict_problems(text) == [], text
 
 
 @pytest.fixture

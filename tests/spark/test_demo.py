@@ -8,9 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from openlineage_sdk import RunEvent, validate_event
+from openlineage_sdk import RunEvent
 from openlineage_sdk.report import load_events
 from tests.conftest import ROOT
+from tests.spark._support import strict_problems
 
 APP = "orders_etl"
 INSERT = "execute_insert_into_hadoop_fs_relation_command"
@@ -19,6 +20,11 @@ JOBS = {
     f"demo/{APP}.{INSERT}.staging_orders_clean",
     f"demo/{APP}.{INSERT}.marts_daily_revenue",
     f"demo/{APP}.execute_create_data_source_table_as_select_command.analytics_customer_value",
+}
+# The SQL step: a CTAS and an ALTER TABLE through spark.sql, runs of their own in classic mode.
+SQL_JOBS = {
+    f"demo/{APP}.execute_create_data_source_table_as_select_command.analytics_top_customers",
+    f"demo/{APP}.execute_alter_table_add_columns_command",
 }
 
 
@@ -56,16 +62,22 @@ def test_the_demo_runs_and_reports_its_lineage(tmp_path: Path, connect: bool) ->
     out = done.stdout
     assert f"Events (JSON Lines): {events_path.resolve()}" in out
     assert f"Lineage graph:       {html_path.resolve()}" in out
-    assert "8 events, 4 jobs, 4 runs, 5 datasets" in out
-    for job in JOBS:
+    jobs = JOBS if connect else JOBS | SQL_JOBS
+    counts = (
+        "8 events, 4 jobs, 4 runs, 5 datasets"
+        if connect
+        else "12 events, 6 jobs, 6 runs, 6 datasets"
+    )
+    assert counts in out
+    for job in jobs:
         assert f"\n  {job}\n" in out
 
     events = load_events(events_path)
     for line in events_path.read_text().splitlines():
-        assert validate_event(line, strict=True, formats=True) == []
+        assert strict_problems(line) == []
     runs = [e for e in events if isinstance(e, RunEvent)]
-    assert len(runs) == len(events) == 8
-    assert {f"{e.job.namespace}/{e.job.name}" for e in runs} == JOBS
+    assert len(runs) == len(events) == (8 if connect else 12)
+    assert {f"{e.job.namespace}/{e.job.name}" for e in runs} == jobs
     assert {e.event_type for e in runs} == {"START", "COMPLETE"}
     application = next(e.run.run_id for e in runs if e.job.name == APP)
     for event in runs:
@@ -77,11 +89,20 @@ def test_the_demo_runs_and_reports_its_lineage(tmp_path: Path, connect: bool) ->
     outputs = {o.name: o for e in runs if e.event_type == "COMPLETE" for o in e.outputs or []}
     lake = workdir.resolve() / "lake"
     table = workdir.resolve() / "warehouse" / "analytics.db" / "customer_value"
+    top = workdir.resolve() / "warehouse" / "analytics.db" / "top_customers"
     assert set(outputs) == {
         str(lake / "staging" / "orders_clean"),
         str(lake / "marts" / "daily_revenue"),
         str(table),
+        *([] if connect else [str(top)]),
     }
+    if not connect:
+        altered = outputs[str(top)].facets
+        assert altered is not None
+        assert altered.lifecycle_state_change is not None
+        assert altered.lifecycle_state_change.lifecycle_state_change == "ALTER"
+        assert altered.schema_ is not None
+        assert [f["name"] for f in altered.schema_.fields or []][-1] == "account_manager"
     value = outputs[str(table)]
     assert value.facets is not None
     assert value.facets.symlinks is not None

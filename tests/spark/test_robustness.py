@@ -9,14 +9,14 @@ from typing import Any
 
 import pytest
 
-from openlineage_sdk import OpenLineage, validate_event
+from openlineage_sdk import OpenLineage
 from openlineage_sdk.facets import SchemaDatasetFacet
 from openlineage_sdk.models.records import SchemaDatasetFacetFields
 from openlineage_sdk.spark._adapter import WriteLineage, session_kind
 from openlineage_sdk.spark._records import DatasetLineage
 from openlineage_sdk.transports import FileTransport, MemoryTransport
 from openlineage_sdk.transports.base import TransportError
-from tests.spark._support import NAMESPACE, Captured, files_of
+from tests.spark._support import NAMESPACE, Captured, files_of, strict_problems
 
 
 def test_the_adapter_starts_no_spark_job(
@@ -72,7 +72,7 @@ def test_the_adapter_starts_no_spark_job(
         "COMPLETE",
     ] * 3 + ["COMPLETE"]
     for line in lines:
-        assert validate_event(line, strict=True, formats=True) == []
+        assert strict_problems(line) == []
     rows = [
         json.loads(line)["outputs"][0]["outputFacets"]["outputStatistics"]["rowCount"]
         for line in lines[1:-1]
@@ -228,7 +228,7 @@ def test_an_interrupted_write_is_aborted() -> None:
 
     assert [e.event_type for e in Captured(memory).events()] == ["START", "ABORT"]
     for text in memory.json_events:
-        assert validate_event(text, strict=True, formats=True) == []
+        assert strict_problems(text) == []
 
 
 @pytest.mark.parametrize("mode", ["automatic", "explicit"])
@@ -267,7 +267,7 @@ def test_the_end_adds_the_statistics_to_the_datasets_the_start_built(
     assert written["outputFacets"]["outputStatistics"]["rowCount"] == 3
     assert "extractionError" not in end["run"]["facets"]
     for text in memory.json_events:
-        assert validate_event(text, strict=True, formats=True) == []
+        assert strict_problems(text) == []
 
 
 def test_install_twice_replaces_how_writes_are_reported(mode_spark: Any, data_dir: Path) -> None:

@@ -1,0 +1,247 @@
+"""The statements of the JVM agent's PySpark container tests, performed with the adapter on.
+
+Each scenario performs what one of the agent's test scripts does (same app name, tables,
+statements and paths), with every path under a private root, on a Spark driver of its own with
+the confs ``tests/data/jvm-spark/cases.json`` gives. Run as::
+
+    python -m tests.spark.jvm_scenarios SCRIPT ROOT EVENTS_FILE
+
+It writes every event the adapter emits to ``EVENTS_FILE`` (JSON Lines), in the namespace the
+agent's test gives its events, and prints what the script prints.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+CASES = Path(__file__).resolve().parent.parent / "data" / "jvm-spark" / "cases.json"
+
+
+class Scenario:
+    """One script's app name, session settings and statements."""
+
+    def __init__(
+        self,
+        app: str | None,
+        run: Callable[[Any, Callable[[str], str]], None],
+        *,
+        warehouse: str | None = None,
+        hive: bool = True,
+    ) -> None:
+        self.app = app
+        self.run = run
+        self.warehouse = warehouse
+        self.hive = hive
+
+
+def _hive(spark: Any, p: Callable[[str], str]) -> None:
+    spark.sql("CREATE TABLE IF NOT EXISTS test (key INT, value STRING) USING hive")
+    spark.sql("CREATE TABLE IF NOT EXISTS target (key INT, value STRING) USING hive")
+    spark.sql("INSERT INTO test VALUES (1, 'a'), (2, 'b'), (3, 'c')")
+    spark.sql("INSERT INTO target SELECT * from test WHERE key > 1")
+
+
+def _hadoop_fs(spark: Any, p: Callable[[str], str]) -> None:
+    spark.sql("CREATE TABLE IF NOT EXISTS test (key INT, value STRING) USING parquet")
+    spark.sql("CREATE TABLE IF NOT EXISTS target (key INT, value STRING) USING parquet")
+    spark.sql("INSERT INTO test VALUES (1, 'a'), (2, 'b'), (3, 'c')")
+    spark.sql("INSERT INTO target SELECT * from test WHERE key > 1")
+
+
+def _overwrite_hive(spark: Any, p: Callable[[str], str]) -> None:
+    spark.sql("CREATE TABLE IF NOT EXISTS test (key INT, value STRING) USING hive")
+    spark.sql(
+        f"INSERT OVERWRITE DIRECTORY '{p('/tmp/overwrite/table')}' USING hive "
+        "VALUES (1, 'a'), (2, 'b'), (3, 'c')"
+    )
+    spark.sql("SELECT count(*) from test")
+
+
+def _two_row_table(spark: Any) -> None:
+    rows = spark.createDataFrame([{"a": 1, "b": 2}, {"a": 3, "b": 4}])
+    rows.write.option("compression", "none").saveAsTable("temp")
+
+
+def _ctas_load(spark: Any, p: Callable[[str], str]) -> None:
+    _two_row_table(spark)
+    spark.sql(
+        f"CREATE TABLE tbl1 USING hive LOCATION '{p('/tmp/ctas_load/tbl1')}' "
+        "AS SELECT a, b FROM temp"
+    )
+    csv = Path(p("/test_data/test_data.csv"))
+    csv.parent.mkdir(parents=True, exist_ok=True)
+    csv.write_text("1,2\n3,4\n")
+    spark.sql(f"LOAD DATA LOCAL INPATH '{csv}' INTO TABLE tbl1")
+
+
+def _octas_load(spark: Any, p: Callable[[str], str]) -> None:
+    _two_row_table(spark)
+    spark.sql(
+        f"CREATE TABLE tbl2 STORED AS PARQUET LOCATION '{p('/tmp/ctas_load/tbl2')}' "
+        "AS SELECT a, b FROM temp"
+    )
+
+
+def _cached(spark: Any, p: Callable[[str], str]) -> None:
+    _two_row_table(spark)
+    cached = spark.read.table("temp").cache()
+    cached.count()
+    cached.select("a").write.option("compression", "none").saveAsTable("target")
+
+
+def _create_table(spark: Any, p: Callable[[str], str]) -> None:
+    spark.sql("CREATE TABLE create_table_test (a string, b string)")
+
+
+def _drop_table(spark: Any, p: Callable[[str], str]) -> None:
+    spark.sql("CREATE TABLE drop_table_test (a string, b string)")
+    spark.sql("DROP TABLE drop_table_test")
+
+
+def _truncate_table(spark: Any, p: Callable[[str], str]) -> None:
+    spark.sql("CREATE TABLE truncate_table_test (a string, b string)")
+    spark.sql("TRUNCATE TABLE truncate_table_test")
+
+
+def _alter_table(spark: Any, p: Callable[[str], str]) -> None:
+    spark.sql("CREATE TABLE alter_table_test (a string, b string)")
+    spark.sql("ALTER TABLE alter_table_test ADD COLUMNS (c string, d string)")
+    spark.sql("ALTER TABLE alter_table_test RENAME TO alter_table_test_new")
+
+
+def _emit_metrics(spark: Any, p: Callable[[str], str]) -> None:
+    spark.sql("CREATE TABLE create_table_emit_test (a string, b string)")
+
+
+def _cll(spark: Any, p: Callable[[str], str]) -> None:
+    spark.sql("CREATE TABLE cll_source1 (a int, b string)")
+    spark.sql("CREATE TABLE cll_source2 (a int, c int)")
+    spark.sql(
+        f"CREATE TABLE tbl1 USING hive LOCATION '{p('/tmp/cll_test/tbl1')}' AS SELECT "
+        "t1.a as ident, CONCAT(b, 'test') as trans, SUM(c) as agg "
+        "FROM (SELECT a, c from cll_source2 where a > 1) t2 "
+        "JOIN cll_source1 t1 on t1.a = t2.a GROUP BY t1.a, b"
+    )
+
+
+def _failures(spark: Any, p: Callable[[str], str]) -> None:
+    spark.sql("CREATE TABLE failure_test (a string)")
+    spark.sql("INSERT INTO failure_test VALUES ('something')")
+    if spark.read.table("failure_test").count() > 0:
+        print("Spark is fine!")
+
+
+def _word_count(spark: Any, p: Callable[[str], str]) -> None:
+    text = Path(p("/test_data/data.txt"))
+    text.parent.mkdir(parents=True, exist_ok=True)
+    text.write_text("the quick brown fox\njumps over\nthe lazy dog\nthe quick brown fox\n")
+    counts = spark.read.text(str(text)).groupBy("value").count()
+    counts.write.mode("overwrite").csv(p("/tmp/test_data/test_output/"))
+
+
+def _rdd_to_table(spark: Any, p: Callable[[str], str]) -> None:
+    from pyspark.sql.types import IntegerType, StringType, StructField, StructType
+
+    things = [(f"word{i} other{i}", i % 100 + 1) for i in range(100)]
+    rdd = spark.sparkContext.parallelize(things)
+    rdd.setName("list of random words and numbers")
+    csv_dir = p("/tmp/test_data/rdd_to_csv_output/")
+    rdd.map(lambda x: ",".join(str(i) for i in x)).saveAsTextFile(csv_dir)
+    schema = StructType(
+        [StructField("name", StringType(), False), StructField("age", IntegerType(), False)]
+    )
+    spark.read.option("header", False).schema(schema).csv(csv_dir).createOrReplaceTempView(
+        "test_people"
+    )
+    spark.sql("SELECT * FROM test_people WHERE age > 20 AND age < 65").write.mode(
+        "overwrite"
+    ).option("compression", "none").parquet(p("/tmp/test_data/rdd_to_table/"))
+
+
+SCENARIOS: dict[str, Scenario] = {
+    "spark_word_count.py": Scenario("Open Lineage Integration Word Count", _word_count, hive=False),
+    "spark_rdd_to_table.py": Scenario("Spark rdd to table", _rdd_to_table, hive=False),
+    "spark_hive.py": Scenario("Open Lineage Integration Hive", _hive),
+    "spark_hadoop_fs_relation.py": Scenario(
+        "Open Lineage Integration HadoopFS relation", _hadoop_fs
+    ),
+    "overwrite_appname.py": Scenario(None, _hive),
+    "spark_overwrite_hive.py": Scenario(
+        "Open Lineage Integration Overwrite Hive", _overwrite_hive, warehouse="/tmp/overwrite"
+    ),
+    "spark_ctas_load.py": Scenario(
+        "Open Lineage Integration CTAS Load", _ctas_load, warehouse="/tmp/ctas_load"
+    ),
+    "spark_cached.py": Scenario(
+        "Open Lineage In Memory Relation", _cached, warehouse="/tmp/caching"
+    ),
+    "spark_create_table.py": Scenario(
+        "Open Lineage Integration Create Table", _create_table, warehouse="/tmp/create_test"
+    ),
+    "spark_drop_table.py": Scenario(
+        "Open Lineage Integration Drop Table", _drop_table, warehouse="/tmp/drop_test"
+    ),
+    "spark_truncate_table.py": Scenario(
+        "Open Lineage Integration Truncate Table", _truncate_table, warehouse="/tmp/truncate_test"
+    ),
+    "spark_octas_load.py": Scenario(
+        "Open Lineage Integration OCTAS Load", _octas_load, warehouse="/tmp/ctas_load"
+    ),
+    "spark_cll.py": Scenario(
+        "Open Lineage Integration Create Table", _cll, warehouse="/tmp/cll_test"
+    ),
+    "spark_alter_table.py": Scenario(
+        "Open Lineage Integration Alter Table", _alter_table, warehouse="/tmp/alter_test"
+    ),
+    "spark_emit_metrics.py": Scenario(
+        "Open Lineage Integration Emit Metrics", _emit_metrics, warehouse="/tmp/emit_test"
+    ),
+    "spark_test_failures.py": Scenario(
+        "Open Lineage Integration Failure Test", _failures, warehouse="/tmp/failure_test"
+    ),
+}
+
+
+def main(script: str, root: str, events: str) -> None:
+    from pyspark.sql import SparkSession
+
+    from openlineage_sdk.client import OpenLineage
+    from openlineage_sdk.spark import install, uninstall
+    from openlineage_sdk.transports.file import FileTransport
+
+    case = next(c for c in json.loads(CASES.read_text())["cases"] if c["script"] == script)
+    scenario = SCENARIOS[script]
+
+    def p(path: str) -> str:
+        return root + path
+
+    builder = SparkSession.builder.master("local[1]")
+    confs = [c.replace("{root}", root) for c in json.loads(CASES.read_text())["default_confs"]]
+    for conf in [*confs, *case["confs"]]:
+        key, value = conf.split("=", 1)
+        builder = builder.config(key, value)
+    if scenario.app is not None:
+        builder = builder.appName(scenario.app)
+    if scenario.warehouse is not None:
+        builder = builder.config("spark.sql.warehouse.dir", p(scenario.warehouse))
+    if scenario.hive:
+        builder = builder.enableHiveSupport()
+    Path(p("/tmp")).mkdir(parents=True, exist_ok=True)
+    spark = builder.getOrCreate()
+    spark.sparkContext.setLogLevel("ERROR")
+    client = OpenLineage(transport=FileTransport(events), namespace=case["job_namespace"])
+    install(spark, client)
+    try:
+        scenario.run(spark, p)
+    finally:
+        uninstall(spark)
+        client.close()
+        spark.stop()
+
+
+if __name__ == "__main__":
+    main(*sys.argv[1:4])

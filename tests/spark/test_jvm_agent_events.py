@@ -1,0 +1,225 @@
+"""The adapter's events against the JVM agent's own expected events (tests/data/jvm-spark).
+
+Each runnable script of the agent's PySpark container tests is performed by the project's own
+scenario (``tests/spark/jvm_scenarios.py``) on a Spark driver of its own, in a subprocess, with
+every path under a private root; the root is taken out of the events before matching. Matching
+is the agent tests' rule (see ``tests/data/jvm-spark/README.md``): every field of an expected
+file must be in an emitted event with an equal value, arrays in any order and possibly longer.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.spark.jvm_scenarios import SCENARIOS
+
+DATA = Path(__file__).resolve().parent.parent / "data" / "jvm-spark"
+CASES = json.loads((DATA / "cases.json").read_text())["cases"]
+OUT_OF_SCOPE_FACETS = ("spark_unknown", "spark.logicalPlan", "debug")
+REPO = Path(__file__).resolve().parent.parent.parent
+
+# What differs from the agent, for the files that do not match yet; each reason says what.
+KNOWN_DIFFERENCES: dict[str, str] = {
+    "pysparkCLLStart.json": "column lineage transformations carry no description (the agent "
+    "writes Spark's SQL text of each expression, from the optimized plan)",
+    "pysparkCLLEnd.json": "column lineage transformations carry no description (as the START)",
+    "pysparkRddToCsvStartEvent.json": "RDD actions (saveAsTextFile) are not reported yet",
+    "pysparkRddToCsvCompleteEvent.json": "RDD actions (saveAsTextFile) are not reported yet",
+    "pysparkRddToTableStartEvent.json": "inputs of files written by an RDD: matches once the "
+    "RDD events above do (kept together, the group is ordered)",
+    "pysparkRddToTableCompleteEvent.json": "as pysparkRddToTableStartEvent.json",
+}
+
+
+# Files matched anywhere among the events rather than in the group's order, and why.
+ORDER_DIFFERENCES: dict[str, str] = {
+    "pysparkCTASWithColumnLineageEnd.json": "the agent sends a second COMPLETE of the CTAS, "
+    "after LOAD DATA's events (its listener bus reports the CTAS late); the adapter sends the "
+    "CTAS's one COMPLETE, which matches this file too, before LOAD DATA runs",
+}
+
+# Runnable scripts without a scenario yet, each with what the adapter lacks for it.
+MISSING_SCENARIOS: dict[str, str] = {
+    "spark_input_only_rdd.py": "RDD actions are not reported (input_only_rdd: a map_partitions "
+    "job reading /tmp/input_rdd)",
+    "spark_rdd_with_parquet.py": "inputs are not traced through RDDs (rdd.toDF) back to files",
+    "spark_single_input_rdd.py": "RDD actions (textFile -> saveAsTextFile) are not reported",
+    "spark_facets_disable.py": "spark.openlineage.facets.disabled is not read by the adapter",
+    "spark_hive_catalog.py": "needs a session on a remote Hive metastore URI (hive://metastore) "
+    "that does not resolve here",
+}
+
+
+# ------------------------------------------------------------------------------ matching
+
+
+def matches(expected: Any, actual: Any) -> bool:
+    """MockServer's "only matching fields": ``expected``'s fields are all in ``actual``."""
+    if isinstance(expected, dict):
+        if not isinstance(actual, dict):
+            return False
+        return all(key in actual and matches(value, actual[key]) for key, value in expected.items())
+    if isinstance(expected, list):
+        if not isinstance(actual, list):
+            return False
+        return _match_items(expected, actual, set())
+    if isinstance(expected, str):
+        if expected == "${json-unit.any-string}":
+            return isinstance(actual, str)
+        if expected == "${json-unit.any-number}":
+            return isinstance(actual, int | float) and not isinstance(actual, bool)
+        if expected.startswith("${json-unit.regex}"):
+            pattern = expected[len("${json-unit.regex}") :]
+            return isinstance(actual, str) and re.fullmatch(pattern, actual) is not None
+    return bool(expected == actual) and type(expected) is type(actual)
+
+
+def _match_items(expected: list[Any], actual: list[Any], used: set[int]) -> bool:
+    """Each expected item matches a different actual item (any order, extra items allowed)."""
+    if not expected:
+        return True
+    first, rest = expected[0], expected[1:]
+    for index, item in enumerate(actual):
+        if (
+            index not in used
+            and matches(first, item)
+            and _match_items(rest, actual, used | {index})
+        ):
+            return True
+    return False
+
+
+def _in_scope(expected: Any) -> Any:
+    """The expected event without the agent-internal facets the README leaves out of scope."""
+    if isinstance(expected, dict):
+        return {k: _in_scope(v) for k, v in expected.items() if k not in OUT_OF_SCOPE_FACETS}
+    if isinstance(expected, list):
+        return [_in_scope(v) for v in expected]
+    return expected
+
+
+def test_matching_rule() -> None:
+    """The rule itself: fields, arrays in any order, placeholders; and what must not match."""
+    event = {"a": [{"x": 1}, {"y": "s"}], "b": "text", "n": 3}
+    assert matches({"a": [{"y": "s"}, {"x": 1}]}, event)
+    assert matches({"b": "${json-unit.any-string}", "n": "${json-unit.any-number}"}, event)
+    assert matches({"b": "${json-unit.regex}te.t"}, event)
+    assert matches({"a": []}, event)
+    assert not matches({"a": [{"x": 2}]}, event)
+    assert not matches({"a": [{"x": 1}, {"x": 1}]}, event)
+    assert not matches({"c": 1}, event)
+    assert not matches({"n": "${json-unit.any-string}"}, event)
+    assert not matches({"b": "${json-unit.regex}te"}, event)
+
+
+# ------------------------------------------------------------------------------ scenarios
+
+
+def _runnable() -> list[dict[str, Any]]:
+    return [c for c in CASES if c["runs_locally"] and c["script"] in SCENARIOS]
+
+
+@pytest.fixture(scope="module")
+def emitted(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[list[Any], str]]:
+    """Every scenario's events (the private root taken out) and its output, by script."""
+    base = tmp_path_factory.mktemp("jvm")
+
+    def run(case: dict[str, Any]) -> tuple[str, tuple[list[Any], str]]:
+        script = case["script"]
+        root = base / script.removesuffix(".py")
+        root.mkdir()
+        events = root / "events.jsonl"
+        env = {**os.environ, "PYTHONPATH": str(REPO)}
+        done = subprocess.run(
+            [sys.executable, "-m", "tests.spark.jvm_scenarios", script, str(root), str(events)],
+            cwd=root,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=1200,
+            check=False,
+        )
+        assert done.returncode == 0, done.stderr[-4000:]
+        text = events.read_text() if events.exists() else ""
+        text = text.replace(str(root), "")
+        return script, ([json.loads(line) for line in text.splitlines() if line], done.stdout)
+
+    with ThreadPoolExecutor(max_workers=3) as pool:
+        return dict(pool.map(run, _runnable()))
+
+
+def _params() -> list[Any]:
+    params = []
+    for case in _runnable():
+        for number, group in enumerate(case["ordered_groups"]):
+            names = [e["expected"] for e in group if "Running" not in e["expected"]]
+            known = [KNOWN_DIFFERENCES[n] for n in names if n in KNOWN_DIFFERENCES]
+            marks = [pytest.mark.xfail(reason="; ".join(known), strict=True)] if known else []
+            params.append(
+                pytest.param(case["script"], number, id=f"{case['script']}-{number}", marks=marks)
+            )
+    return params
+
+
+@pytest.mark.parametrize(("script", "group"), _params())
+def test_expected_events_match(
+    emitted: dict[str, tuple[list[Any], str]], script: str, group: int
+) -> None:
+    """Every expected file of the group matches an emitted event, in the group's order."""
+    case = next(c for c in CASES if c["script"] == script)
+    events, _ = emitted[script]
+    position = 0
+    for item in case["ordered_groups"][group]:
+        name = item["expected"]
+        if "Running" in name:
+            continue  # RUNNING events are the agent's own (README)
+        expected = _in_scope(json.loads((DATA / "expected" / name).read_text()))
+        start = 0 if name in ORDER_DIFFERENCES else position
+        found = next((i for i in range(start, len(events)) if matches(expected, events[i])), None)
+        summary = [(e["eventType"], e["job"]["name"]) for e in events]
+        assert found is not None, f"{name} matches no event after #{start}: {summary}"
+        if name not in ORDER_DIFFERENCES:
+            position = found + 1
+
+
+def test_create_table_job_names(emitted: dict[str, tuple[list[Any], str]]) -> None:
+    """other_checks create_table_job_names: START and COMPLETE share one name."""
+    events, _ = emitted["spark_create_table.py"]
+    names = {e["job"]["name"] for e in events if e["eventType"] in ("START", "COMPLETE")}
+    assert len(names) == 1, names
+    assert next(iter(names)).endswith("create_table_test"), names
+
+
+def test_script_prints_spark_is_fine(emitted: dict[str, tuple[list[Any], str]]) -> None:
+    """other_checks script_prints_spark_is_fine: the statements and the script run through."""
+    events, stdout = emitted["spark_test_failures.py"]
+    assert "Spark is fine!" in stdout
+    assert any(e["job"]["name"].endswith(".failure_test_failure_test") for e in events)
+
+
+@pytest.mark.parametrize(
+    "script",
+    [
+        pytest.param(
+            c["script"],
+            marks=pytest.mark.xfail(
+                c["script"] in MISSING_SCENARIOS,
+                reason=MISSING_SCENARIOS.get(c["script"], ""),
+                run=False,
+            ),
+        )
+        for c in CASES
+        if c["runs_locally"]
+    ],
+)
+def test_every_locally_runnable_script_has_a_scenario(script: str) -> None:
+    assert script in SCENARIOS
