@@ -18,7 +18,6 @@ test driver's (one driver serves every test; Connect cannot rename its applicati
 from __future__ import annotations
 
 import json
-import os
 import re
 from collections.abc import Iterator
 from pathlib import Path
@@ -28,8 +27,8 @@ import pytest
 
 pytestmark = pytest.mark.connect
 
-SHARED = Path(os.environ.get("OPENLINEAGE_SHARED", Path(__file__).resolve().parents[3] / "shared"))
-JVM_TESTS = SHARED / "jvm-spark-tests"
+# The JVM agent's expected events, vendored with their licence (see tests/data/jvm-spark/README.md).
+JVM_TESTS = Path(__file__).resolve().parents[1] / "data" / "jvm-spark"
 APP = "openlineage_sdk_tests"
 
 if not (JVM_TESTS / "cases.json").exists():  # pragma: no cover - the data comes with the repo
