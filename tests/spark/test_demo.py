@@ -21,7 +21,7 @@ JOBS = {
     f"demo/{APP}.{INSERT}.marts_daily_revenue",
     f"demo/{APP}.execute_create_data_source_table_as_select_command.analytics_customer_value",
 }
-# The SQL step: a CTAS and an ALTER TABLE through spark.sql, runs of their own in classic mode.
+# The SQL step: a CTAS and an ALTER TABLE through spark.sql, runs of their own in both modes.
 SQL_JOBS = {
     f"demo/{APP}.execute_create_data_source_table_as_select_command.analytics_top_customers",
     f"demo/{APP}.execute_alter_table_add_columns_command",
@@ -62,13 +62,8 @@ def test_the_demo_runs_and_reports_its_lineage(tmp_path: Path, connect: bool) ->
     out = done.stdout
     assert f"Events (JSON Lines): {events_path.resolve()}" in out
     assert f"Lineage graph:       {html_path.resolve()}" in out
-    jobs = JOBS if connect else JOBS | SQL_JOBS
-    counts = (
-        "8 events, 4 jobs, 4 runs, 5 datasets"
-        if connect
-        else "12 events, 6 jobs, 6 runs, 6 datasets"
-    )
-    assert counts in out
+    jobs = JOBS | SQL_JOBS
+    assert "12 events, 6 jobs, 6 runs, 6 datasets" in out
     for job in jobs:
         assert f"\n  {job}\n" in out
 
@@ -76,7 +71,7 @@ def test_the_demo_runs_and_reports_its_lineage(tmp_path: Path, connect: bool) ->
     for line in events_path.read_text().splitlines():
         assert strict_problems(line) == []
     runs = [e for e in events if isinstance(e, RunEvent)]
-    assert len(runs) == len(events) == (8 if connect else 12)
+    assert len(runs) == len(events) == 12
     assert {f"{e.job.namespace}/{e.job.name}" for e in runs} == jobs
     assert {e.event_type for e in runs} == {"START", "COMPLETE"}
     application = next(e.run.run_id for e in runs if e.job.name == APP)
@@ -94,15 +89,14 @@ def test_the_demo_runs_and_reports_its_lineage(tmp_path: Path, connect: bool) ->
         str(lake / "staging" / "orders_clean"),
         str(lake / "marts" / "daily_revenue"),
         str(table),
-        *([] if connect else [str(top)]),
+        str(top),
     }
-    if not connect:
-        altered = outputs[str(top)].facets
-        assert altered is not None
-        assert altered.lifecycle_state_change is not None
-        assert altered.lifecycle_state_change.lifecycle_state_change == "ALTER"
-        assert altered.schema_ is not None
-        assert [f["name"] for f in altered.schema_.fields or []][-1] == "account_manager"
+    altered = outputs[str(top)].facets
+    assert altered is not None
+    assert altered.lifecycle_state_change is not None
+    assert altered.lifecycle_state_change.lifecycle_state_change == "ALTER"
+    assert altered.schema_ is not None
+    assert [f["name"] for f in altered.schema_.fields or []][-1] == "account_manager"
     value = outputs[str(table)]
     assert value.facets is not None
     assert value.facets.symlinks is not None
