@@ -210,7 +210,23 @@ def main(argv: Sequence[str] | None = None, *, out: TextIO | None = None) -> int
     )
     report.add_argument("path", type=Path, metavar="EVENTS.jsonl")
     report.add_argument("--html", type=Path, default=None, help="write the lineage graph here")
+    # -- run: lineage for an unmodified PySpark script (openlineage_sdk.spark._launch) --
+    run = commands.add_parser(
+        "run",
+        help="run a command with lineage on for every SparkSession its Python creates",
+        description="Run COMMAND (python script.py, spark-submit ...) with the adapter installed "
+        "on each SparkSession the script creates, configured by spark.openlineage.* confs, "
+        "openlineage.yml or OPENLINEAGE_* variables; the script needs no change.",
+    )
+    run.add_argument("launched", nargs=argparse.REMAINDER, metavar="COMMAND ...")
+    # -- end run --
     args = parser.parse_args(argv)
+    if args.command == "run":
+        from openlineage_sdk.spark._launch import launch
+
+        if not args.launched:
+            parser.error("run needs a command, e.g. openlineage-sdk run python job.py")
+        return launch(args.launched)
     if args.command == "report":
         return _report(args, out or sys.stdout)
     if args.command == "validate":

@@ -469,6 +469,9 @@ class ConfiguredClient(OpenLineage):
         self.inner = inner
         self.settings = settings
         self.owns = owns
+        #: The parent of runs made outside every run, before the confs' parent: the launcher
+        #: sets the application run here, which is started but not entered as a block.
+        self.default_parent: LineageRun | None = None
         self.raise_on_error = inner.raise_on_error
         self.invalid_transitions = inner.invalid_transitions
         self.config = inner.config
@@ -486,8 +489,10 @@ class ConfiguredClient(OpenLineage):
             # The conf's namespace, as the JVM agent's: not the parent's, as a child would have.
             options["namespace"] = self.namespace
         parent = options.get("parent", "auto")
-        if parent == "auto" and current_run() is None and self.settings.parent is not None:
-            options["parent"] = self.settings.parent
+        if parent == "auto" and current_run() is None:
+            fallback = self.default_parent or self.settings.parent
+            if fallback is not None:
+                options["parent"] = fallback
         return super().run(job_name, **options)
 
     def emit(self, event: Any) -> None:

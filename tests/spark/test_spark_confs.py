@@ -126,7 +126,7 @@ class _Collector(BaseHTTPRequestHandler):
 
 @pytest.fixture
 def http_server() -> Iterator[tuple[str, list[tuple[str, dict[str, str], bytes]]]]:
-    received: ClassVar[list[tuple[str, dict[str, str], bytes]]] = []
+    received: list[tuple[str, dict[str, str], bytes]] = []
     handler = type("Handler", (_Collector,), {"received": received})
     server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
