@@ -109,3 +109,29 @@ def test_run_without_a_command_is_an_error() -> None:
     with pytest.raises(SystemExit) as exit_info:
         main(["run"])
     assert exit_info.value.code == 2
+
+
+def test_a_script_without_pyspark_runs_unchanged_and_the_next_sitecustomize_still_runs(
+    tmp_path: Path,
+) -> None:
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / "sitecustomize.py").write_text("import os\nos.environ['OTHER_SITE'] = 'ran'\n")
+    (tmp_path / "plain.py").write_text(
+        "import os, sys\n"
+        "print(os.environ.get('OTHER_SITE'), 'pyspark' in sys.modules,"
+        " 'openlineage_sdk.spark._launch' in sys.modules)\n"
+    )
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join([env.get("PYTHONPATH", ""), str(other)]).strip(os.pathsep)
+    completed = subprocess.run(
+        [sys.executable, "-m", "openlineage_sdk.cli", "run", sys.executable, "plain.py"],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert completed.returncode == 0, completed.stderr
+    assert completed.stdout.split() == ["ran", "False", "True"]
