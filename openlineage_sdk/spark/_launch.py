@@ -166,6 +166,9 @@ def _on_session(session: Any) -> None:
             if isinstance(run.client, ConfiguredClient):
                 run.client.default_parent = run  # the writes' parent, from any thread
             _state["run"], _state["spark"] = run, session
+            # Registered after PySpark's own exit handlers, so it runs before them, while the
+            # session still works.
+            atexit.register(_finish)
         run.start()
     except Exception as error:
         log.warning("openlineage: turning lineage on for the session failed: %s", error)
@@ -212,7 +215,6 @@ def bootstrap() -> None:
         previous(kind, value, traceback)
 
     sys.excepthook = excepthook
-    atexit.register(_finish)
 
 
 def chain_sitecustomize(own_file: str) -> None:
