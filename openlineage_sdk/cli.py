@@ -324,9 +324,25 @@ def _main(argv: Sequence[str] | None, out: TextIO | None) -> int:
     rejected.add_argument("--replay", action="store_true", help="send the events again")
     rejected.add_argument("--url", help="the backend's base URL, for --replay")
     rejected.add_argument("--endpoint", default="api/v1/lineage", help="the lineage path")
+    # -- run: lineage for an unmodified PySpark script (openlineage_sdk.spark._launch) --
+    run = commands.add_parser(
+        "run",
+        help="run a command with lineage on for every SparkSession its Python creates",
+        description="Run COMMAND (python script.py, spark-submit ...) with the adapter installed "
+        "on each SparkSession the script creates, configured by spark.openlineage.* confs, "
+        "openlineage.yml or OPENLINEAGE_* variables; the script needs no change.",
+    )
+    run.add_argument("launched", nargs=argparse.REMAINDER, metavar="COMMAND ...")
+    # -- end run --
     args = parser.parse_args(argv)
     if args.command == "rejected":
         return _rejected(args, out or sys.stdout)
+    if args.command == "run":
+        from openlineage_sdk.spark._launch import launch
+
+        if not args.launched:
+            parser.error("run needs a command, e.g. openlineage-sdk run python job.py")
+        return launch(args.launched)
     if args.command == "report":
         return _report(args, out or sys.stdout)
     if args.command == "validate":

@@ -54,7 +54,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
-from openlineage_sdk.spark import _classic, _connect, _connect_statements, _statements
+from openlineage_sdk.spark import _classic, _conf, _connect, _connect_statements, _statements
 from openlineage_sdk.spark._events import IntoCurrentRun, RunPerWrite, application_facets
 from openlineage_sdk.spark._naming import dataset_name, job_name
 from openlineage_sdk.spark._records import (
@@ -204,9 +204,11 @@ def install(
 
     Args:
         spark: A classic ``SparkSession`` or a Spark Connect one.
-        client: Where automatic mode sends its events. ``None``: a client from the environment
+        client: Where automatic mode sends its events. ``None``: the transport and namespace
+            of the session's ``spark.openlineage.*`` confs, else of the environment
             (:meth:`OpenLineage.from_environment`, which with nothing configured writes the JSON
-            Lines file ``openlineage_events.jsonl``), closed by :func:`uninstall`. Explicit mode
+            Lines file ``openlineage_events.jsonl``), closed by :func:`uninstall`. Either way
+            the session's other confs (parent run, disabled facets, tags...) apply. Explicit mode
             takes no client: its writes go into the current run, through that run's client.
         mode: ``"automatic"``: every write is a run of its own (START, then COMPLETE or FAIL),
             named ``{appName}.{command}.{table}``, a child of the enclosing run when there is
@@ -243,11 +245,10 @@ def install(
             )
         chosen = IntoCurrentRun()
     else:
-        if client is None:
-            from openlineage_sdk.client import OpenLineage
-
-            client = owned = OpenLineage.from_environment()
-        chosen = RunPerWrite(client)
+        # The session's spark.openlineage.* confs (parent run, transport, facets...): see _conf.
+        configured, settings = _conf.configured_client(spark, client)
+        owned = configured if client is None else None
+        chosen = _conf.ConfiguredSink(RunPerWrite(configured), settings)
     with _registry_lock:
         existing = _registry.get(spark)
         if existing is not None:
@@ -275,7 +276,7 @@ def uninstall(spark: Any) -> None:
 
 def application_run(
     spark: Any,
-    client: OpenLineage,
+    client: OpenLineage | None = None,
     *,
     namespace: str | None = None,
     run_id: str | uuid.UUID | None = None,
@@ -295,7 +296,8 @@ def application_run(
 
     Args:
         spark: The session (classic or Connect); gives the app name and Spark's version.
-        client: Where the run's events go.
+        client: Where the run's events go. ``None``: the client of the adapter installed on
+            ``spark`` in automatic mode (else one from the session's confs and the environment).
         namespace: The job namespace; the client's when ``None``.
         run_id: The run id; a new UUIDv7 when ``None``.
         nominal_time: The scheduled start, for the nominalTime facet.
@@ -309,6 +311,12 @@ def application_run(
         app_name, version = adapter.app_name, adapter.spark_version
     else:
         app_name, version = _application(spark)
+    # The session's spark.openlineage.* confs: app name, run id, parent, namespace (see _conf).
+    if client is None and adapter is not None:
+        client = getattr(getattr(adapter.sink, "inner", None), "client", None)
+    client, settings = _conf.configured_client(spark, client)
+    app_name = settings.app_name or app_name
+    run_id = run_id if run_id is not None else settings.application_run_id
     run_facets, job_facets = application_facets(version, client.producer)
     return client.run(
         job_name(app_name, None, None),

@@ -1,0 +1,646 @@
+"""The JVM agent's ``spark.openlineage.*`` confs, read from a session and applied to its lineage.
+
+A Spark job configured for the JVM agent (``--conf spark.openlineage.transport.type=http`` ...)
+or by Airflow's OpenLineage provider (``spark_inject_parent_job_info``,
+``spark_inject_transport_info``) is configured the same way for this adapter: the session's
+confs are read once, when the adapter is installed (a Spark Connect client reads them from the
+server with ``spark.conf``), into a :class:`SparkConfSettings`.
+
+What each conf does
+-------------------
+``transport.*``
+    The transport, in the JVM agent's layout, mapped onto this SDK's transport configuration
+    (:mod:`openlineage_sdk.transports`): ``transport.type`` and the type's keys, nested by dots
+    (``transport.auth.apiKey``, ``transport.transports.<name>.type`` for a composite). The JVM
+    spellings are translated: http ``headers.<h>`` -> ``custom_headers``,
+    ``timeoutInMillis`` -> ``timeout`` (seconds), ``urlParams.<p>`` is refused; kafka
+    ``topicName`` -> ``topic``, ``properties.<p>`` -> ``config``; file ``location`` ->
+    ``log_file_path``. Other keys go through as they are, and an unknown one is an error of the
+    transport's configuration, reported, never dropped silently.
+``namespace``, ``appName``, ``applicationRunId``
+    The job namespace, the application's name in job names, the application run's id.
+``parentJobNamespace``, ``parentJobName``, ``parentRunId`` and the ``rootParent*`` three
+    The run that started this application (Airflow's task run) and the root of its chain (the
+    DAG run): the parent of the application run, and of each write run outside it.
+``facets.<name>.disabled`` and ``facets.disabled`` (``[a;b]``)
+    Facets left out of every event (run, job and dataset facets, by their key).
+``jobName.appendDatasetName``, ``jobName.replaceDotWithUnderscore``
+    Job names without the output's name, and with ``_`` for ``.``.
+``dataset.removePath.pattern``
+    A regular expression whose ``remove`` group is cut out of dataset names (Java's
+    ``(?<remove>...)`` is accepted).
+``capturedProperties``
+    The Spark properties copied into the ``spark_properties`` run facet (default
+    ``spark.master,spark.app.name``).
+``job.owners.<type>``, ``job.tags``, ``run.tags``
+    The ``ownership`` job facet, and ``tags`` job and run facets (``key:value;key:value``, a tag
+    without ``:`` has the value ``true``).
+``disabled``
+    ``true``: no lineage for the session.
+
+Precedence
+----------
+What the code gives (a client passed to ``install``, a namespace or parent passed to
+``application_run``) wins; then the session's confs; then the client configuration
+(``openlineage.yml``, ``OPENLINEAGE_*`` variables). A conf that cannot be used is logged with its
+key and the rule it breaks, never its value, and left out; the user's job runs on.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from openlineage_sdk.client import DEFAULT_NAMESPACE, OpenLineage
+from openlineage_sdk.config import ConfigError, OpenLineageConfig, load_config
+from openlineage_sdk.lifecycle import RunRef, current_run
+from openlineage_sdk.spark._naming import job_name
+from openlineage_sdk.transports._registry import TransportConfigError, parse_transport_config
+
+if TYPE_CHECKING:
+    from openlineage_sdk.lifecycle import LineageRun
+    from openlineage_sdk.spark._adapter import LineageSink, WriteLineage
+    from openlineage_sdk.transports.base import FlushResult
+
+__all__ = [
+    "CONF_PREFIX",
+    "ConfiguredClient",
+    "ConfiguredSink",
+    "SparkConfError",
+    "SparkConfSettings",
+    "parse_confs",
+    "session_confs",
+    "session_settings",
+    "transport_section",
+]
+
+log = logging.getLogger("openlineage_sdk.spark")
+
+#: The prefix of the JVM agent's confs.
+CONF_PREFIX = "spark.openlineage."
+_DEFAULT_CAPTURED = ("spark.master", "spark.app.name")
+_SPARK_PROPERTIES = "spark_properties"
+_RUN_FACET_SCHEMA = "https://openlineage.io/spec/2-0-2/OpenLineage.json#/$defs/RunFacet"
+
+
+class SparkConfError(ConfigError):
+    """A ``spark.openlineage.*`` conf cannot be used; the message names the conf and the rule."""
+
+
+@dataclass(frozen=True)
+class SparkConfSettings:
+    """What a session's ``spark.openlineage.*`` confs ask for (see the module's documentation).
+
+    Attributes:
+        transport: The transport section in this SDK's layout, ``None`` when no conf sets one.
+        namespace: ``spark.openlineage.namespace``.
+        app_name: ``spark.openlineage.appName``: the application's name in job names.
+        application_run_id: ``spark.openlineage.applicationRunId``.
+        parent: The parent run (with its root) the ``parent*`` and ``rootParent*`` confs name.
+        disabled_facets: Facet keys left out of every event.
+        append_dataset_name: Whether a write's job name ends with its output's name.
+        replace_dot_with_underscore: Whether job names have ``_`` for ``.``.
+        remove_path: The ``dataset.removePath.pattern`` expression, compiled.
+        captured: The captured Spark properties and their values.
+        job_owners: Owner type -> owner name.
+        job_tags: Job tags, ``(key, value)``.
+        run_tags: Run tags, ``(key, value)``.
+        disabled: ``spark.openlineage.disabled``.
+        problems: The confs that could not be used, each with its rule (never its value).
+    """
+
+    transport: dict[str, Any] | None = None
+    namespace: str | None = None
+    app_name: str | None = None
+    application_run_id: str | None = None
+    parent: RunRef | None = None
+    disabled_facets: frozenset[str] = frozenset()
+    append_dataset_name: bool = True
+    replace_dot_with_underscore: bool = False
+    remove_path: re.Pattern[str] | None = None
+    captured: dict[str, str] = field(default_factory=dict)
+    job_owners: dict[str, str] = field(default_factory=dict)
+    job_tags: tuple[tuple[str, str], ...] = ()
+    run_tags: tuple[tuple[str, str], ...] = ()
+    disabled: bool = False
+    problems: tuple[str, ...] = ()
+
+    @property
+    def rewrites_events(self) -> bool:
+        """Whether events need a change on their way out (facets added, removed, names cut)."""
+        return bool(
+            self.disabled_facets
+            or self.remove_path is not None
+            or self.captured
+            or self.job_owners
+            or self.job_tags
+            or self.run_tags
+        )
+
+
+# ------------------------------------------------------------------------------- reading
+
+
+def session_confs(spark: Any) -> dict[str, str]:
+    """Every conf of a session, classic or Connect, as text.
+
+    Args:
+        spark: A classic ``SparkSession`` or a Spark Connect one.
+
+    Returns:
+        The session's confs (the runtime ones, which include those it was started with).
+    """
+    confs: dict[str, str] = {}
+    context = getattr(spark, "_sc", None)  # classic: the confs the application started with
+    if context is not None:
+        confs.update(dict(context.getConf().getAll()))
+    confs.update({str(k): str(v) for k, v in dict(spark.conf.getAll).items()})
+    return confs
+
+
+def _flag(key: str, value: str) -> bool:
+    text = value.strip().lower()
+    if text in ("true", "false"):
+        return text == "true"
+    raise SparkConfError(f"{key} must be true or false")
+
+
+def _tags(key: str, value: str) -> tuple[tuple[str, str], ...]:
+    tags: list[tuple[str, str]] = []
+    for item in value.split(";"):
+        item = item.strip()
+        if not item:
+            continue
+        name, sep, tag_value = item.partition(":")
+        if not name.strip():
+            raise SparkConfError(f"{key}: a tag has no key (the form is key:value;key:value)")
+        tags.append((name.strip(), tag_value.strip() if sep else "true"))
+    return tuple(tags)
+
+
+def _nest(flat: Mapping[str, str], *, leaves: Iterable[str] = ()) -> dict[str, Any]:
+    """Dotted keys into nested mappings; below a ``leaves`` key the rest is one key."""
+    nested: dict[str, Any] = {}
+    leaf_keys = set(leaves)
+    for dotted, value in flat.items():
+        parts = dotted.split(".")
+        node = nested
+        for index, part in enumerate(parts[:-1]):
+            if part in leaf_keys:
+                node = node.setdefault(part, {})
+                node[".".join(parts[index + 1 :])] = value
+                break
+            child = node.setdefault(part, {})
+            if not isinstance(child, dict):
+                raise SparkConfError(
+                    f"{CONF_PREFIX}transport.{'.'.join(parts[: index + 1])} is both a value "
+                    "and a section"
+                )
+            node = child
+        else:
+            node[parts[-1]] = value
+    return nested
+
+
+def _translate(section: dict[str, Any], where: str) -> dict[str, Any]:
+    """One transport section from the JVM agent's spellings into this SDK's."""
+    kind = section.get("type")
+    if not isinstance(kind, str) or not kind:
+        raise SparkConfError(f"{where}.type must name a transport type")
+    out = dict(section)
+    if kind in ("http", "async_http"):
+        headers = out.pop("headers", None)
+        if headers is not None:
+            out["custom_headers"] = {**headers, **out.get("custom_headers", {})}
+        if "timeoutInMillis" in out:
+            try:
+                out["timeout"] = float(out.pop("timeoutInMillis")) / 1000
+            except ValueError:
+                raise SparkConfError(f"{where}.timeoutInMillis must be a number") from None
+        if "urlParams" in out:
+            raise SparkConfError(
+                f"{where}.urlParams.* is not supported: this SDK's http transport posts to "
+                "{url}/{endpoint} and its batch endpoint, with no query parameters"
+            )
+    elif kind == "kafka":
+        if "topicName" in out:
+            out["topic"] = out.pop("topicName")
+        properties = out.pop("properties", None)
+        if properties is not None:
+            out["config"] = {**properties, **out.get("config", {})}
+    elif kind == "file":
+        if "location" in out:
+            out["log_file_path"] = out.pop("location")
+    elif kind == "composite":
+        members = out.get("transports")
+        if isinstance(members, dict):
+            out["transports"] = {
+                name: _translate(member, f"{where}.transports.{name}")
+                for name, member in members.items()
+                if isinstance(member, dict)
+            }
+    return out
+
+
+def transport_section(confs: Mapping[str, str]) -> dict[str, Any] | None:
+    """The transport the ``spark.openlineage.transport.*`` confs describe, in this SDK's layout.
+
+    Args:
+        confs: A session's confs.
+
+    Returns:
+        The section for :func:`openlineage_sdk.transports.parse_transport_config`, ``None``
+        when no transport conf is set.
+
+    Raises:
+        SparkConfError: The confs do not describe a transport (no type, a key both a value and
+            a section).
+    """
+    prefix = f"{CONF_PREFIX}transport."
+    flat = {k[len(prefix) :]: v for k, v in confs.items() if k.startswith(prefix)}
+    if not flat:
+        return None
+    # Kafka's properties and HTTP's headers and URL parameters have dots in their own names.
+    nested = _nest(flat, leaves=("properties", "headers", "urlParams", "config"))
+    return _translate(nested, f"{CONF_PREFIX}transport")
+
+
+def _remove_path(key: str, value: str) -> re.Pattern[str]:
+    pattern = re.sub(r"\(\?<([A-Za-z][A-Za-z0-9]*)>", r"(?P<\1>", value)  # Java's named groups
+    try:
+        compiled = re.compile(pattern)
+    except re.error as error:
+        raise SparkConfError(f"{key} is not a regular expression: {error.msg}") from None
+    if "remove" not in compiled.groupindex:
+        raise SparkConfError(f"{key} must have a group named remove: (?<remove>...)")
+    return compiled
+
+
+def _parent(confs: Mapping[str, str]) -> RunRef | None:
+    def trio(kind: str) -> tuple[str, str, str] | None:
+        keys = [f"{CONF_PREFIX}{kind}{part}" for part in ("JobNamespace", "JobName", "RunId")]
+        values = [confs.get(k, "").strip() for k in keys]
+        if not any(values):
+            return None
+        missing = [k for k, v in zip(keys, values, strict=True) if not v]
+        if missing:
+            raise SparkConfError(f"{', '.join(missing)} must be set with the other {kind} confs")
+        return values[0], values[1], values[2]
+
+    def ref(kind: str, values: tuple[str, str, str], root: RunRef | None) -> RunRef:
+        try:
+            return RunRef(*values, root=root)
+        except ValueError:
+            raise SparkConfError(f"{CONF_PREFIX}{kind}RunId must be a UUID") from None
+
+    parent = trio("parent")
+    root_values = trio("rootParent")
+    if parent is None:
+        if root_values is not None:
+            raise SparkConfError(
+                f"{CONF_PREFIX}rootParent* confs need the {CONF_PREFIX}parent* confs"
+            )
+        return None
+    root = ref("rootParent", root_values, None) if root_values is not None else None
+    return ref("parent", parent, root)
+
+
+def _disabled_facets(confs: Mapping[str, str]) -> frozenset[str]:
+    disabled: set[str] = set()
+    old = confs.get(f"{CONF_PREFIX}facets.disabled")
+    if old is not None:
+        disabled.update(n.strip() for n in old.strip().strip("[]").split(";") if n.strip())
+    pattern = re.compile(re.escape(f"{CONF_PREFIX}facets.") + r"(.+)\.disabled$")
+    for key, value in confs.items():
+        match = pattern.match(key)
+        if match is None:
+            continue
+        if _flag(key, value):
+            disabled.add(match.group(1))
+        else:
+            disabled.discard(match.group(1))
+    return frozenset(disabled)
+
+
+def parse_confs(confs: Mapping[str, str], *, strict: bool = False) -> SparkConfSettings:
+    """Read ``spark.openlineage.*`` confs into settings.
+
+    Args:
+        confs: The session's confs (other confs are read only when captured).
+        strict: Raise on the first conf that cannot be used instead of noting it in
+            ``problems`` and leaving it out.
+
+    Returns:
+        The settings.
+
+    Raises:
+        SparkConfError: With ``strict``, a conf that cannot be used; the message names it.
+    """
+    problems: list[str] = []
+    values: dict[str, Any] = {}
+
+    def read(name: str, parse: Callable[[], Any]) -> None:
+        try:
+            values[name] = parse()
+        except SparkConfError as error:
+            if strict:
+                raise
+            problems.append(str(error))
+
+    def text(key: str) -> str | None:
+        return (confs.get(CONF_PREFIX + key) or "").strip() or None
+
+    def flag(key: str, default: bool) -> bool:
+        value = confs.get(CONF_PREFIX + key)
+        return default if value is None else _flag(CONF_PREFIX + key, value)
+
+    def transport() -> dict[str, Any] | None:
+        section = transport_section(confs)
+        if section is not None:
+            try:
+                parse_transport_config(section)
+            except TransportConfigError as error:
+                raise SparkConfError(f"{CONF_PREFIX}transport.*: {error}") from None
+        return section
+
+    def captured() -> dict[str, str]:
+        names = text("capturedProperties")
+        wanted = [n.strip() for n in names.split(",")] if names else list(_DEFAULT_CAPTURED)
+        return {n: confs[n] for n in wanted if n and n in confs}
+
+    def removal() -> re.Pattern[str] | None:
+        value = confs.get(f"{CONF_PREFIX}dataset.removePath.pattern")
+        return _remove_path(f"{CONF_PREFIX}dataset.removePath.pattern", value) if value else None
+
+    owners_prefix = f"{CONF_PREFIX}job.owners."
+    read("transport", transport)
+    read("namespace", lambda: text("namespace"))
+    read("app_name", lambda: text("appName"))
+    read("application_run_id", lambda: _run_id(text("applicationRunId")))
+    read("parent", lambda: _parent(confs))
+    read("disabled_facets", lambda: _disabled_facets(confs))
+    read("append_dataset_name", lambda: flag("jobName.appendDatasetName", True))
+    read("replace_dot_with_underscore", lambda: flag("jobName.replaceDotWithUnderscore", False))
+    read("remove_path", removal)
+    read("captured", captured)
+    read(
+        "job_owners",
+        lambda: {
+            k[len(owners_prefix) :]: v for k, v in confs.items() if k.startswith(owners_prefix)
+        },
+    )
+    read(
+        "job_tags", lambda: _tags(f"{CONF_PREFIX}job.tags", confs.get(f"{CONF_PREFIX}job.tags", ""))
+    )
+    read(
+        "run_tags", lambda: _tags(f"{CONF_PREFIX}run.tags", confs.get(f"{CONF_PREFIX}run.tags", ""))
+    )
+    read("disabled", lambda: flag("disabled", False))
+    return SparkConfSettings(**values, problems=tuple(problems))
+
+
+def _run_id(value: str | None) -> str | None:
+    if value is None:
+        return None
+    try:
+        return RunRef("-", "-", value).run_id
+    except ValueError:
+        raise SparkConfError(f"{CONF_PREFIX}applicationRunId must be a UUID") from None
+
+
+def session_settings(spark: Any) -> SparkConfSettings:
+    """The session's settings, read now (confs set later apply from the next install).
+
+    A session whose confs cannot be read has no settings (logged); each problem is logged.
+    """
+    try:
+        settings = parse_confs(session_confs(spark))
+    except Exception as error:
+        log.warning("openlineage: reading the session's spark.openlineage confs failed: %s", error)
+        return SparkConfSettings()
+    for problem in settings.problems:
+        log.error("openlineage: %s; the conf is left out", problem)
+    return settings
+
+
+# ------------------------------------------------------------------------------- applying
+
+
+def client_from_settings(settings: SparkConfSettings) -> OpenLineage:
+    """A client for a session no client was given for: the confs' transport and namespace,
+    else the client configuration's (``openlineage.yml``, ``OPENLINEAGE_*``)."""
+    try:
+        config = load_config()
+    except ConfigError as error:
+        log.error("openlineage: the client configuration cannot be used (%s)", error)
+        config = OpenLineageConfig()
+    if settings.transport is not None:
+        config = config.model_copy(update={"transport": parse_transport_config(settings.transport)})
+    return OpenLineage(config=config, namespace=settings.namespace)
+
+
+class ConfiguredClient(OpenLineage):
+    """A client that applies a session's confs to the events of another client.
+
+    Runs made through it get the confs' parent when they have no enclosing run, and its events
+    have the disabled facets removed, the captured properties, owners and tags added and the
+    ``removePath`` part cut from dataset names, then go out through ``inner``. Closing it closes
+    ``inner`` only when ``owns`` is set.
+
+    Args:
+        inner: The client whose transport delivers the events.
+        settings: The session's settings.
+        owns: Whether this client owns ``inner``.
+        code_namespace: Whether ``inner``'s namespace was given in code (it then wins).
+    """
+
+    def __init__(
+        self,
+        inner: OpenLineage,
+        settings: SparkConfSettings,
+        *,
+        owns: bool = False,
+        code_namespace: bool = False,
+    ) -> None:
+        # Deliberately not OpenLineage.__init__: this client has no transport of its own.
+        self.inner = inner
+        self.settings = settings
+        self.owns = owns
+        #: The parent of runs made outside every run, before the confs' parent: the launcher
+        #: sets the application run here, which is started but not entered as a block.
+        self.default_parent: LineageRun | None = None
+        self.raise_on_error = inner.raise_on_error
+        self.invalid_transitions = inner.invalid_transitions
+        self.config = inner.config
+        self.disabled = inner.disabled or settings.disabled
+        self.producer = inner.producer
+        self.transport = inner.transport
+        self.namespace = (
+            inner.namespace if code_namespace or settings.namespace is None else settings.namespace
+        )
+
+    def run(self, job_name: str, **options: Any) -> LineageRun:
+        """As :meth:`OpenLineage.run`, in the confs' namespace; with no enclosing run, under the
+        confs' parent."""
+        if self.settings.namespace is not None and options.get("namespace") is None:
+            # The conf's namespace, as the JVM agent's: not the parent's, as a child would have.
+            options["namespace"] = self.namespace
+        parent = options.get("parent", "auto")
+        if parent == "auto" and current_run() is None:
+            fallback = self.default_parent or self.settings.parent
+            if fallback is not None:
+                options["parent"] = fallback
+        return super().run(job_name, **options)
+
+    def emit(self, event: Any) -> None:
+        """Apply the confs to the event, then emit it through the inner client."""
+        if self.disabled:
+            return
+        if self.settings.rewrites_events:
+            try:
+                event = rewrite_event(event, self.settings)
+            except Exception as error:  # the event goes out as it was rather than not at all
+                log.warning("openlineage: applying the spark.openlineage confs failed: %s", error)
+        self.inner.emit(event)
+
+    def flush(self, timeout: float | None = None) -> FlushResult:
+        """Flush the inner client."""
+        return self.inner.flush(timeout)
+
+    def close(self, timeout: float | None = None) -> FlushResult:
+        """Close the inner client when owned, else flush it."""
+        return self.inner.close(timeout) if self.owns else self.inner.flush(timeout)
+
+    def __repr__(self) -> str:
+        return f"ConfiguredClient({self.inner!r})"
+
+
+def _facet(producer: str, schema_url: str, **fields: Any) -> dict[str, Any]:
+    return {"_producer": producer, "_schemaURL": schema_url, **fields}
+
+
+def rewrite_event(event: Any, settings: SparkConfSettings) -> Any:
+    """The event with the confs applied (see :class:`ConfiguredClient`)."""
+    from openlineage_sdk._read import read_event
+
+    data = event.to_dict()
+    producer = data.get("producer", "")
+    run = data.get("run")
+    job = data.get("job")
+    if isinstance(run, dict):
+        facets = run.setdefault("facets", {})
+        if settings.captured:
+            facets[_SPARK_PROPERTIES] = _facet(
+                producer, _RUN_FACET_SCHEMA, properties=dict(settings.captured)
+            )
+        if settings.run_tags:
+            facets["tags"] = _merge_tags(facets.get("tags"), settings.run_tags, producer, "run")
+    if isinstance(job, dict):
+        facets = job.setdefault("facets", {})
+        if settings.job_owners and "ownership" not in facets:
+            facets["ownership"] = _facet(
+                producer,
+                "https://openlineage.io/spec/facets/1-0-1/OwnershipJobFacet.json#/$defs/OwnershipJobFacet",
+                owners=[{"name": n, "type": t} for t, n in settings.job_owners.items()],
+            )
+        if settings.job_tags:
+            facets["tags"] = _merge_tags(facets.get("tags"), settings.job_tags, producer, "job")
+    for kind in ("inputs", "outputs"):
+        for dataset in data.get(kind) or []:
+            if settings.remove_path is not None and isinstance(dataset.get("name"), str):
+                dataset["name"] = _cut(dataset["name"], settings.remove_path)
+            for container in ("facets", "inputFacets", "outputFacets"):
+                _drop(dataset.get(container), settings.disabled_facets)
+    for part in (run, job):
+        if isinstance(part, dict):
+            _drop(part.get("facets"), settings.disabled_facets)
+    return read_event(data)
+
+
+def _merge_tags(
+    existing: Any, tags: tuple[tuple[str, str], ...], producer: str, level: str
+) -> dict[str, Any]:
+    schema = f"https://openlineage.io/spec/facets/1-0-0/Tags{level.capitalize()}Facet.json"
+    facet = dict(existing) if isinstance(existing, dict) else _facet(producer, schema)
+    merged = {t["key"]: t for t in facet.get("tags") or [] if isinstance(t, dict)}
+    for key, value in tags:
+        merged[key] = {"key": key, "value": value, "source": "SPARK"}
+    facet["tags"] = list(merged.values())
+    return facet
+
+
+def _drop(facets: Any, disabled: frozenset[str]) -> None:
+    if isinstance(facets, dict):
+        for name in disabled & facets.keys():
+            del facets[name]
+
+
+def _cut(name: str, pattern: re.Pattern[str]) -> str:
+    match = pattern.search(name)
+    if match is None or match.group("remove") is None:
+        return name
+    start, end = match.span("remove")
+    return name[:start] + name[end:]
+
+
+class ConfiguredSink:
+    """A sink that names writes' jobs by the confs, then hands them on to ``inner``.
+
+    Args:
+        inner: The sink that reports the writes.
+        settings: The session's settings.
+    """
+
+    def __init__(self, inner: LineageSink, settings: SparkConfSettings) -> None:
+        self.inner = inner
+        self.settings = settings
+
+    def write_started(self, write: WriteLineage) -> None:
+        """Rename the write's job as the confs ask, then report it."""
+        try:
+            write.job_name = self.job_name(write)
+        except Exception as error:
+            log.warning("openlineage: naming the job by the confs failed: %s", error)
+        self.inner.write_started(write)
+
+    def write_finished(self, write: WriteLineage) -> None:
+        """Report the write's end."""
+        self.inner.write_finished(write)
+
+    def job_name(self, write: WriteLineage) -> str:
+        """``{appName}.{command}[.{output}]`` with the confs' app name and options."""
+        settings = self.settings
+        table: str | None = None
+        output = write.output
+        if output is not None and settings.append_dataset_name:
+            symlinks = output.identity.symlinks
+            table = symlinks[0].name if symlinks else output.identity.name
+            if settings.remove_path is not None and not symlinks:
+                table = _cut(table, settings.remove_path)
+        name = job_name(settings.app_name or write.app_name, write.command, table)
+        return name.replace(".", "_") if settings.replace_dot_with_underscore else name
+
+
+def configured_client(
+    spark: Any, client: OpenLineage | None
+) -> tuple[OpenLineage, SparkConfSettings]:
+    """The client a session's lineage goes through, with its confs applied.
+
+    Args:
+        spark: The session.
+        client: The client given in code, if any: its transport wins over the confs'.
+
+    Returns:
+        The client (a :class:`ConfiguredClient` when the confs change anything) and the settings.
+    """
+    settings = session_settings(spark)
+    if isinstance(client, ConfiguredClient):
+        return client, settings
+    if client is None:
+        inner = client_from_settings(settings)
+        return ConfiguredClient(inner, settings, owns=True), settings
+    from_config = client.namespace in (client.config.namespace, DEFAULT_NAMESPACE)
+    return ConfiguredClient(client, settings, code_namespace=not from_config), settings
