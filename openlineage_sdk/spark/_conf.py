@@ -599,9 +599,21 @@ class ConfiguredSink:
         self.settings = settings
 
     def write_started(self, write: WriteLineage) -> None:
-        """Rename the write's job as the confs ask, then report it."""
+        """Rename the write's job as the confs ask, then report it.
+
+        Without a job-name conf the name the adapter gave stays: it follows the JVM agent's
+        rule for each command, which the confs' default spelling does not repeat.
+        """
+        settings = self.settings
+        renames = (
+            settings.app_name is not None
+            or not settings.append_dataset_name
+            or settings.replace_dot_with_underscore
+            or settings.remove_path is not None
+        )
         try:
-            write.job_name = self.job_name(write)
+            if renames:
+                write.job_name = self.job_name(write)
         except Exception as error:
             log.warning("openlineage: naming the job by the confs failed: %s", error)
         self.inner.write_started(write)

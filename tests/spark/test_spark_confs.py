@@ -12,9 +12,9 @@ from typing import Any, ClassVar
 
 import pytest
 
-from openlineage_sdk import validate_event
 from openlineage_sdk.spark import application_run, install, uninstall
 from openlineage_sdk.spark._conf import SparkConfError, parse_confs, transport_section
+from tests.spark._support import strict_problems
 
 TASK_RUN = str(uuid.uuid4())
 DAG_RUN = str(uuid.uuid4())
@@ -50,7 +50,7 @@ def _session(spark: Any, kind: str, connect_port: int, confs: dict[str, str]) ->
 def _read(path: Path) -> list[dict[str, Any]]:
     lines = path.read_text().splitlines()
     for line in lines:
-        assert validate_event(line, strict=True) == [], line
+        assert strict_problems(line) == [], line
     return [json.loads(line) for line in lines]
 
 
