@@ -230,7 +230,10 @@ def run(
     )
 
     lines = events.read_text(encoding="utf-8").splitlines()
-    last = json.loads(lines[-1])
+    # Reads that end in an action are runs without outputs: the last write is the last event
+    # that has one.
+    written = [e for e in map(json.loads, lines) if e.get("outputs")]
+    last = written[-1]
     statistics_facet = last["outputs"][0].get("outputFacets", {}).get("outputStatistics", {})
     shown = {k: v for k, v in statistics_facet.items() if not k.startswith("_")}
     print(f"  events written: {len(lines)}; outputStatistics of the last write: {shown}")

@@ -42,6 +42,7 @@ as it would without the adapter, and its result or exception reaches the user un
 
 from __future__ import annotations
 
+import atexit
 import contextvars
 import functools
 import importlib
@@ -172,6 +173,26 @@ class LineageSink(Protocol):
 
 _registry: weakref.WeakKeyDictionary[Any, SparkLineage] = weakref.WeakKeyDictionary()
 _registry_lock = threading.Lock()
+
+
+def _drain_listeners_at_exit() -> None:
+    """Before Python exits, let Spark's listener bus hand the last actions over to the adapters.
+
+    Reads that end in an action reach the adapter from the listener bus, after the action
+    returned. A script that ends with ``df.count()`` and no ``spark.stop()`` would exit before
+    that callback arrives: its run lost, and the JVM logging the callback it could not make.
+    Registered once, after PySpark's own exit handler, so it runs first (while py4j's
+    callback server still answers); the delivery engine's own handler, registered with the
+    client before, runs after it and sends what this produced.
+    """
+    with _registry_lock:
+        adapters = [a for a in _registry.values() if a.session_kind == "classic"]
+    for adapter in adapters:
+        adapter.drain_listeners()
+
+
+_drain_registered = False
+_drain_lock = threading.Lock()
 _patched: set[tuple[type, str]] = set()  # (class, method) wrapped already, for the process
 _in_write: contextvars.ContextVar[bool] = contextvars.ContextVar(
     "openlineage_in_write", default=False
@@ -467,6 +488,11 @@ class SparkLineage:
                 listener.on_query = self._query_executed
                 spark._jsparkSession.listenerManager().register(listener)
                 self._listener = listener
+                global _drain_registered
+                with _drain_lock:  # install() holds _registry_lock while it builds adapters
+                    if not _drain_registered:
+                        atexit.register(_drain_listeners_at_exit)
+                        _drain_registered = True
             except Exception as error:
                 log.warning(
                     "openlineage: no write metrics listener, statistics left out: %s", error
@@ -600,11 +626,25 @@ class SparkLineage:
         if previous is not None:
             previous.close()
 
+    def drain_listeners(self) -> None:
+        """Wait (bounded) until the listener bus delivered what the session's actions posted."""
+        if self._listener is None:
+            return
+        try:
+            if not self.spark._jsc.sc().isStopped():
+                _classic.wait_for_listeners(self.spark, self.listener_timeout_ms)
+        except Exception as error:  # the session or its JVM is already gone
+            log.debug("openlineage: draining the listener bus failed: %s", error)
+
     def close(self) -> None:
-        """Unregister what the adapter registered on the session; close a client it made."""
+        """Unregister what the adapter registered on the session; close a client it made.
+
+        The listener bus is drained first, so the last action's run is reported.
+        """
         if self._statements is not None:  # Spark Connect statements
             self._statements.close()
             self._statements = None
+        self.drain_listeners()
         if self._listener is not None:
             try:
                 self.spark._jsparkSession.listenerManager().unregister(self._listener)

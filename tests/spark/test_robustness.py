@@ -282,3 +282,56 @@ def test_install_twice_replaces_how_writes_are_reported(mode_spark: Any, data_di
         uninstall(mode_spark)
     assert first.events == []
     assert [e.event_type for e in Captured(second).events()] == ["START", "COMPLETE"]
+
+
+_ENDS_ON_AN_ACTION = """
+import sys
+from pyspark.sql import SparkSession
+from openlineage_sdk import OpenLineage
+from openlineage_sdk.spark import install
+from openlineage_sdk.transports import FileTransport
+
+spark = (
+    SparkSession.builder.master("local[1]").appName("ends_on_count")
+    .config("spark.ui.enabled", "false").getOrCreate()
+)
+spark.range(10).write.parquet(sys.argv[1])
+install(spark, OpenLineage(transport=FileTransport(sys.argv[2]), namespace="ns"))
+print(spark.read.parquet(sys.argv[1]).count())
+{ending}
+"""
+
+
+@pytest.mark.parametrize(
+    "ending",
+    ["", "from openlineage_sdk.spark import uninstall; uninstall(spark)"],
+    ids=["exit", "uninstall"],
+)
+def test_a_script_that_ends_on_an_action_keeps_its_run(tmp_path: Path, ending: str) -> None:
+    """The last action's run reaches the adapter after the action: exit waits for it.
+
+    A script that ends with ``count()`` and no ``spark.stop()`` (or uninstalls right after
+    it) still reports that read, and the JVM logs no callback it could not make.
+    """
+    import os
+    import subprocess
+    import sys
+
+    script = tmp_path / "script.py"
+    script.write_text(_ENDS_ON_AN_ACTION.format(ending=ending))
+    events = tmp_path / "events.jsonl"
+    env = {**os.environ, "PYSPARK_PYTHON": sys.executable, "PYSPARK_DRIVER_PYTHON": sys.executable}
+    done = subprocess.run(
+        [sys.executable, str(script), str(tmp_path / "data"), str(events)],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert done.stdout.strip().endswith("10")
+    assert "threw an exception" not in done.stderr, done.stderr[-3000:]
+    read = [json.loads(line) for line in events.read_text().splitlines()]
+    assert [(e["eventType"], e["outputs"]) for e in read] == [("START", []), ("COMPLETE", [])]
+    assert {i["name"] for e in read for i in e["inputs"]} == {str(tmp_path / "data")}
