@@ -4,9 +4,9 @@ Each scenario performs what one of the agent's test scripts does (same app name,
 statements and paths), with every path under a private root, on a Spark driver of its own with
 the confs ``tests/data/jvm-spark/cases.json`` gives. Run as::
 
-    python -m tests.spark.jvm_scenarios SCRIPT ROOT EVENTS_FILE
+    python -m tests.spark.jvm_scenarios SCRIPT ROOT EVENTS_FILE [MASTER]
 
-It writes every event the adapter emits to ``EVENTS_FILE`` (JSON Lines), in the namespace the
+(``MASTER``: the Spark master URL, ``local[1]`` by default.) It writes every event the adapter emits to ``EVENTS_FILE`` (JSON Lines), in the namespace the
 agent's test gives its events, and prints what the script prints.
 """
 
@@ -206,7 +206,7 @@ SCENARIOS: dict[str, Scenario] = {
 }
 
 
-def main(script: str, root: str, events: str) -> None:
+def main(script: str, root: str, events: str, master: str = "local[1]") -> None:
     from pyspark.sql import SparkSession
 
     from openlineage_sdk.client import OpenLineage
@@ -219,7 +219,7 @@ def main(script: str, root: str, events: str) -> None:
     def p(path: str) -> str:
         return root + path
 
-    builder = SparkSession.builder.master("local[1]")
+    builder = SparkSession.builder.master(master)
     confs = [c.replace("{root}", root) for c in json.loads(CASES.read_text())["default_confs"]]
     for conf in [*confs, *case["confs"]]:
         key, value = conf.split("=", 1)
@@ -244,4 +244,4 @@ def main(script: str, root: str, events: str) -> None:
 
 
 if __name__ == "__main__":
-    main(*sys.argv[1:4])
+    main(*sys.argv[1:5])
