@@ -44,7 +44,9 @@
     return d;
   }
   var out = ['<defs><marker id="arrow" viewBox="0 0 10 10" refX="10" refY="5" markerWidth="7" markerHeight="7" orient="auto"><path d="M0 0L10 5L0 10z" fill="#9aa5b1"/></marker>' +
-    '<marker id="arrow-parent" viewBox="0 0 10 10" refX="10" refY="5" markerWidth="7" markerHeight="7" orient="auto"><path d="M0 0L10 5L0 10z" fill="#7e57c2"/></marker></defs><g id="viewport">'];
+    '<marker id="arrow-parent" viewBox="0 0 10 10" refX="10" refY="5" markerWidth="7" markerHeight="7" orient="auto"><path d="M0 0L10 5L0 10z" fill="#7e57c2"/></marker>' +
+    // A label that is still too wide for its box after cutting (wide letters) ends at the box's edge.
+    '<clipPath id="in-box" clipPathUnits="userSpaceOnUse"><rect width="' + (W - 4) + '" height="' + H + '"/></clipPath></defs><g id="viewport">'];
   edges.forEach(function (e, i) {
     out.push('<path class="edge ' + e[2] + '" d="' + edgePath(e) + '"/>');
   });
@@ -56,12 +58,12 @@
       var parent = n.parent != null ? " · in " + shortName(nodes[n.parent]) : "";
       var runs = n.runs.length, failed = n.runs.filter(function (r) { return r[1] === "FAIL"; }).length;
       lines = [MARK[n.state] + " " + (n.state === "NONE" ? "NO RUN" : n.state) + " · " + runs + " run" + (runs === 1 ? "" : "s") + (failed ? ", " + failed + " failed" : "") + parent,
-        cut(shortName(n), 30), cut(n.ns + "/" + n.name, 36)];
+        cut(shortName(n), 26), cut(n.ns + "/" + n.name, 34)];
     } else {
-      lines = ["DATASET" + (n.lifecycle ? " · " + n.lifecycle : ""), cut(shortName(n), 30), cut(stats(n) || n.uri, 36)];
+      lines = ["DATASET" + (n.lifecycle ? " · " + n.lifecycle : ""), cut(shortName(n), 26), cut(stats(n) || n.uri, 34)];
     }
-    return '<text class="tag" x="10" y="15">' + esc(cut(lines[0], 44)) + '</text><text class="short" x="10" y="33">' + esc(lines[1]) +
-      '</text><text class="sub" x="10" y="50">' + esc(lines[2]) + "</text>";
+    return '<g clip-path="url(#in-box)"><text class="tag" x="10" y="15">' + esc(cut(lines[0], 44)) + '</text><text class="short" x="10" y="33">' + esc(lines[1]) +
+      '</text><text class="sub" x="10" y="50">' + esc(lines[2]) + "</text></g>";
   }
   nodes.forEach(function (n, i) {
     out.push('<g class="node ' + n.kind + " " + (n.state || "") + '" data-i="' + i + '" transform="translate(' + n.x + " " + n.y + ')">' +
