@@ -27,7 +27,12 @@ from openlineage_sdk import (
     validate_event,
 )
 from openlineage_sdk import facets as f
-from openlineage_sdk.transports import CompositeTransport, ConsoleTransport, FileTransport
+from openlineage_sdk.transports import (
+    CompositeTransport,
+    ConsoleTransport,
+    FileTransport,
+    MemoryTransport,
+)
 
 CORE = "https://openlineage.io/spec/{version}/OpenLineage.json#/$defs/{kind}"
 
@@ -345,6 +350,68 @@ def test_the_composite_transport_logs_an_event_it_cannot_write(
     with caplog.at_level(logging.ERROR):
         composite.emit(_Unwritable())
     assert "cannot write this event" in caplog.text
+
+
+def _configs(tmp_path: Path) -> dict[str, dict[str, Any]]:
+    """A configuration of every transport kind, each pointing nowhere that answers."""
+    memory = {"type": "memory"}
+    return {
+        "console": {"type": "console"},
+        "file": {"type": "file", "log_file_path": str(tmp_path / "f.jsonl")},
+        "memory": memory,
+        "noop": {"type": "noop"},
+        "http": {"type": "http", "url": "http://127.0.0.1:9", "spool": False},
+        "kafka": {
+            "type": "kafka",
+            "topic": "lineage",
+            "config": {"bootstrap.servers": "127.0.0.1:9"},
+            "spool": False,
+        },
+        "composite": {"type": "composite", "transports": [memory]},
+        "transform": {
+            "type": "transform",
+            "transformer_class": (
+                "openlineage_sdk.transports.transform.JobNamespaceReplaceTransformer"
+            ),
+            "transformer_properties": {"new_job_namespace": "n"},
+            "transport": memory,
+        },
+    }
+
+
+@pytest.mark.parametrize(
+    "kind", ["console", "file", "memory", "noop", "http", "kafka", "composite", "transform"]
+)
+def test_no_transport_raises_for_an_event_it_cannot_write(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture, kind: str
+) -> None:
+    """Every kind, as configured by users: logged, never raised, unless raise_on_error."""
+    from openlineage_sdk.transports import create_transport
+
+    if kind == "kafka":
+        pytest.importorskip("confluent_kafka")
+    transport = create_transport(_configs(tmp_path)[kind])
+    try:
+        with caplog.at_level(logging.ERROR):
+            transport.emit(_Unwritable())
+        if kind != "noop":  # the no-op transport never looks at an event
+            assert "cannot write this event" in caplog.text
+        if isinstance(transport, MemoryTransport):
+            assert transport.events == []
+            assert transport.json_events == []
+    finally:
+        transport.close(0)
+
+
+def test_the_memory_transport_raises_only_when_asked(tmp_path: Path) -> None:
+    from openlineage_sdk.transports import TransportError, create_transport
+
+    strict = create_transport({"type": "memory", "raise_on_error": True})
+    assert isinstance(strict, MemoryTransport)
+    with pytest.raises(TransportError, match="cannot write this event"):
+        strict.emit(_Unwritable())
+    strict.emit(_build())
+    assert len(strict.json_events) == 1
 
 
 # --- many values: what is accepted is written as given ----------------------------------------

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import threading
 from typing import Literal
 
@@ -12,15 +13,24 @@ from openlineage_sdk.transports.base import (
     FlushResult,
     Transport,
     TransportConfig,
+    TransportError,
 )
 
 __all__ = ["MemoryConfig", "MemoryTransport"]
 
+log = logging.getLogger("openlineage_sdk.transports")
+
 
 class MemoryConfig(TransportConfig):
-    """Configuration of :class:`MemoryTransport` (``type: memory``); it has no options."""
+    """Configuration of :class:`MemoryTransport` (``type: memory``).
+
+    Attributes:
+        raise_on_error: raise :class:`TransportError` for an event that cannot be written as
+            JSON, instead of logging it (what a test that wants to see the failure sets).
+    """
 
     type: Literal["memory"] = "memory"
+    raise_on_error: bool = False
 
 
 class MemoryTransport(Transport):
@@ -37,7 +47,8 @@ class MemoryTransport(Transport):
     kind = "memory"
     config_class = MemoryConfig
 
-    def __init__(self) -> None:
+    def __init__(self, *, raise_on_error: bool = False) -> None:
+        self._raise = raise_on_error
         self._lock = threading.Lock()
         self._events: list[Emittable] = []
         self._json: list[str] = []
@@ -45,12 +56,25 @@ class MemoryTransport(Transport):
 
     @classmethod
     def from_config(cls, config: TransportConfig) -> Self:
-        """Build the transport; the configuration has no options."""
-        return cls()
+        """Build the transport from its configuration."""
+        if not isinstance(config, MemoryConfig):
+            raise TypeError(f"MemoryTransport needs a MemoryConfig, got {type(config).__name__}")
+        return cls(raise_on_error=config.raise_on_error)
 
     def emit(self, event: Emittable) -> None:
-        """Keep the event and its JSON as it was at the time of the call."""
-        text = event.to_json()
+        """Keep the event and its JSON as it was at the time of the call.
+
+        Raises:
+            TransportError: only with ``raise_on_error``, when the event cannot be written as
+                JSON; otherwise the failure is logged and the event is not kept.
+        """
+        try:
+            text = event.to_json()
+        except Exception as exc:
+            if self._raise:
+                raise TransportError(f"could not write the event as JSON: {exc}") from exc
+            log.error("OpenLineage: could not write the event as JSON: %s", exc)
+            return
         # A composite hands members a wrapper that serializes once; keep the original.
         original = getattr(event, "__wrapped__", event)
         with self._lock:
