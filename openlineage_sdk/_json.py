@@ -25,6 +25,8 @@ from pydantic_core import from_json
 from openlineage_sdk._errors import Problem, format_path
 
 __all__ = [
+    "BIG_EXPONENT",
+    "BIG_EXPONENT_BYTES",
     "MAX_DEPTH",
     "find_unwritable",
     "has_surrogate",
@@ -38,6 +40,12 @@ __all__ = [
 MAX_DEPTH: Final = 200
 
 _SURROGATE: Final = re.compile("[\ud800-\udfff]")
+
+
+#: A number with a three-digit exponent: ``1e999`` is read as infinity by JSON parsers, which
+#: would then write it as ``null``. Text that may hold one is read the careful way.
+BIG_EXPONENT: Final = re.compile(r"[eE][+-]?\d\d\d")
+BIG_EXPONENT_BYTES: Final = re.compile(rb"[eE][+-]?\d\d\d")
 
 
 def has_surrogate(text: str) -> bool:

@@ -35,7 +35,12 @@ from openlineage_sdk._errors import (
     problems_from_pydantic,
 )
 from openlineage_sdk._facet_registry import registry
-from openlineage_sdk._json import too_deep, unwritable_problem
+from openlineage_sdk._json import (
+    BIG_EXPONENT,
+    BIG_EXPONENT_BYTES,
+    too_deep,
+    unwritable_problem,
+)
 from openlineage_sdk._types import READ_CONTEXT
 from openlineage_sdk.models.core import DatasetEvent, JobEvent, RunEvent
 
@@ -382,12 +387,23 @@ def _as_generic(generic: type[FacetModel], facet: FacetModel) -> FacetModel:
 def _read(data: str | bytes | bytearray | Mapping[str, Any]) -> Event:
     if isinstance(data, (str, bytes, bytearray)):
         # Most events are RunEvents; try the single-pass path first and fall back to the
-        # careful one only when that fails. The JSON literals NaN and Infinity, which
+        # careful one only when that fails. The JSON literals NaN and Infinity, and numbers
+        # with an exponent of three digits (``1e999`` overflows to infinity), which
         # pydantic-core would read and write back as null, go the careful way at once.
         if isinstance(data, str):
-            single_pass = '"run"' in data and "NaN" not in data and "Infinity" not in data
+            single_pass = (
+                '"run"' in data
+                and "NaN" not in data
+                and "Infinity" not in data
+                and BIG_EXPONENT.search(data) is None
+            )
         else:
-            single_pass = b'"run"' in data and b"NaN" not in data and b"Infinity" not in data
+            single_pass = (
+                b'"run"' in data
+                and b"NaN" not in data
+                and b"Infinity" not in data
+                and BIG_EXPONENT_BYTES.search(data) is None
+            )
         if single_pass:
             try:
                 event: Event = _reader(RunEvent).validate_json(data)

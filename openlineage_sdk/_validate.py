@@ -22,7 +22,12 @@ from importlib import resources
 from typing import TYPE_CHECKING, Any, Final
 
 from openlineage_sdk._errors import TYPE_WORDS, Problem, format_path, not_an_object
-from openlineage_sdk._json import too_deep, unwritable_problem
+from openlineage_sdk._json import (
+    BIG_EXPONENT,
+    BIG_EXPONENT_BYTES,
+    too_deep,
+    unwritable_problem,
+)
 
 if TYPE_CHECKING:
     from jsonschema.exceptions import ValidationError as SchemaError
@@ -412,9 +417,15 @@ def _parse(data: str | bytes | bytearray) -> tuple[Any, Problem | None]:
     try:
         # pydantic-core's parser refuses NaN and Infinity, lone surrogates and nesting deeper
         # than about 200 levels; the standard parser then says what is wrong, and where.
-        return from_json(data, allow_inf_nan=False), None
+        event = from_json(data, allow_inf_nan=False)
     except ValueError:
         pass
+    else:
+        # It reads a number too large for a float (``1e999``) as infinity, without a word.
+        big = (
+            BIG_EXPONENT.search(data) if isinstance(data, str) else BIG_EXPONENT_BYTES.search(data)
+        )
+        return event, (unwritable_problem(event) if big is not None else None)
     try:
         event = json.loads(data)
     except ValueError as exc:

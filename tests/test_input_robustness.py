@@ -209,8 +209,9 @@ def test_nan_and_infinity_are_refused_on_construction(value: float) -> None:
     )
 
 
-@pytest.mark.parametrize("literal", ["NaN", "Infinity", "-Infinity"])
+@pytest.mark.parametrize("literal", ["NaN", "Infinity", "-Infinity", "1e999", "-2.5E+400"])
 def test_nan_and_infinity_literals_are_refused_by_reading(literal: str) -> None:
+    """Also numbers too large for a float, which would be read as infinity and written null."""
     text = _with_raw(_event(), "x", f"[1, {literal}]")
     _refused(lambda: read_event(text), "x[1]", "not a JSON number")
     _refused(lambda: read_event(text.encode()), "x[1]", "not a JSON number")
@@ -222,9 +223,11 @@ def test_nan_read_from_a_mapping_is_refused() -> None:
 
 
 def test_the_word_nan_inside_text_is_read_as_text() -> None:
-    text = json.dumps(_event(x="NaN and Infinity"))
+    text = json.dumps(_event(x="NaN and Infinity", y=1.5e300, z="1e999"))
     event = read_event(text)
     assert json.loads(event.to_json())["x"] == "NaN and Infinity"
+    assert json.loads(event.to_json())["y"] == 1.5e300
+    assert json.loads(event.to_json())["z"] == "1e999"
 
 
 def test_a_key_that_is_not_text_is_refused_rather_than_written_twice() -> None:
