@@ -614,7 +614,15 @@ class EventConfig:
                 return None
         if not self.changes:
             return event
-        data = json.loads(event.to_json())
+        # The SDK's own events give their JSON-ready form directly; any other Emittable its
+        # JSON text.
+        from pydantic_core import PydanticSerializationError, to_json
+
+        from openlineage_sdk._base import OpenLineageModel
+
+        data = (
+            event.to_dict() if isinstance(event, OpenLineageModel) else json.loads(event.to_json())
+        )
         if not isinstance(data, dict):
             return event
         if not _Editor(self, producer, os.environ if env is None else env).edit(data):
@@ -622,8 +630,11 @@ class EventConfig:
         from openlineage_sdk._read import read_event
 
         try:
-            return read_event(data)
-        except ValueError:
+            # Written by pydantic-core and read back in one pass: what the edits added that
+            # cannot be written as given (a lone surrogate in an environment variable) fails
+            # here, as in reading any event. NaN stays NaN in the text, so reading refuses it.
+            return read_event(to_json(data, inf_nan_mode="constants"))
+        except (ValueError, PydanticSerializationError):
             # An event the SDK cannot read as a typed one (a hand-made Emittable that breaks
             # the spec) is still sent, as the JSON it had, with the changes.
             return _JsonEvent(json.dumps(data, separators=(",", ":"), ensure_ascii=False))
