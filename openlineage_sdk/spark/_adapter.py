@@ -96,6 +96,13 @@ SessionKind = Literal["classic", "connect"]
 Mode = Literal["automatic", "explicit"]
 """How writes are reported: each as a run of its own, or into the current run."""
 
+# The confs that name the Hive metastore, in the order the JVM agent reads them.
+_METASTORE_KEYS = (
+    "spark.sql.hive.metastore.uris",
+    "hive.metastore.uris",
+    "spark.hadoop.hive.metastore.uris",
+)
+
 _FILE_FORMATS = frozenset({"parquet", "orc", "csv", "json", "text", "avro", "xml", "binaryfile"})
 
 # The writer methods that run a write, per class; each is one write of the adapter.
@@ -467,7 +474,11 @@ class SparkLineage:
         try:
             conf = spark.conf
             if conf.get("spark.sql.catalogImplementation", "in-memory") == "hive":
-                self._hive_metastore = conf.get("spark.hadoop.hive.metastore.uris", None) or None
+                # Where the JVM agent looks, in its order: a Hive table's symlink names this.
+                for key in _METASTORE_KEYS:
+                    self._hive_metastore = conf.get(key, None) or None
+                    if self._hive_metastore is not None:
+                        break
             if self.session_kind == "connect":
                 self._default_fs = conf.get("spark.hadoop.fs.defaultFS", None)
         except Exception as error:

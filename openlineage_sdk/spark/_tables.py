@@ -19,10 +19,16 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
-from openlineage_sdk.spark._naming import dataset_name, encode_path, hadoop_location_uri
+from openlineage_sdk.spark._naming import encode_path, hadoop_location_uri
 from openlineage_sdk.spark._records import DatasetIdentity, Symlink
 
-__all__ = ["TableInfo", "describe_table", "planned_table", "table_identity"]
+__all__ = [
+    "TableInfo",
+    "describe_table",
+    "metastore_namespace",
+    "planned_table",
+    "table_identity",
+]
 
 
 @dataclass(frozen=True)
@@ -104,10 +110,12 @@ def planned_table(spark: Any, name: str, path: str | None = None) -> TableInfo:
 def table_identity(info: TableInfo, hive_metastore: str | None = None) -> DatasetIdentity:
     """The dataset identity of a catalog table: its location, with a symlink to its name.
 
-    In a Hive metastore (``hive.metastore.uris``, ``thrift://host:port``, or a list of them of
-    which the first is taken) the symlink is the table as the naming module names a Hive table,
-    ``hive://{host}:{port}`` and ``{db}.{table}``; a table without a database has no such name,
-    and no symlink.
+    In a Hive metastore (``hive.metastore.uris``: ``thrift://host:port``, or a list of them of
+    which the first is taken) the symlink is the table's ``{db}.{table}`` in the namespace
+    ``hive://{authority}``, the metastore URI's authority as it is written, whatever its scheme:
+    that is how the JVM agent names it (the naming conventions would add Hive's default port
+    9083 to a URI without one, and lower-case the host). A table without a database has no such
+    name, and no symlink.
     """
     if info.location is None:
         raise ValueError(f"table {info.qualified_name} has no location")
@@ -115,9 +123,21 @@ def table_identity(info: TableInfo, hive_metastore: str | None = None) -> Datase
     if not hive_metastore:
         symlinks = (Symlink(_warehouse_namespace(info.location), info.qualified_name),)
     elif info.database:
-        hive = dataset_name(hive_metastore, info.qualified_name)
-        symlinks = (Symlink(hive.namespace, hive.name),)
+        symlinks = (Symlink(metastore_namespace(hive_metastore), info.qualified_name),)
     return DatasetIdentity.from_uri(info.location, symlinks=symlinks)
+
+
+def metastore_namespace(uris: str) -> str:
+    """``hive://{authority}`` of the first metastore URI in ``uris`` (see :func:`table_identity`).
+
+    Raises:
+        ValueError: The first URI has no authority.
+    """
+    first = uris.split(",", 1)[0].strip()
+    authority = urlsplit(first).netloc.rsplit("@", 1)[-1]  # never credentials
+    if not authority:
+        raise ValueError(f"the Hive metastore URI {first!r} names no host")
+    return f"hive://{authority}"
 
 
 def _warehouse_namespace(location: str) -> str:

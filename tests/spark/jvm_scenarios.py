@@ -31,11 +31,13 @@ class Scenario:
         *,
         warehouse: str | None = None,
         hive: bool = True,
+        confs: tuple[str, ...] = (),
     ) -> None:
         self.app = app
         self.run = run
         self.warehouse = warehouse
         self.hive = hive
+        self.confs = confs  # the script's own session settings (``key=value``)
 
 
 def _hive(spark: Any, p: Callable[[str], str]) -> None:
@@ -50,6 +52,10 @@ def _hadoop_fs(spark: Any, p: Callable[[str], str]) -> None:
     spark.sql("CREATE TABLE IF NOT EXISTS target (key INT, value STRING) USING parquet")
     spark.sql("INSERT INTO test VALUES (1, 'a'), (2, 'b'), (3, 'c')")
     spark.sql("INSERT INTO target SELECT * from test WHERE key > 1")
+
+
+def _hive_catalog(spark: Any, p: Callable[[str], str]) -> None:
+    spark.sql("CREATE TABLE IF NOT EXISTS test (key INT, value STRING) USING hive")
 
 
 def _overwrite_hive(spark: Any, p: Callable[[str], str]) -> None:
@@ -166,6 +172,25 @@ SCENARIOS: dict[str, Scenario] = {
     "spark_word_count.py": Scenario("Open Lineage Integration Word Count", _word_count, hive=False),
     "spark_rdd_to_table.py": Scenario("Spark rdd to table", _rdd_to_table, hive=False),
     "spark_hive.py": Scenario("Open Lineage Integration Hive", _hive),
+    "spark_facets_disable.py": Scenario(
+        "Open Lineage Integration Hive",
+        _hive,
+        confs=(
+            "spark.openlineage.facets.spark_unknown.disabled=true",
+            "spark.openlineage.facets.spark.logicalPlan.disabled=true",
+            "spark.openlineage.facets.dataSource.disabled=true",
+        ),
+    ),
+    # A metastore URI that names no reachable host: Spark's local catalog still serves the
+    # session (the key is the JVM agent's, not Hive's), and the symlink names the metastore.
+    "spark_hive_catalog.py": Scenario(
+        "Open Lineage Integration Hive",
+        _hive_catalog,
+        confs=(
+            "spark.sql.catalogImplementation=hive",
+            "spark.sql.hive.metastore.uris=http://metastore",
+        ),
+    ),
     "spark_hadoop_fs_relation.py": Scenario(
         "Open Lineage Integration HadoopFS relation", _hadoop_fs
     ),
@@ -221,7 +246,7 @@ def main(script: str, root: str, events: str, master: str = "local[1]") -> None:
 
     builder = SparkSession.builder.master(master)
     confs = [c.replace("{root}", root) for c in json.loads(CASES.read_text())["default_confs"]]
-    for conf in [*confs, *case["confs"]]:
+    for conf in [*confs, *case["confs"], *scenario.confs]:
         key, value = conf.split("=", 1)
         builder = builder.config(key, value)
     if scenario.app is not None:

@@ -53,9 +53,6 @@ MISSING_SCENARIOS: dict[str, str] = {
     "job reading /tmp/input_rdd)",
     "spark_rdd_with_parquet.py": "inputs are not traced through RDDs (rdd.toDF) back to files",
     "spark_single_input_rdd.py": "RDD actions (textFile -> saveAsTextFile) are not reported",
-    "spark_facets_disable.py": "spark.openlineage.facets.disabled is not read by the adapter",
-    "spark_hive_catalog.py": "needs a session on a remote Hive metastore URI (hive://metastore) "
-    "that does not resolve here",
 }
 
 
@@ -197,6 +194,22 @@ def test_create_table_job_names(emitted: dict[str, tuple[list[Any], str]]) -> No
     names = {e["job"]["name"] for e in events if e["eventType"] in ("START", "COMPLETE")}
     assert len(names) == 1, names
     assert next(iter(names)).endswith("create_table_test"), names
+
+
+def test_facets_disable_regex(emitted: dict[str, tuple[list[Any], str]]) -> None:
+    """other_checks facets_disable_regex: no event names a facet the confs disable.
+
+    The agent's test asks that one request matches its regex; here every event must, and the
+    statements must have been reported at all.
+    """
+    events, _ = emitted["spark_facets_disable.py"]
+    assert len(events) >= 8, [(e["eventType"], e["job"]["name"]) for e in events]
+    regex = re.compile(r"^((?!(spark_unknown|spark.logicalPlan|dataSource)).)*$")
+    for event in events:
+        assert regex.match(json.dumps(event)), event
+    # Not vacuous: without the confs, the same statements carry a dataSource facet.
+    others, _ = emitted["spark_hive.py"]
+    assert any("dataSource" in json.dumps(e) for e in others)
 
 
 def test_script_prints_spark_is_fine(emitted: dict[str, tuple[list[Any], str]]) -> None:

@@ -63,7 +63,11 @@ def test_a_table_on_object_storage_links_to_its_warehouse() -> None:
         ("thrift://metastore:9083", "hive://metastore:9083"),
         # Several metastores (high availability): the first names the table, as a client tries it.
         ("thrift://meta-1:9083,thrift://meta-2:9083", "hive://meta-1:9083"),
-        ("thrift://Metastore", "hive://metastore:9083"),
+        # As the JVM agent names it: the authority as written, whatever the scheme, no port
+        # added (the naming conventions would write hive://metastore:9083).
+        ("thrift://Metastore", "hive://Metastore"),
+        ("http://metastore", "hive://metastore"),
+        ("thrift://user:secret@metastore:9083", "hive://metastore:9083"),
     ],
 )
 def test_a_table_in_a_hive_metastore_links_to_the_metastore(metastore: str, namespace: str) -> None:
