@@ -25,6 +25,13 @@ the action, and become runs with inputs only (``input_only_runs``). One flow in 
 observe an execution, describe its datasets (``_classic``, ``_statements``), build the events
 (``_events``).
 
+How RDD writes are seen (classic PySpark)
+-----------------------------------------
+PySpark's ``RDD`` save methods (``saveAsTextFile``, the Hadoop writers ...) are wrapped like the
+DataFrame writers: a save of an RDD of an installed session's SparkContext is a write of its
+own (job type ``RDD_JOB``), its inputs found through the RDD's lineage and its statistics read
+from Spark's status store for the jobs the save ran (``_rdd``).
+
 Where writes go
 ---------------
 Each write is handed to a :class:`LineageSink`: ``write_started`` before Spark runs it (with the
@@ -55,9 +62,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
-from openlineage_sdk.spark import _classic, _conf, _connect, _connect_statements, _statements
+from openlineage_sdk.spark import _classic, _conf, _connect, _connect_statements, _rdd, _statements
 from openlineage_sdk.spark._events import IntoCurrentRun, RunPerWrite, application_facets
-from openlineage_sdk.spark._naming import dataset_name, job_name
+from openlineage_sdk.spark._naming import job_name
 from openlineage_sdk.spark._records import (
     CatalogInfo,
     DatasetIdentity,
@@ -163,6 +170,8 @@ class WriteLineage:
     spark_version: str | None = None
     output_changed: bool = False
     """The output was (re)described after the statement ran: the end carries all its facets."""
+    job_type: str = "SQL_JOB"
+    """The ``jobType`` facet's type: ``RDD_JOB`` for RDD actions, as the JVM agent marks them."""
 
 
 class LineageSink(Protocol):
@@ -199,6 +208,7 @@ def _drain_listeners_at_exit() -> None:
 
 
 _drain_registered = False
+_next_tag = 0  # the last job tag handed out (see SparkLineage._tag_jobs)
 _drain_lock = threading.Lock()
 _patched: set[tuple[type, str]] = set()  # (class, method) wrapped already, for the process
 _in_write: contextvars.ContextVar[bool] = contextvars.ContextVar(
@@ -288,6 +298,7 @@ def install(
         _patch_writers(spark)
         if adapter.session_kind == "classic":
             _patch_sql(spark)
+            _patch_rdd()
         return adapter
 
 
@@ -406,6 +417,42 @@ def _patch_sql(spark: Any) -> None:
         return adapter.run_statement(sqlQuery, functools.partial(original, self, sqlQuery))
 
     cls.sql = sql
+
+
+def _patch_rdd() -> None:
+    """Wrap PySpark's RDD save methods, once for the process (see ``_rdd``)."""
+    from pyspark.rdd import RDD
+
+    for method in _rdd.RDD_SAVE_METHODS:
+        original = RDD.__dict__.get(method)
+        if original is None or (RDD, method) in _patched:
+            continue
+        _patched.add((RDD, method))
+        setattr(RDD, method, _wrap_rdd(method, original))
+
+
+def _rdd_adapter(rdd: Any) -> SparkLineage | None:
+    """The adapter of the classic session whose SparkContext ``rdd`` belongs to."""
+    context = getattr(rdd, "ctx", None)
+    if context is None or _in_write.get():
+        return None
+    with _registry_lock:
+        adapters = list(_registry.values())
+    for adapter in adapters:
+        if adapter.session_kind == "classic" and adapter.spark.sparkContext is context:
+            return adapter
+    return None
+
+
+def _wrap_rdd(method: str, original: Callable[..., Any]) -> Callable[..., Any]:
+    @functools.wraps(original)
+    def save(self: Any, *args: Any, **kwargs: Any) -> Any:
+        adapter = _rdd_adapter(self)
+        if adapter is None:
+            return original(self, *args, **kwargs)
+        return adapter.run_rdd_save(self, method, original, args, kwargs)
+
+    return save
 
 
 def _patch_v2_init(cls: type) -> None:
@@ -704,6 +751,104 @@ class SparkLineage:
                 self._problem(lineage, "after the write", error)
             self._notify("write_finished", lineage)
         return result
+
+    def run_rdd_save(
+        self,
+        rdd: Any,
+        method: str,
+        original: Callable[..., Any],
+        args: tuple[Any, ...],
+        kwargs: dict[str, Any],
+    ) -> Any:
+        """Run one RDD save (``saveAsTextFile`` ...) as a run of its own (see ``_rdd``)."""
+        lineage = self._lineage(method)
+        lineage.job_type = "RDD_JOB"
+        try:
+            self._describe_rdd_save(lineage, rdd, method, args, kwargs)
+        except Exception as error:  # whatever broke, the save still runs, with what is known
+            self._problem(lineage, "lineage", error)
+        self._notify("write_started", lineage)
+        tag = self._tag_jobs()
+        guard = _in_write.set(True)
+        try:
+            result = original(rdd, *args, **kwargs)
+        except BaseException as error:
+            lineage.error = error
+            raise
+        finally:
+            _in_write.reset(guard)
+            lineage.finished = time.time()
+            try:
+                self._rdd_stats(lineage, tag)
+            except Exception as error:
+                self._problem(lineage, "statistics", error)
+            self._notify("write_finished", lineage)
+        return result
+
+    def _describe_rdd_save(
+        self,
+        lineage: WriteLineage,
+        rdd: Any,
+        method: str,
+        args: tuple[Any, ...],
+        kwargs: dict[str, Any],
+    ) -> None:
+        jvm = self.spark._jvm
+        source = _rdd.source_jrdd(rdd).rdd()  # the Scala RDD under PySpark's JavaRDD
+        try:
+            lineage.command = _rdd.rdd_job_suffix(jvm, source)
+        except Exception as error:
+            self._problem(lineage, "job name", error)
+            lineage.command = "rdd"
+        lineage.job_name = job_name(self.app_name, lineage.command, None)
+        path = _rdd.save_path(method, args, kwargs)
+        if path is None:
+            lineage.problems.append(f"output: {method} was given no output path")
+        else:
+            try:
+                lineage.output = DatasetLineage(self._path_identity(path), "output")
+            except Exception as error:
+                self._problem(lineage, "output dataset", error)
+        found = _rdd.rdd_inputs(jvm, source)
+        lineage.inputs = [DatasetLineage(identity, "input") for identity in found.identities]
+        for problem in found.problems:
+            lineage.problems.append(problem)
+            log.warning("openlineage: %s", problem)
+
+    def _tag_jobs(self) -> str | None:
+        """Tag the jobs this thread starts from now on, beside the user's own tags."""
+        global _next_tag
+        with _drain_lock:
+            _next_tag += 1
+            tag = f"openlineage-sdk-{_next_tag}"
+        try:
+            self.spark._jsc.addJobTag(tag)
+        except Exception as error:  # a Spark without job tags: no statistics
+            log.debug("openlineage: tagging the RDD's jobs failed: %s", error)
+            return None
+        return tag
+
+    def _rdd_stats(self, lineage: WriteLineage, tag: str | None) -> None:
+        if tag is None:
+            return
+        try:
+            self.spark._jsc.removeJobTag(tag)
+        except Exception as error:
+            log.debug("openlineage: removing the job tag failed: %s", error)
+        if lineage.error is not None:
+            return
+        if not _classic.wait_for_listeners(self.spark, self.listener_timeout_ms):
+            lineage.problems.append("statistics: the listener bus did not drain in time")
+            return
+        stats = _rdd.job_stats(self.spark, tag)
+        if stats is None:
+            return
+        # Statistics of an input only when the save read one dataset, as the JVM agent: with
+        # several, what each read is not known.
+        if len(lineage.inputs) == 1:
+            lineage.inputs[0].stats = IoStats(row_count=stats.input_records, size=stats.input_bytes)
+        if lineage.output is not None:
+            lineage.output.stats = IoStats(row_count=stats.output_records, size=stats.output_bytes)
 
     def _notify(self, event: str, lineage: WriteLineage) -> None:
         try:
@@ -1005,7 +1150,7 @@ class SparkLineage:
         scanned: dict[tuple[str, str], list[IoStats]] = {}
         for paths, stats in commands[0].scans:
             if len(paths) == 1:
-                located = dataset_name(paths[0])
+                located = DatasetIdentity.from_uri(paths[0])  # trimmed, as the inputs are
                 scanned.setdefault((located.namespace, located.name), []).append(stats)
         for dataset in lineage.inputs:
             found = scanned.get((dataset.identity.namespace, dataset.identity.name), [])

@@ -1,7 +1,7 @@
 """Classic PySpark: what the driver's JVM knows, read through py4j.
 
-Only code in this module touches the JVM, and only in classic mode (under Spark Connect there is
-no JVM on the client). It reads three things:
+Only code in this module (and ``_rdd``, for RDDs) touches the JVM, and only in classic mode
+(under Spark Connect there is no JVM on the client). It reads three things:
 
 * the writer's settings (``source`` and options), which the JVM ``DataFrameWriter`` keeps;
 * the DataFrame's analyzed logical plan, fetched as JSON in one call, and the relations at its
@@ -185,7 +185,17 @@ def leaf_identities(jvm: Any, leaf: Any, hive_metastore: str | None) -> list[Dat
             paths = _as_list(jvm, table.fileIndex().rootPaths())
             return [DatasetIdentity.from_uri(path_uri(p)) for p in paths]
         raise ValueError(f"v2 table {table.name()} has no known dataset")
-    return []  # Range, LocalRelation, LogicalRDD, OneRowRelation: nothing stored is read
+    if name in ("LogicalRDD", "ExternalRDD"):
+        # A DataFrame made from an RDD: what the RDD's lineage reads (see ``_rdd``).
+        from openlineage_sdk.spark._rdd import rdd_inputs
+
+        found = rdd_inputs(jvm, leaf.rdd())
+        if found.problems and not found.identities:
+            raise ValueError("; ".join(found.problems))
+        for problem in found.problems:
+            log.warning("openlineage: %s", problem)
+        return found.identities
+    return []  # Range, LocalRelation, OneRowRelation: nothing stored is read
 
 
 @dataclass

@@ -63,14 +63,16 @@ from openlineage_sdk.models.facets import (
     DatasourceDatasetFacet,
     ExtractionErrorRunFacet,
     InputStatisticsInputDatasetFacet,
+    InputSubsetInputDatasetFacet,
     JobTypeJobFacet,
     LifecycleStateChangeDatasetFacet,
     OutputStatisticsOutputDatasetFacet,
+    OutputSubsetOutputDatasetFacet,
     ProcessingEngineRunFacet,
     SchemaDatasetFacet,
     SymlinksDatasetFacet,
 )
-from openlineage_sdk.models.records import ExtractionErrorRunFacetError
+from openlineage_sdk.models.records import ExtractionErrorRunFacetError, LocationSubsetCondition
 from openlineage_sdk.spark._records import note_problem
 
 if TYPE_CHECKING:
@@ -218,6 +220,23 @@ def _statistics(
     return {key: facet} if facet is not None else {}
 
 
+def _subset(
+    write: WriteLineage, dataset: DatasetLineage, producer: str
+) -> dict[str, InputDatasetFacet | OutputDatasetFacet]:
+    """``subset``: the location a trimmed name stands for, as the JVM agent writes it."""
+    location = dataset.identity.location
+    assert location is not None
+    condition: LocationSubsetCondition = {"type": "location", "locations": [location]}
+
+    def build() -> InputDatasetFacet | OutputDatasetFacet:
+        if dataset.role == "output":
+            return OutputSubsetOutputDatasetFacet(producer=producer, output_condition=condition)
+        return InputSubsetInputDatasetFacet(producer=producer, input_condition=condition)
+
+    facet = _attempt(write, f"{_label(dataset)}: subset facet", build)
+    return {"subset": facet} if facet is not None else {}
+
+
 def _dataset(
     write: WriteLineage, dataset: DatasetLineage, producer: str, finished: bool
 ) -> InputDataset | OutputDataset | None:
@@ -237,6 +256,8 @@ def _dataset(
             return None
     else:
         facets = _dataset_facets(write, dataset, producer)
+        if identity.location is not None:
+            io = _subset(write, dataset, producer)
 
     def build() -> InputDataset | OutputDataset:
         common = DatasetFacets.model_validate(facets) if facets else None
@@ -387,7 +408,9 @@ class RunPerWrite:
         producer = self.client.producer
         inputs = input_datasets(write, producer)
         outputs = output_datasets(write, producer)
-        job_facets = _attempt(write, "jobType facet", lambda: job_type_facet(producer))
+        job_facets = _attempt(
+            write, "jobType facet", lambda: job_type_facet(producer, write.job_type)
+        )
         run = self.client.run(
             write.job_name,
             inputs=inputs,

@@ -18,7 +18,7 @@ from openlineage_sdk.models.records import (
     InputField,
     SchemaDatasetFacetFields,
 )
-from openlineage_sdk.naming import DatasetName
+from openlineage_sdk.naming import DatasetName, trim_dataset_name
 from openlineage_sdk.spark._naming import dataset_name
 
 __all__ = [
@@ -72,11 +72,16 @@ class Symlink:
 
 @dataclass(frozen=True)
 class DatasetIdentity:
-    """Who a dataset is: its namespace and name, and its other names."""
+    """Who a dataset is: its namespace and name, and its other names.
+
+    ``location`` is the name before trimming, when trimming changed it (``/tmp/rdd_c/20251030``
+    for the dataset ``/tmp/rdd_c``); it does not take part in equality.
+    """
 
     namespace: str
     name: str
     symlinks: tuple[Symlink, ...] = ()
+    location: str | None = field(default=None, compare=False)
 
     @classmethod
     def from_uri(
@@ -84,10 +89,18 @@ class DatasetIdentity:
     ) -> DatasetIdentity:
         """The dataset at ``uri`` (and ``table``, for JDBC), named by the naming module.
 
+        The name is trimmed of partition and date folders (``/data/events/dt=2025-09-01`` is
+        the dataset ``/data/events``) by every built-in trimmer of
+        :func:`openlineage_sdk.naming.trim_dataset_name`, as the JVM agent trims the datasets
+        of its events by default.
+
         Raises:
             NamingError: The URI cannot name a dataset.
         """
         located = dataset_name(uri, table)
+        trimmed = trim_dataset_name(located.name)
+        if trimmed != located.name:
+            return cls(located.namespace, trimmed, symlinks, located.name)
         return cls(located.namespace, located.name, symlinks)
 
     def dataset_name(self) -> DatasetName:

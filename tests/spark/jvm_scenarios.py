@@ -168,7 +168,47 @@ def _rdd_to_table(spark: Any, p: Callable[[str], str]) -> None:
     ).option("compression", "none").parquet(p("/tmp/test_data/rdd_to_table/"))
 
 
+def _fake_map(line: str) -> str:
+    return line
+
+
+def _single_input_rdd(spark: Any, p: Callable[[str], str]) -> None:
+    input_dir = Path(p("/tmp/rdd_input"))
+    input_dir.mkdir(parents=True, exist_ok=True)
+    lines = [
+        "hello world",
+        "hello pyspark rdd",
+        "spark rdd transforms are fun",
+        "hello again world",
+    ]
+    (input_dir / "sample.txt").write_text("\n".join(lines), encoding="utf-8")
+    Path(p("/tmp/rdd_output")).mkdir(parents=True, exist_ok=True)  # a partitioned location
+    spark.sparkContext.textFile(p("/tmp/rdd_input")).map(_fake_map).saveAsTextFile(
+        p("/tmp/rdd_output/20251030")
+    )
+
+
+def _rdd_with_parquet(spark: Any, p: Callable[[str], str]) -> None:
+    df = spark.createDataFrame([{"a": "x", "b": "z"}, {"a": "y", "b": "z"}])
+    df.write.option("compression", "none").parquet(p("/tmp/rdd_a"))
+    df.write.option("compression", "none").parquet(p("/tmp/rdd_b"))
+    rdd_a = spark.read.parquet(p("/tmp/rdd_a")).rdd
+    rdd_b = spark.read.parquet(p("/tmp/rdd_b")).rdd
+    Path(p("/tmp/rdd_c/20251030")).mkdir(parents=True, exist_ok=True)  # a partitioned location
+    rdd_a.union(rdd_b).map(lambda x: (x["a"] + x["b"],)).toDF().write.mode("overwrite").parquet(
+        p("/tmp/rdd_c/20251030")
+    )
+
+
 SCENARIOS: dict[str, Scenario] = {
+    "spark_single_input_rdd.py": Scenario(
+        "Open Lineage Integration single input RDD with input statistics",
+        _single_input_rdd,
+        hive=False,
+    ),
+    "spark_rdd_with_parquet.py": Scenario(
+        "Open Lineage Integration RDD with Parquet", _rdd_with_parquet, hive=False
+    ),
     "spark_word_count.py": Scenario("Open Lineage Integration Word Count", _word_count, hive=False),
     "spark_rdd_to_table.py": Scenario("Spark rdd to table", _rdd_to_table, hive=False),
     "spark_hive.py": Scenario("Open Lineage Integration Hive", _hive),

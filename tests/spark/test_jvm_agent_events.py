@@ -32,11 +32,6 @@ KNOWN_DIFFERENCES: dict[str, str] = {
     "pysparkCLLStart.json": "column lineage transformations carry no description (the agent "
     "writes Spark's SQL text of each expression, from the optimized plan)",
     "pysparkCLLEnd.json": "column lineage transformations carry no description (as the START)",
-    "pysparkRddToCsvStartEvent.json": "RDD actions (saveAsTextFile) are not reported yet",
-    "pysparkRddToCsvCompleteEvent.json": "RDD actions (saveAsTextFile) are not reported yet",
-    "pysparkRddToTableStartEvent.json": "inputs of files written by an RDD: matches once the "
-    "RDD events above do (kept together, the group is ordered)",
-    "pysparkRddToTableCompleteEvent.json": "as pysparkRddToTableStartEvent.json",
 }
 
 
@@ -49,10 +44,9 @@ ORDER_DIFFERENCES: dict[str, str] = {
 
 # Runnable scripts without a scenario yet, each with what the adapter lacks for it.
 MISSING_SCENARIOS: dict[str, str] = {
-    "spark_input_only_rdd.py": "RDD actions are not reported (input_only_rdd: a map_partitions "
-    "job reading /tmp/input_rdd)",
-    "spark_rdd_with_parquet.py": "inputs are not traced through RDDs (rdd.toDF) back to files",
-    "spark_single_input_rdd.py": "RDD actions (textFile -> saveAsTextFile) are not reported",
+    "spark_input_only_rdd.py": "the script runs no action: the agent's map_partitions run is "
+    "Spark's own Parquet schema-inference job inside spark.read.parquet, which only a JVM "
+    "SparkListener sees (a listener in Python would be called back for every task)",
 }
 
 
@@ -210,6 +204,24 @@ def test_facets_disable_regex(emitted: dict[str, tuple[list[Any], str]]) -> None
     # Not vacuous: without the confs, the same statements carry a dataSource facet.
     others, _ = emitted["spark_hive.py"]
     assert any("dataSource" in json.dumps(e) for e in others)
+
+
+def test_rdd_with_parquet_stats(emitted: dict[str, tuple[list[Any], str]]) -> None:
+    """other_checks rdd_with_parquet_stats: rdd_c's write counts 4 rows; no input statistics."""
+    events, _ = emitted["spark_rdd_with_parquet.py"]
+    rows = [
+        o["outputFacets"]["outputStatistics"]["rowCount"]
+        for e in events
+        for o in e["outputs"]
+        if "rdd_c" in o["name"] and "outputStatistics" in (o.get("outputFacets") or {})
+    ]
+    assert rows == [4]
+    assert not any(
+        "inputStatistics" in (i.get("inputFacets") or {})
+        for e in events
+        for i in e["inputs"]
+        if "rdd_c" in i["name"]
+    )
 
 
 def test_script_prints_spark_is_fine(emitted: dict[str, tuple[list[Any], str]]) -> None:
