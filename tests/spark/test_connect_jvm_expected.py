@@ -6,7 +6,8 @@ describe what a user of the agent sees for each statement; here the project's ow
 performs the statements of each script that needs no RDD, SparkContext or Hive SerDe through a
 Spark Connect session, and the events must match the expected files by the rule of that folder's
 README: every field of the file is in the event with an equal value, arrays in any order and with
-extra items allowed, placeholders for any string, number or pattern. RUNNING events are the
+extra items allowed, placeholders for any string, number or pattern, with no tolerance of our
+own (the ``file`` data source URI and the empty arrays are the agent's). RUNNING events are the
 agent's own and out of scope.
 
 Mapping: the scripts' paths (``/tmp/drop_test``, ...) are the agent's warehouse folders; here
@@ -78,14 +79,6 @@ SCENARIOS: dict[str, dict[str, Any]] = {
     },
 }
 
-# Differences that other parts of the SDK own (the naming module, the events layer), each named
-# with the field it concerns, to be removed when those parts follow the agent:
-# * the agent writes a local file system's dataSource URI as "file"; the naming module "file:";
-# * the agent sends empty arrays and objects (``"inputs": []``, ``"inputFacets": {}``); the SDK
-#   leaves an empty container out, which says the same.
-KNOWN_DIFFERENCES = {("dataSource", "uri"): [("file", "file:")]}
-EMPTY_MAY_BE_ABSENT = True
-
 
 def _cases() -> list[dict[str, Any]]:
     cases = json.loads((JVM_TESTS / "cases.json").read_text())["cases"]
@@ -105,8 +98,6 @@ def matches(expected: Any, actual: Any, path: tuple[str, ...] = ()) -> list[str]
         problems: list[str] = []
         for key, value in expected.items():
             if key not in actual:
-                if EMPTY_MAY_BE_ABSENT and value in ([], {}):
-                    continue
                 problems.append(f"{'.'.join((*path, key))}: missing")
             else:
                 problems.extend(matches(value, actual[key], (*path, key)))
@@ -128,8 +119,6 @@ def matches(expected: Any, actual: Any, path: tuple[str, ...] = ()) -> list[str]
         if expected.startswith(_REGEX):
             ok = isinstance(actual, str) and re.fullmatch(expected[len(_REGEX) :], actual)
             return [] if ok else [f"{'.'.join(path)}: {actual!r} !~ {expected}"]
-        if (expected, actual) in KNOWN_DIFFERENCES.get(path[-2:], []):
-            return []
     if expected != actual:
         return [f"{'.'.join(path)}: {actual!r} != {expected!r}"]
     return []
