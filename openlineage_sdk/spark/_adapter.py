@@ -587,7 +587,7 @@ class SparkLineage:
 
     def _catalog_info(self) -> CatalogInfo | None:
         """The session catalog as the ``catalog`` facet describes it, for Hive sessions."""
-        if self.session_kind != "classic" or self._catalog is not None:
+        if self._catalog is not None:
             return self._catalog or None
         try:
             conf = self.spark.conf
@@ -595,7 +595,7 @@ class SparkLineage:
                 self._catalog = False
                 return None
             warehouse = conf.get("spark.sql.warehouse.dir", None)
-            uri = _classic.qualify_path(self.spark, warehouse).rstrip("/") if warehouse else None
+            uri = self._qualify(warehouse).rstrip("/") if warehouse else None
             self._catalog = CatalogInfo("hive", "hive", "spark_catalog", uri)
         except Exception as error:
             log.debug("openlineage: reading the catalog failed: %s", error)

@@ -82,6 +82,14 @@ def _is_repeated(descriptor: Any) -> bool:
     return bool(descriptor.label == descriptor.LABEL_REPEATED)
 
 
+_TEXT_SCHEMA = json.dumps(
+    {
+        "type": "struct",
+        "fields": [{"name": "value", "type": "string", "nullable": True, "metadata": {}}],
+    }
+)
+
+
 def client_plan_reads(df: Any) -> ClientPlanReads:
     """The files, tables and JDBC tables a Connect DataFrame's plan reads."""
     found = ClientPlanReads()
@@ -108,6 +116,9 @@ def client_plan_reads(df: Any) -> ClientPlanReads:
             found.paths.extend(paths)
             if source.HasField("schema") and source.schema:
                 found.declared.update(dict.fromkeys(paths, source.schema))
+            elif source.format.lower() == "text":
+                # The text source has one schema, whatever its files hold: known without them.
+                found.declared.update(dict.fromkeys(paths, _TEXT_SCHEMA))
     return found
 
 

@@ -677,6 +677,13 @@ class ConnectStatements:
             )
             output = DatasetLineage(DatasetIdentity.from_uri(uri), "output")
             suffix = output.identity.name
+            query = directory_query(plan.text) if spec.kind == "directory" else None
+            if query is not None:
+                try:
+                    # The server analyses the query alone: its schema, no Spark job.
+                    output.schema = schema_fields(adapter.spark.sql(query).schema)
+                except Exception as error:
+                    note_problem(output.problems, "output schema", error)
         else:
             if not tables:
                 raise ValueError(f"{explained.node} names no table")
@@ -696,6 +703,7 @@ class ConnectStatements:
                 except Exception as error:
                     note_problem(output.problems, "output schema", error)
             suffix = info.qualified_name if spec.suffix == "table" else output.identity.name
+        output.catalog = adapter._catalog_info()  # as classic statements', and the agent's
         if spec.kind in ("insert", "directory", "ctas") and output.schema is not None:
             self._column_lineage(explained, lineage, output)
         state = spec.state
@@ -844,6 +852,51 @@ def _renamed(old: str, new: str | None) -> str:
         return new
     parts = old.rsplit("`.`", 1)
     return f"{parts[0]}`.{new}" if len(parts) == 2 else new
+
+
+_QUERY_START = re.compile(r"(?i)(SELECT|VALUES|WITH|FROM|TABLE)\b")
+_DIRECTORY = re.compile(r"(?is)^\s*INSERT\s+OVERWRITE\s+(?:LOCAL\s+)?DIRECTORY\b")
+
+
+def directory_query(text: str) -> str | None:
+    """The query of an ``INSERT OVERWRITE [LOCAL] DIRECTORY`` statement, or ``None``.
+
+    The query starts at the first ``SELECT``, ``VALUES``, ``WITH``, ``FROM`` or ``TABLE`` that is
+    neither quoted nor inside parentheses after ``DIRECTORY``: the path, ``USING``, ``OPTIONS
+    (...)``, ``ROW FORMAT`` and ``STORED AS`` clauses before it hold none (their strings are
+    quoted, their options parenthesised). A parenthesised query starts at its parenthesis.
+    """
+    head = _DIRECTORY.match(text)
+    if head is None:
+        return None
+    depth, index, quote = 0, head.end(), ""
+    while index < len(text):
+        char = text[index]
+        if quote:
+            if char == "\\":
+                index += 1
+            elif char == quote:
+                quote = ""
+        elif char in "'\"`":
+            quote = char
+        elif char == "(":
+            if depth == 0 and _QUERY_START.match(text, index + 1 + _spaces(text, index + 1)):
+                return text[index:].strip()
+            depth += 1
+        elif char == ")":
+            depth -= 1
+        elif (
+            depth == 0
+            and not (text[index - 1].isalnum() or text[index - 1] == "_")
+            and _QUERY_START.match(text, index)
+        ):
+            return text[index:].strip()
+        index += 1
+    return None
+
+
+def _spaces(text: str, index: int) -> int:
+    return len(text[index:]) - len(text[index:].lstrip())
 
 
 @dataclass

@@ -4,9 +4,10 @@ Each scenario performs what one of the agent's test scripts does (same app name,
 statements and paths), with every path under a private root, on a Spark driver of its own with
 the confs ``tests/data/jvm-spark/cases.json`` gives. Run as::
 
-    python -m tests.spark.jvm_scenarios SCRIPT ROOT EVENTS_FILE [MASTER]
+    python -m tests.spark.jvm_scenarios SCRIPT ROOT EVENTS_FILE [MASTER [MODE]]
 
-(``MASTER``: the Spark master URL, ``local[1]`` by default.) It writes every event the adapter emits to ``EVENTS_FILE`` (JSON Lines), in the namespace the
+(``MASTER``: the Spark master URL, ``local[1]`` by default; ``MODE``: ``classic``, or
+``connect`` to run the statements through a Spark Connect client of the driver.) It writes every event the adapter emits to ``EVENTS_FILE`` (JSON Lines), in the namespace the
 agent's test gives its events, and prints what the script prints.
 """
 
@@ -271,7 +272,17 @@ SCENARIOS: dict[str, Scenario] = {
 }
 
 
-def main(script: str, root: str, events: str, master: str = "local[1]") -> None:
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def main(
+    script: str, root: str, events: str, master: str = "local[1]", mode: str = "classic"
+) -> None:
     from pyspark.sql import SparkSession
 
     from openlineage_sdk.client import OpenLineage
@@ -295,9 +306,22 @@ def main(script: str, root: str, events: str, master: str = "local[1]") -> None:
         builder = builder.config("spark.sql.warehouse.dir", p(scenario.warehouse))
     if scenario.hive:
         builder = builder.enableHiveSupport()
+    port = _free_port()
+    if mode == "connect":
+        # The driver serves Spark Connect; the scenario runs through a Connect client of it.
+        builder = (
+            builder.config("spark.plugins", "org.apache.spark.sql.connect.SparkConnectPlugin")
+            .config("spark.connect.grpc.binding.address", "127.0.0.1")
+            .config("spark.connect.grpc.binding.port", str(port))
+        )
     Path(p("/tmp")).mkdir(parents=True, exist_ok=True)
-    spark = builder.getOrCreate()
-    spark.sparkContext.setLogLevel("ERROR")
+    driver = builder.getOrCreate()
+    driver.sparkContext.setLogLevel("ERROR")
+    spark = driver
+    if mode == "connect":
+        from pyspark.sql.connect.session import SparkSession as ConnectSession
+
+        spark = ConnectSession.builder.remote(f"sc://127.0.0.1:{port}").getOrCreate()
     client = OpenLineage(transport=FileTransport(events), namespace=case["job_namespace"])
     install(spark, client)
     try:
@@ -305,8 +329,10 @@ def main(script: str, root: str, events: str, master: str = "local[1]") -> None:
     finally:
         uninstall(spark)
         client.close()
-        spark.stop()
+        if spark is not driver:
+            spark.stop()
+        driver.stop()
 
 
 if __name__ == "__main__":
-    main(*sys.argv[1:5])
+    main(*sys.argv[1:6])

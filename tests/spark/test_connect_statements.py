@@ -135,6 +135,69 @@ def test_insert_overwrite_directory_names_the_folder(
     assert _lifecycle(run)["lifecycleStateChange"] == "OVERWRITE"  # type: ignore[index]
     assert len(run.start.inputs or []) == 1
     assert any(out.iterdir())
+    schema = run.output_json()["facets"]["schema"]["fields"]
+    assert [(f["name"], f["type"]) for f in schema] == [
+        (f.name, f.dataType.typeName()) for f in spark_connect.table(src).schema
+    ]
+
+
+def test_the_schema_of_a_directory_insert_costs_no_job(
+    spark_connect: Any, client: Any, memory: Any, jobs: Any, data_dir: Path
+) -> None:
+    """The query's schema is asked of the server's analyzer: the same jobs with the adapter."""
+    from openlineage_sdk.spark import install, uninstall
+
+    def run(label: str) -> int:
+        before = jobs.count()
+        spark_connect.sql(
+            f"INSERT OVERWRITE DIRECTORY '{data_dir / label}' USING parquet "
+            "OPTIONS ('compression' 'none') VALUES (1, 'a'), (2, 'b')"
+        )
+        return int(jobs.count() - before)
+
+    plain = run("plain")
+    install(spark_connect, client)
+    try:
+        traced = run("traced")
+    finally:
+        uninstall(spark_connect)
+    assert traced == plain
+    [run_events] = Captured(memory).runs()
+    fields = run_events.output_json()["facets"]["schema"]["fields"]
+    assert [(f["name"], f["type"]) for f in fields] == [("col1", "integer"), ("col2", "string")]
+
+
+@pytest.mark.parametrize(
+    ("text", "query"),
+    [
+        ("INSERT OVERWRITE DIRECTORY '/d' USING hive VALUES (1, 'a')", "VALUES (1, 'a')"),
+        (
+            "insert overwrite local directory '/select' stored as orc select * from t",
+            "select * from t",
+        ),
+        (
+            "INSERT OVERWRITE DIRECTORY '/from' USING parquet OPTIONS (path 'select', "
+            "'k' = 'with (x)') (SELECT 1)",
+            "(SELECT 1)",
+        ),
+        (
+            "INSERT OVERWRITE DIRECTORY USING parquet OPTIONS ('path' '/x') "
+            "WITH a AS (SELECT 1) SELECT * FROM a",
+            "WITH a AS (SELECT 1) SELECT * FROM a",
+        ),
+        (
+            "INSERT OVERWRITE DIRECTORY '/x' ROW FORMAT DELIMITED FIELDS TERMINATED BY ',' "
+            "TABLE src",
+            "TABLE src",
+        ),
+        ("INSERT OVERWRITE DIRECTORY '/my_select' USING csv my_select", None),
+        ("INSERT INTO t VALUES (1)", None),
+    ],
+)
+def test_the_query_of_a_directory_insert_is_found(text: str, query: str | None) -> None:
+    from openlineage_sdk.spark._connect_statements import directory_query
+
+    assert directory_query(text) == query
 
 
 def test_ctas_creates_the_table_with_its_schema(

@@ -119,10 +119,23 @@ def _runnable() -> list[dict[str, Any]]:
     return [c for c in CASES if c["runs_locally"] and c["script"] in SCENARIOS]
 
 
-@pytest.fixture(scope="module")
-def emitted(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[list[Any], str]]:
+# Scripts that use RDDs or the SparkContext, which a Spark Connect client does not have.
+CLASSIC_ONLY = frozenset(
+    {"spark_rdd_to_table.py", "spark_rdd_with_parquet.py", "spark_single_input_rdd.py"}
+)
+
+# What differs under Spark Connect only, for the files that do not match there yet.
+CONNECT_DIFFERENCES: dict[str, str] = {}
+
+
+def _connect_runnable() -> list[dict[str, Any]]:
+    return [c for c in _runnable() if c["script"] not in CLASSIC_ONLY]
+
+
+def _perform(
+    base: Path, cases: list[dict[str, Any]], mode: str
+) -> dict[str, tuple[list[Any], str]]:
     """Every scenario's events (the private root taken out) and its output, by script."""
-    base = tmp_path_factory.mktemp("jvm")
 
     def run(case: dict[str, Any]) -> tuple[str, tuple[list[Any], str]]:
         script = case["script"]
@@ -131,7 +144,16 @@ def emitted(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[list[An
         events = root / "events.jsonl"
         env = {**os.environ, "PYTHONPATH": str(REPO)}
         done = subprocess.run(
-            [sys.executable, "-m", "tests.spark.jvm_scenarios", script, str(root), str(events)],
+            [
+                sys.executable,
+                "-m",
+                "tests.spark.jvm_scenarios",
+                script,
+                str(root),
+                str(events),
+                "local[1]",
+                mode,
+            ],
             cwd=root,
             env=env,
             capture_output=True,
@@ -145,15 +167,29 @@ def emitted(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[list[An
         return script, ([json.loads(line) for line in text.splitlines() if line], done.stdout)
 
     with ThreadPoolExecutor(max_workers=3) as pool:
-        return dict(pool.map(run, _runnable()))
+        return dict(pool.map(run, cases))
 
 
-def _params() -> list[Any]:
+@pytest.fixture(scope="module")
+def emitted(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[list[Any], str]]:
+    """Every scenario's events in classic PySpark, by script."""
+    return _perform(tmp_path_factory.mktemp("jvm"), _runnable(), "classic")
+
+
+@pytest.fixture(scope="module")
+def emitted_connect(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> dict[str, tuple[list[Any], str]]:
+    """The scenarios without RDDs, their statements sent through a Spark Connect client."""
+    return _perform(tmp_path_factory.mktemp("jvm-connect"), _connect_runnable(), "connect")
+
+
+def _params(cases: list[dict[str, Any]], known_differences: dict[str, str]) -> list[Any]:
     params = []
-    for case in _runnable():
+    for case in cases:
         for number, group in enumerate(case["ordered_groups"]):
             names = [e["expected"] for e in group if "Running" not in e["expected"]]
-            known = [KNOWN_DIFFERENCES[n] for n in names if n in KNOWN_DIFFERENCES]
+            known = [known_differences[n] for n in names if n in known_differences]
             marks = [pytest.mark.xfail(reason="; ".join(known), strict=True)] if known else []
             params.append(
                 pytest.param(case["script"], number, id=f"{case['script']}-{number}", marks=marks)
@@ -161,13 +197,9 @@ def _params() -> list[Any]:
     return params
 
 
-@pytest.mark.parametrize(("script", "group"), _params())
-def test_expected_events_match(
-    emitted: dict[str, tuple[list[Any], str]], script: str, group: int
-) -> None:
+def _match_group(events: list[Any], script: str, group: int) -> None:
     """Every expected file of the group matches an emitted event, in the group's order."""
     case = next(c for c in CASES if c["script"] == script)
-    events, _ = emitted[script]
     position = 0
     for item in case["ordered_groups"][group]:
         name = item["expected"]
@@ -180,6 +212,26 @@ def test_expected_events_match(
         assert found is not None, f"{name} matches no event after #{start}: {summary}"
         if name not in ORDER_DIFFERENCES:
             position = found + 1
+
+
+@pytest.mark.parametrize(("script", "group"), _params(_runnable(), KNOWN_DIFFERENCES))
+def test_expected_events_match(
+    emitted: dict[str, tuple[list[Any], str]], script: str, group: int
+) -> None:
+    """Classic PySpark: every expected file of the group, in order."""
+    _match_group(emitted[script][0], script, group)
+
+
+@pytest.mark.connect
+@pytest.mark.parametrize(
+    ("script", "group"),
+    _params(_connect_runnable(), {**KNOWN_DIFFERENCES, **CONNECT_DIFFERENCES}),
+)
+def test_expected_events_match_under_connect(
+    emitted_connect: dict[str, tuple[list[Any], str]], script: str, group: int
+) -> None:
+    """Spark Connect, which the JVM agent cannot run under: the same files, in order."""
+    _match_group(emitted_connect[script][0], script, group)
 
 
 def test_create_table_job_names(emitted: dict[str, tuple[list[Any], str]]) -> None:
