@@ -23,7 +23,7 @@ from operator import is_
 from typing import TYPE_CHECKING, Any, ClassVar, Final
 
 from pydantic import BaseModel, ConfigDict, ValidationError
-from pydantic_core import InitErrorDetails, PydanticCustomError, PydanticUndefined
+from pydantic_core import PydanticUndefined
 from typing_extensions import Self
 
 from openlineage_sdk._errors import OpenLineageValidationError, problems_from_pydantic
@@ -37,6 +37,7 @@ from openlineage_sdk._facet_rules import (
     standard_facet_keys,
 )
 from openlineage_sdk._json import find_unwritable
+from openlineage_sdk._records import Checker, accept_json_extras, refusal, value_checker
 from openlineage_sdk._types import READ_CONTEXT_KEY as _READ_KEY
 
 __all__ = [
@@ -94,17 +95,23 @@ def _check_extra(extra: dict[str, Any]) -> None:
     """
     found = find_unwritable(extra, models=True)
     if found is not None:
-        path, reason = found
-        raise ValidationError.from_exception_data(
-            "extra field",
-            [
-                InitErrorDetails(
-                    type=PydanticCustomError("openlineage_json", "{reason}", {"reason": reason}),
-                    loc=path,
-                    input=None,
-                )
-            ],
-        )
+        raise refusal(*found)
+
+
+# Per model class: the declared fields whose values pydantic stores without looking inside
+# (records with keys of their own, values typed Any), with the check of each.
+_UNCHECKED_FIELDS: dict[type, tuple[tuple[str, str, Checker], ...]] = {}
+
+
+def _unchecked_fields(cls: type["OpenLineageModel"]) -> tuple[tuple[str, str, Checker], ...]:
+    found = []
+    for name, field in cls.model_fields.items():
+        check = value_checker(field.annotation)
+        if check is not None:
+            found.append((name, field.alias or name, check))
+    checks = tuple(found)
+    _UNCHECKED_FIELDS[cls] = checks
+    return checks
 
 
 class OpenLineageModel(BaseModel):
@@ -139,6 +146,9 @@ class OpenLineageModel(BaseModel):
             for name, field in cls.model_fields.items()
             if field.default is not None and field.default is not PydanticUndefined
         )
+        # Before pydantic builds the validator (on first use): records check their extra keys.
+        for field in cls.model_fields.values():
+            accept_json_extras(field.annotation)
 
     def model_post_init(self, context: Any, /) -> None:
         """Decide what counts as set (see the module docstring); reading keeps what was given."""
@@ -160,6 +170,15 @@ class OpenLineageModel(BaseModel):
         extra = self.__pydantic_extra__
         if extra:
             _check_extra(extra)
+        checks = _UNCHECKED_FIELDS.get(type(self))
+        if checks is None:
+            checks = _unchecked_fields(type(self))
+        for name, alias, check in checks:
+            value = values.get(name)
+            if value is not None:
+                found = check(value)
+                if found is not None:
+                    raise refusal((alias, *found[0]), found[1])
 
     def _check_read(self) -> None:
         """Refuse an object read under the reading context that breaks a rule of its own."""

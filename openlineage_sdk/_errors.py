@@ -219,10 +219,15 @@ def json_loc(model: type[Any] | None, loc: Sequence[int | str]) -> tuple[int | s
     for part in loc:
         current = _unwrap(current)
         if isinstance(part, str) and get_origin(current) in (Union, UnionType):
-            current = next(
+            member = next(
                 (m for m in get_args(current) if getattr(m, "__name__", None) == part), None
             )
-            continue
+            if member is not None:
+                current = member
+                continue
+            # A key inside whichever member the value was (an error raised after validation
+            # names no member): kept, and the type is followed no further.
+            current = None
         fields = getattr(current, "model_fields", None) if isinstance(current, type) else None
         if isinstance(part, str) and isinstance(fields, dict):
             field = fields.get(part)

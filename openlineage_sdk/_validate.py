@@ -352,8 +352,9 @@ def validate_event(
     Returns:
         One :class:`Problem` per broken rule, with the JSON path of the offending value.
     """
+    noted: Problem | None = None
     if isinstance(data, (str, bytes, bytearray)):
-        event, problem = _parse(data)
+        event, problem, noted = _parse(data)
         if problem is not None:
             return [problem]
     elif isinstance(data, Mapping):
@@ -379,6 +380,8 @@ def validate_event(
 
     registry.load_entry_points()  # plugins' facet schemas join the bundled ones
     ref, problems = _core_ref(event)
+    if noted is not None:
+        problems.insert(0, noted)
     facets: list[tuple[tuple[int | str, ...], Any, str]] = []
     if strict:
         for path, facet in _facets(event):
@@ -410,26 +413,85 @@ def validate_event(
     return list(dict.fromkeys(problems))  # each problem once, in order
 
 
-def _parse(data: str | bytes | bytearray) -> tuple[Any, Problem | None]:
-    """Parse JSON text; what it cannot hold as given (NaN, nesting, surrogates) is a problem."""
-    from pydantic_core import from_json
+def _parse(data: str | bytes | bytearray) -> tuple[Any, Problem | None, Problem | None]:
+    """Parse JSON text into ``(event, fatal problem, other problem)``.
+
+    What JSON text cannot hold as given (NaN, nesting, surrogates) is a fatal problem. An object
+    with the same key twice is a problem too, but the event is still checked: readers keep one
+    of its values (``read_event`` and the common JSON parsers keep the last), and the event is
+    checked with the last, as it would be read.
+    """
+    import jiter
 
     try:
-        # pydantic-core's parser refuses NaN and Infinity, lone surrogates and nesting deeper
-        # than about 200 levels; the standard parser then says what is wrong, and where.
-        event = from_json(data, allow_inf_nan=False)
-    except ValueError:
-        pass
+        # jiter (the parser inside pydantic-core) refuses NaN and Infinity, lone surrogates,
+        # nesting deeper than about 200 levels and, asked to, a key given twice in one object;
+        # the standard parser then says what is wrong, and where.
+        event = jiter.from_json(
+            data.encode("utf-8", "surrogatepass") if isinstance(data, str) else bytes(data),
+            allow_inf_nan=False,
+            catch_duplicate_keys=True,
+        )
+    except ValueError as exc:
+        if "duplicate key" in str(exc):
+            duplicate = duplicate_key_problem(data)
+            if duplicate is not None:
+                event, problem, _ = _parse_leniently(data)
+                return event, problem, duplicate
     else:
         # It reads a number too large for a float (``1e999``) as infinity, without a word.
         big = (
             BIG_EXPONENT.search(data) if isinstance(data, str) else BIG_EXPONENT_BYTES.search(data)
         )
-        return event, (unwritable_problem(event) if big is not None else None)
+        return event, (unwritable_problem(event) if big is not None else None), None
+    return _parse_leniently(data)
+
+
+def _parse_leniently(data: str | bytes | bytearray) -> tuple[Any, Problem | None, None]:
+    """Parse with the standard parser, which says what is wrong and where."""
     try:
         event = json.loads(data)
     except ValueError as exc:
-        return None, Problem("", f"not valid JSON ({exc})", "json")
+        return None, Problem("", f"not valid JSON ({exc})", "json"), None
     except RecursionError:
-        return None, too_deep()
-    return event, unwritable_problem(event)
+        return None, too_deep(), None
+    return event, unwritable_problem(event), None
+
+
+class _Duplicated(dict[str, Any]):
+    """An object read with a key given twice (``key``)."""
+
+    key: str
+
+
+def duplicate_key_problem(data: str | bytes | bytearray) -> Problem | None:
+    """Where the first object with a key given twice is, as a problem; None if there is none."""
+
+    def pairs_hook(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+        built = dict(pairs)
+        if len(built) == len(pairs):
+            return built
+        seen: set[str] = set()
+        marked = _Duplicated(built)
+        marked.key = next(key for key, _ in pairs if key in seen or seen.add(key))  # type: ignore[func-returns-value]
+        return marked
+
+    try:
+        tree = json.loads(data, object_pairs_hook=pairs_hook)
+    except (ValueError, RecursionError):
+        return None
+    stack: list[tuple[tuple[int | str, ...], Any]] = [((), tree)]
+    while stack:
+        path, item = stack.pop()
+        if isinstance(item, _Duplicated):
+            return Problem(
+                format_path((*path, item.key)),
+                f"the key {item.key!r} is given more than once in one object "
+                "(readers keep only one of its values)",
+                "json",
+            )
+        if isinstance(item, dict):
+            stack.extend(reversed([((*path, key), value) for key, value in item.items()]))
+        elif isinstance(item, list):
+            stack.extend(reversed([((*path, index), value) for index, value in enumerate(item)]))
+    return None

@@ -482,3 +482,152 @@ def test_an_extra_field_is_written_as_given_or_refused_when_built() -> None:
     assert refused > 100
     assert accepted > 100
     assert all(path.startswith("x") for path in paths), paths
+
+
+# --- records inside facets and values typed Any ------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("value", "words"),
+    [
+        (float("nan"), "not a JSON number"),
+        (float("-inf"), "not a JSON number"),
+        ({1, 2}, "got set"),
+        (b"ab", "got bytes"),
+        (object(), "got object"),
+        ("a\ud800", "lone surrogate"),
+        ({1: "a", "1": "b"}, "a key must be text"),
+    ],
+)
+def test_a_record_key_of_its_own_is_refused_when_built(value: object, words: str) -> None:
+    """A schema field, a column-lineage input: records keep keys they do not declare, checked."""
+    _refused(
+        lambda: f.SchemaDatasetFacet(fields=[{"name": "a", "type": "int", "x": value}]),
+        "fields[0].x",
+        words,
+    )
+    nested = [{"name": "a", "fields": [{"name": "b"}, {"name": "c", "y": [value]}]}]
+    _refused(lambda: f.SchemaDatasetFacet(fields=nested), "fields[0].fields[1].y[0]", words)
+    lineage = {
+        "c": {
+            "inputFields": [
+                {
+                    "namespace": "n",
+                    "name": "t",
+                    "field": "c",
+                    "transformations": [{"type": "DIRECT", "z": value}],
+                }
+            ]
+        }
+    }
+    _refused(
+        lambda: f.ColumnLineageDatasetFacet(fields=lineage),
+        "fields.c.inputFields[0].transformations[0].z",
+        words,
+    )
+
+
+def test_a_record_key_of_its_own_is_refused_inside_an_event_built_from_dicts() -> None:
+    _refused(
+        lambda: _build(
+            outputs=[
+                {
+                    "namespace": "n",
+                    "name": "d",
+                    "facets": {"schema": {"fields": [{"name": "a", "x": float("nan")}]}},
+                }
+            ]
+        ),
+        "outputs[0].facets.schema.fields[0].x",
+        "not a JSON number",
+    )
+
+
+def test_record_keys_of_their_own_are_written_as_given() -> None:
+    extra = {"x": (1, 2), "y": {"z": [True, None, 1.5, "t"]}}
+    facet = f.SchemaDatasetFacet(fields=[{"name": "a", "type": "int", **extra}])  # type: ignore[typeddict-unknown-key]
+    written = json.loads(facet.to_json())["fields"]
+    assert written == [{"name": "a", "type": "int", "x": [1, 2], "y": extra["y"]}]
+    again = read_event(
+        _event(
+            inputs=[
+                {"namespace": "n", "name": "d", "facets": {"schema": json.loads(facet.to_json())}}
+            ]
+        )
+    )
+    assert json.loads(again.to_json())["inputs"][0]["facets"]["schema"]["fields"] == written
+
+
+def test_a_value_typed_any_is_refused_when_it_cannot_be_written() -> None:
+    """A partition's dimensions are ``dict[str, Any]``: what pydantic does not look at is checked."""
+    condition = {"type": "partition", "partitions": [{"dimensions": {"d": float("nan")}}]}
+    _refused(
+        lambda: f.InputSubsetInputDatasetFacet(input_condition=condition),
+        "inputCondition.partitions[0].dimensions.d",
+        "not a JSON number",
+    )
+    fine = {"type": "partition", "partitions": [{"dimensions": {"d": "2024-05-01", "h": 3}}]}
+    facet = f.InputSubsetInputDatasetFacet(input_condition=fine)
+    assert json.loads(facet.to_json())["inputCondition"] == fine
+
+
+def test_a_custom_facet_field_typed_any_is_refused_when_it_cannot_be_written() -> None:
+    from typing_extensions import TypedDict
+
+    from openlineage_sdk.models.base import RunFacet
+    from openlineage_sdk.types import FacetSchemaURL
+
+    class Line(TypedDict):
+        sku: str
+
+    class RobustAnyRunFacet(RunFacet, prefix="robust", name="any"):
+        schema_url: FacetSchemaURL = (
+            "https://example.com/schemas/1-0-0/RobustAnyRunFacet.json#/$defs/RobustAnyRunFacet"
+        )
+        payload: Any = None
+        labels: dict[str, Any] | None = None
+        lines: list[Line] | None = None
+
+    _refused(lambda: RobustAnyRunFacet(payload={"a": float("inf")}), "payload.a", "not a JSON")
+    _refused(lambda: RobustAnyRunFacet(labels={"a": [{1, 2}]}), "labels.a[0]", "got set")
+    _refused(
+        lambda: RobustAnyRunFacet(lines=[{"sku": "s", "qty": b"1"}]),  # type: ignore[typeddict-unknown-key]
+        "lines[0].qty",
+        "got bytes",
+    )
+    facet = RobustAnyRunFacet(payload=[1, "a"], labels={"a": None}, lines=[{"sku": "s"}])
+    assert json.loads(facet.to_json())["payload"] == [1, "a"]
+
+
+# --- a key given twice ---------------------------------------------------------------------------
+
+
+def _twice(inner: str) -> str:
+    """A valid event's JSON with ``inner`` (raw JSON members) added to its job object."""
+    text = json.dumps(_event())
+    return text.replace('"name": "j"', f'"name": "j", {inner}', 1)
+
+
+@pytest.mark.parametrize("as_bytes", [False, True], ids=["text", "bytes"])
+def test_a_key_given_twice_is_a_problem_for_validation(as_bytes: bool) -> None:
+    text = _twice('"name": "k"')
+    problems = validate_event(text.encode() if as_bytes else text)
+    assert [(p.path, p.rule) for p in problems] == [("job.name", "json")]
+    assert "more than once" in problems[0].message
+
+
+def test_a_key_given_twice_deep_inside_a_facet_is_named_and_the_rest_still_checked() -> None:
+    schema = (
+        '"facets": {"sourceCode": {"_producer": "https://p", '
+        '"_schemaURL": "https://openlineage.io/spec/facets/1-0-1/SourceCodeJobFacet.json'
+        '#/$defs/SourceCodeJobFacet", "language": "py", "sourceCode": "x", "x": {"a": 1, "a": 2}}}'
+    )
+    text = _twice(schema).replace('"eventType": "START"', '"eventType": 7')
+    paths = [p.path for p in validate_event(text)]
+    assert paths[0] == "job.facets.sourceCode.x.a"
+    assert "eventType" in paths
+
+
+def test_reading_keeps_the_last_value_of_a_key_given_twice_as_json_parsers_do() -> None:
+    event = read_event(_twice('"name": "k"'))
+    assert event.job.name == "k"
