@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from pydantic import SecretStr
 
 from openlineage_sdk.config import ConfigError, load_config
 from openlineage_sdk.transports import (
@@ -116,7 +117,7 @@ def test_kafka_from_variables(tmp_path: Path) -> None:
     assert isinstance(t, KafkaConfig)
     assert t.topic == "lineage"
     assert t.message_key == "fixed"
-    assert t.config["sasl.password"] == SECRET
+    assert t.config["sasl.password"] == SecretStr(SECRET)
     assert SECRET not in repr(t)
     assert SECRET not in str(t)
     assert "k:9092" in repr(t)
@@ -140,7 +141,7 @@ def test_yaml_file_found_in_the_working_directory(tmp_path: Path) -> None:
     assert config.config_file == tmp_path / "openlineage.yml"
     assert isinstance(config.transport, HttpConfig)
     assert config.transport.url == "http://from-file:5000"
-    assert config.transport.custom_headers == {"X-Team": "data"}
+    assert config.transport.custom_headers == {"X-Team": SecretStr("data")}
 
 
 def test_search_order_openlineage_config_then_cwd_then_home(tmp_path: Path) -> None:

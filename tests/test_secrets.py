@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from pydantic import ValidationError
+from pydantic import SecretStr, ValidationError
 
 from openlineage_sdk import naming
 from openlineage_sdk.config import ConfigError, load_config
@@ -90,11 +90,18 @@ def test_a_dump_masks_every_custom_header_value() -> None:
         assert "HEADERSECRET" not in text
 
 
-def test_the_configuration_itself_still_holds_the_secrets() -> None:
+def test_the_configuration_holds_the_secrets_as_secret_types() -> None:
     config = _http()
-    assert "URLPASSWORD" in config.url
-    assert config.custom_headers["X-Api-Key"] == "HEADERSECRET"
-    assert _kafka().config["sasl.password"] == "SASLSECRET"
+    assert "URLPASSWORD" in config.url  # what requests go to; masked in every dump
+    header = config.custom_headers["X-Api-Key"]
+    assert isinstance(header, SecretStr)
+    assert header.get_secret_value() == "HEADERSECRET"
+    settings = _kafka().config
+    for key in ("sasl.password", "ssl.key.password", "ssl.keystore.password", "ssl.key.pem"):
+        assert isinstance(settings[key], SecretStr), key
+    assert settings["sasl.password"].get_secret_value() == "SASLSECRET"  # type: ignore[union-attr]
+    assert settings["bootstrap.servers"] == "broker:9092"
+    assert settings["security.protocol"] == "SASL_SSL"
 
 
 def _chain(exc: BaseException) -> Iterator[BaseException]:

@@ -20,7 +20,7 @@ from types import TracebackType
 from typing import Any, ClassVar, Protocol, runtime_checkable
 from urllib.parse import urlsplit, urlunsplit
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, SecretStr
 from typing_extensions import Self
 
 __all__ = [
@@ -32,6 +32,7 @@ __all__ = [
     "TransportConfig",
     "TransportError",
     "event_key",
+    "is_secret_key",
     "masked_url",
     "redact_mapping",
 ]
@@ -141,6 +142,11 @@ def masked_url(url: str) -> str:
     return urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment))
 
 
+def is_secret_key(key: object) -> bool:
+    """Whether a setting named ``key`` holds a secret (a password, token, key, SASL setting...)."""
+    return bool(_SECRET_KEY.search(str(key)))
+
+
 def redact_mapping(value: Any, *, _secret: bool = False) -> Any:
     """Return a copy of ``value`` with every secret-looking entry masked.
 
@@ -161,7 +167,9 @@ def redact_mapping(value: Any, *, _secret: bool = False) -> Any:
         }
     if isinstance(value, (list, tuple)):
         return [redact_mapping(v, _secret=_secret) for v in value]
-    if _secret and value is not None and not isinstance(value, bool):
+    if isinstance(value, SecretStr) or (
+        _secret and value is not None and not isinstance(value, bool)
+    ):
         return _REDACTED
     return value
 

@@ -59,7 +59,6 @@ from openlineage_sdk.transports.base import (
     TransportConfig,
     TransportError,
     masked_url,
-    redact_mapping,
 )
 
 if TYPE_CHECKING:
@@ -463,7 +462,9 @@ class HttpConfig(DeliveryConfig):
             the token of the last two is cached and refreshed before it expires. Without it,
             a user name and password in ``url`` are sent as Basic authentication.
         compression: ``gzip`` to compress request bodies.
-        custom_headers: extra headers for every request.
+        custom_headers: extra headers for every request. Their values are
+            :class:`~pydantic.SecretStr` (header values are credentials as often as not):
+            ``get_secret_value()`` gives the text.
         batch_size: the most events per request when several are waiting
             (100); they go to the batch endpoint. 1 turns batching off.
         max_queue_size: events held in memory before they go to the spool.
@@ -491,7 +492,7 @@ class HttpConfig(DeliveryConfig):
     verify: bool | Path = True
     auth: HttpAuth | None = None
     compression: Literal["gzip"] | None = None
-    custom_headers: dict[str, str] = Field(default_factory=dict)
+    custom_headers: dict[str, SecretStr] = Field(default_factory=dict)
     batch_size: int = Field(default=100, ge=1, le=10_000)
     retry_after_max: float = Field(default=300.0, ge=0)
     max_server_error_attempts: int = Field(default=10, ge=1)
@@ -534,14 +535,14 @@ class HttpConfig(DeliveryConfig):
         return masked_url(value)
 
     @field_serializer("custom_headers")
-    def _dump_headers(self, value: dict[str, str]) -> dict[str, str]:
+    def _dump_headers(self, value: dict[str, SecretStr]) -> dict[str, str]:
         # Header values are credentials as often as not (X-Api-Key, tokens): all masked.
         return dict.fromkeys(value, REDACTED)
 
     def __repr_args__(self) -> Any:
         for name, value in super().__repr_args__():
             if name == "custom_headers":
-                value = redact_mapping(value)
+                value = dict.fromkeys(value, REDACTED)
             elif name == "url":
                 value = _public_url(str(value))
             yield name, value
@@ -697,7 +698,9 @@ class _HttpSender:
         self._batch_proven = False  # the batch endpoint accepted a batch at least once
         self._gzip = config.compression == "gzip"
         headers = {"Content-Type": "application/json", "User-Agent": _USER_AGENT}
-        headers.update(config.custom_headers)
+        headers.update(
+            (name, value.get_secret_value()) for name, value in config.custom_headers.items()
+        )
         self._token: _TokenSource | _CustomTokenSource | None = None
         if isinstance(config.auth, ApiKeyAuth):
             headers["Authorization"] = f"Bearer {config.auth.api_key.get_secret_value()}"

@@ -18,11 +18,16 @@ import threading
 from collections.abc import Mapping, Sequence
 from typing import Any, Literal
 
-from pydantic import Field, field_serializer, model_validator
+from pydantic import Field, SecretStr, field_serializer, field_validator, model_validator
 
 from openlineage_sdk.transports._delivery import Outcome, Record, SendResult
 from openlineage_sdk.transports._queued import DeliveryConfig, QueuedTransport
-from openlineage_sdk.transports.base import TransportError, event_key, redact_mapping
+from openlineage_sdk.transports.base import (
+    TransportError,
+    event_key,
+    is_secret_key,
+    redact_mapping,
+)
 
 __all__ = ["KafkaConfig", "KafkaTransport"]
 
@@ -43,8 +48,8 @@ class KafkaConfig(DeliveryConfig):
     Attributes:
         topic: the topic events are written to.
         config: librdkafka producer settings (``bootstrap.servers``, SASL...).
-            Values of secret settings (passwords, SASL, keys) are masked in
-            reprs, logs and errors.
+            Values of secret settings (passwords, SASL, keys) are held as
+            :class:`~pydantic.SecretStr` and masked in reprs, dumps, logs and errors.
         message_key: a fixed key for every message instead of the run id
             (``messageKey`` works too); rarely what you want.
         flush: kept for layout compatibility: delivery is asynchronous and
@@ -56,7 +61,7 @@ class KafkaConfig(DeliveryConfig):
 
     type: Literal["kafka"] = "kafka"
     topic: str = Field(min_length=1)
-    config: dict[str, str | int | float | bool] = Field(default_factory=dict)
+    config: dict[str, str | int | float | bool | SecretStr] = Field(default_factory=dict)
     message_key: str | None = Field(default=None, alias="messageKey")
     flush: bool = True
     batch_size: int = Field(default=500, ge=1)
@@ -72,6 +77,17 @@ class KafkaConfig(DeliveryConfig):
             for ignored in ("name", "priority"):
                 data.pop(ignored, None)
         return data
+
+    @field_validator("config")
+    @classmethod
+    def _secret_settings(
+        cls, value: dict[str, str | int | float | bool | SecretStr]
+    ) -> dict[str, str | int | float | bool | SecretStr]:
+        # Passwords, SASL settings and keys are held as SecretStr, like the HTTP API key.
+        return {
+            key: SecretStr(setting) if isinstance(setting, str) and is_secret_key(key) else setting
+            for key, setting in value.items()
+        }
 
     @field_serializer("config")
     def _dump_config(self, value: dict[str, Any]) -> dict[str, Any]:
@@ -101,7 +117,13 @@ class _KafkaSender:
             ) from exc
         self._kafka_error = KafkaError
         self._kafka_exception = KafkaException
-        settings: dict[str, Any] = {**_PRODUCER_DEFAULTS, **config.config}
+        settings: dict[str, Any] = {
+            **_PRODUCER_DEFAULTS,
+            **{
+                key: value.get_secret_value() if isinstance(value, SecretStr) else value
+                for key, value in config.config.items()
+            },
+        }
         self._producer = Producer(settings)
         self._topic = config.topic
         self._fixed_key = config.message_key

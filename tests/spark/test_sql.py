@@ -154,7 +154,7 @@ def test_a_failing_statement_reaches_the_user_unchanged_and_the_run_fails(
 def test_reads_ending_in_actions_are_runs_with_inputs_only(
     spark: Any, client: Any, memory: Any, data_dir: Path
 ) -> None:
-    from openlineage_sdk.spark import install, uninstall
+    from openlineage_sdk.spark import install, installed, uninstall
 
     path = str(data_dir / "people")
     spark.range(5).selectExpr("id", "id * 2 AS twice").write.parquet(path)
@@ -165,6 +165,10 @@ def test_reads_ending_in_actions_are_runs_with_inputs_only(
         spark.sql("SET spark.sql.shuffle.partitions=2").collect()
         spark.range(3).count()
         spark.createDataFrame([(1,)], "a INT").collect()
+        # An action's run comes from Spark's listener bus, after the action returned.
+        adapter = installed(spark)
+        assert adapter is not None
+        adapter.drain_listeners()
         reads = captured.read_runs()
         assert len(reads) == 1, [r.job_name for r in captured.runs()]
         (read,) = reads
@@ -177,6 +181,9 @@ def test_reads_ending_in_actions_are_runs_with_inputs_only(
         install(spark, client, input_only_runs=False)
         memory.clear()
         spark.read.parquet(path).count()
+        adapter = installed(spark)
+        assert adapter is not None
+        adapter.drain_listeners()
         assert captured.runs() == []
     finally:
         uninstall(spark)
