@@ -1,4 +1,4 @@
-"""The PySpark adapter: lineage of DataFrame writes, in classic PySpark and under Spark Connect.
+"""The PySpark adapter: lineage of every write, SQL statement and action, classic and Connect.
 
 This is the only part of openlineage-sdk that uses PySpark, and it imports PySpark only when it
 is used: ``import openlineage_sdk.spark`` works without PySpark installed.
@@ -12,6 +12,7 @@ Automatic mode: every write is a run of its own::
     install(spark, client)
     with application_run(spark, client):     # optional: the parent of the writes' runs
         orders.write.parquet("s3a://lake/orders")   # START, then COMPLETE (or FAIL)
+        spark.sql("INSERT INTO totals SELECT ...")  # the same, with the JVM agent's names
 
 Explicit mode: writes add their lineage to the run you are in::
 
@@ -21,33 +22,40 @@ Explicit mode: writes add their lineage to the run you are in::
 
 One call of a writer method (``save``, ``parquet``, ``saveAsTable``, ``insertInto``, ``jdbc``,
 ``writeTo(...).create()``, ...) is one write, whatever number of commands Spark runs for it.
-In classic PySpark, ``spark.sql`` statements that write or change datasets (``INSERT``, CTAS,
-``LOAD DATA``, ``CREATE``/``DROP``/``TRUNCATE``/``ALTER TABLE``) are runs too, with the JVM
-agent's names and lifecycle states (see ``_statements``), and queries that end in an action are
-runs with inputs only (``install(..., input_only_runs=False)`` turns those off). Streaming
-queries and RDD actions are not seen.
+``spark.sql`` statements that write or change datasets (``INSERT``, CTAS, ``LOAD DATA``,
+``CREATE``/``DROP``/``TRUNCATE``/``ALTER TABLE``) are runs too, with the JVM agent's job names
+and lifecycle states (see ``_statements`` and, under Connect, ``_connect_statements``); queries
+that end in an action are runs with inputs only (``install(..., input_only_runs=False)`` turns
+those off). In classic PySpark, RDD writes (``saveAsTextFile`` and the Hadoop writers) are runs
+of their own, and inputs are traced through RDDs back to the files they read (see ``_rdd``).
+Streaming queries are not seen.
 
 What each kind of session gives:
 
 ==================  ===============================================  ===========================
                     classic PySpark                                  Spark Connect
 ==================  ===============================================  ===========================
-output identity     writer settings; paths qualified by Hadoop;      writer settings; catalog
-                    catalog tables by location + ``TABLE`` symlink   tables the same way
+output identity     writer settings; paths qualified by Hadoop;      the same
+                    catalog tables by location + ``TABLE`` symlink
 output schema       DataFrame schema (JVM agent type names)          the same
-input schemas       each relation's columns, from the plan           a schema the reader was
-                                                                     given; catalog tables
+input schemas       each relation's columns, from the plan           the reader's schema, the
+                                                                     catalog, the server's
+                                                                     ``EXPLAIN``
 outputStatistics    rows, bytes, files: the write command's metrics  rows (an observation the
                     (``QueryExecutionListener``)                     server computes in the
                                                                      write's job); no bytes/files
 inputs              leaves of the analyzed plan (files, tables,      ``read`` relations of the
-                    JDBC)                                            client plan
+                    JDBC), through RDDs                              client plan; SQL's tables
+                                                                     from the server's
+                                                                     ``EXPLAIN``
 inputStatistics     files and bytes each file scan read              none
-columnLineage       analyzed plan (direct and indirect)              none
+columnLineage       analyzed plan (direct and indirect)              the server's ``EXPLAIN``
 ==================  ===============================================  ===========================
 
 Nothing the adapter does starts a Spark job, and nothing it does can fail the write: a part it
 cannot learn is logged and left out of the events (and listed in an ``extractionError`` facet).
+A read's run comes from Spark's listener bus after its action returned; :func:`uninstall`, and
+the end of the process, wait (bounded) for the bus, so the last action's run is not lost.
 """
 
 from __future__ import annotations
