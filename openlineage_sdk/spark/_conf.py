@@ -35,6 +35,13 @@ What each conf does
 ``job.owners.<type>``, ``job.tags``, ``run.tags``
     The ``ownership`` job facet, and ``tags`` job and run facets (``key:value;key:value``, a tag
     without ``:`` has the value ``true``).
+``columnLineage.datasetLineageEnabled``
+    ``false``: the column lineage facet without its ``dataset`` part, each field listing the
+    filters, joins, groupings and sorts that decide its rows as its own ``INDIRECT`` inputs, as
+    the JVM agent then writes it (default ``true``: those are the facet's ``dataset`` list).
+``columnLineage.descriptionsEnabled``
+    ``true`` is refused (logged, left out): the adapter writes no description of a
+    transformation (the agent's is Spark's SQL text of each expression of the optimized plan).
 ``disabled``
     ``true``: no lineage for the session.
 
@@ -58,6 +65,7 @@ from openlineage_sdk.client import DEFAULT_NAMESPACE, OpenLineage
 from openlineage_sdk.config import ConfigError, OpenLineageConfig, load_config
 from openlineage_sdk.lifecycle import RunRef, current_run
 from openlineage_sdk.spark._naming import job_name
+from openlineage_sdk.spark._plan import fold_dataset_lineage
 from openlineage_sdk.transports._registry import TransportConfigError, parse_transport_config
 
 if TYPE_CHECKING:
@@ -108,6 +116,8 @@ class SparkConfSettings:
         job_owners: Owner type -> owner name.
         job_tags: Job tags, ``(key, value)``.
         run_tags: Run tags, ``(key, value)``.
+        dataset_lineage: ``columnLineage.datasetLineageEnabled``: dataset-wide column lineage
+            in the facet's ``dataset`` part (``True``) or in each field (``False``).
         disabled: ``spark.openlineage.disabled``.
         problems: The confs that could not be used, each with its rule (never its value).
     """
@@ -125,6 +135,7 @@ class SparkConfSettings:
     job_owners: dict[str, str] = field(default_factory=dict)
     job_tags: tuple[tuple[str, str], ...] = ()
     run_tags: tuple[tuple[str, str], ...] = ()
+    dataset_lineage: bool = True
     disabled: bool = False
     problems: tuple[str, ...] = ()
 
@@ -375,6 +386,14 @@ def parse_confs(confs: Mapping[str, str], *, strict: bool = False) -> SparkConfS
         value = confs.get(f"{CONF_PREFIX}dataset.removePath.pattern")
         return _remove_path(f"{CONF_PREFIX}dataset.removePath.pattern", value) if value else None
 
+    def _descriptions() -> None:
+        key = "columnLineage.descriptionsEnabled"
+        if flag(key, False):
+            raise SparkConfError(
+                f"{CONF_PREFIX}{key}=true is not supported: column lineage transformations "
+                "carry no description"
+            )
+
     owners_prefix = f"{CONF_PREFIX}job.owners."
     read("transport", transport)
     read("namespace", lambda: text("namespace"))
@@ -398,6 +417,13 @@ def parse_confs(confs: Mapping[str, str], *, strict: bool = False) -> SparkConfS
     read(
         "run_tags", lambda: _tags(f"{CONF_PREFIX}run.tags", confs.get(f"{CONF_PREFIX}run.tags", ""))
     )
+    read("dataset_lineage", lambda: flag("columnLineage.datasetLineageEnabled", True))
+    try:
+        _descriptions()
+    except SparkConfError as error:
+        if strict:
+            raise
+        problems.append(str(error))
     read("disabled", lambda: flag("disabled", False))
     return SparkConfSettings(**values, problems=tuple(problems))
 
@@ -616,11 +642,23 @@ class ConfiguredSink:
                 write.job_name = self.job_name(write)
         except Exception as error:
             log.warning("openlineage: naming the job by the confs failed: %s", error)
+        self._fold(write)
         self.inner.write_started(write)
 
     def write_finished(self, write: WriteLineage) -> None:
-        """Report the write's end."""
+        """Report the write's end (its output's column lineage in the confs' form)."""
+        self._fold(write)
         self.inner.write_finished(write)
+
+    def _fold(self, write: WriteLineage) -> None:
+        """With ``datasetLineageEnabled=false``, dataset-wide column lineage goes into each field."""
+        output = write.output
+        if self.settings.dataset_lineage or output is None or output.column_lineage is None:
+            return
+        try:
+            output.column_lineage = fold_dataset_lineage(output.column_lineage)
+        except Exception as error:  # the facet goes out in its default form rather than not
+            log.warning("openlineage: folding the column lineage into its fields failed: %s", error)
 
     def job_name(self, write: WriteLineage) -> str:
         """``{appName}.{command}[.{output}]`` with the confs' app name and options."""

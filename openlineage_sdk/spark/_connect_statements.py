@@ -167,6 +167,7 @@ class ExplainedStatement:
     input_tables: list[str] = field(default_factory=list)
     input_paths: list[str] = field(default_factory=list)
     unnamed_inputs: int = 0  # file relations the plan does not locate
+    cut_paths: list[str] = field(default_factory=list)  # scanned locations cut short: prefixes
     error: str | None = None
     text: str = ""  # the explanation itself
 
@@ -177,7 +178,17 @@ _NODE = re.compile(r"^'?(\w+)")
 _RELATION = re.compile(r"(?:^|[\s:+-])Relation ([^\s\[]+)\[")
 _UNNAMED_RELATION = re.compile(r"(?:^|[\s:+-])Relation \[")
 _HIVE_RELATION = re.compile(r"HiveTableRelation \[(`[^\]]*?`)(?:,|\])")
-_FILE_SCAN = re.compile(r"FileScan \w+ \[[^\n]*?Location: \w+\(\d+ paths?\)\[([^\]\n]*)\]")
+# A file scan of the physical plan: ``FileScan parquet [a#1,b#2] ... Location:
+# InMemoryFileIndex(1 paths)[file:/data/x], PartitionFilters: ...``. Spark cuts each metadata
+# value of a scan at spark.sql.maxMetadataStringLength (100) characters and ends it with "...":
+# a cut location has no closing bracket, and what is left of it is a prefix (group "cut").
+_FILE_SCAN = re.compile(
+    r"FileScan \w+ \[(?P<attributes>[^\n]*?)\][^\n]*?Location: \w+\(\d+ paths?\)\["
+    r"(?:(?P<cut>[^\]\n]*?)\.\.\.(?=, \w+: |\s*$)|(?P<paths>[^\]\n]*?)\])",
+    re.MULTILINE,
+)
+# A node's list of fields cut at spark.sql.debug.maxToStringFields (25): "[a#1, ... 5 more fields]".
+_MORE_FIELDS = re.compile(r"\.\.\. \d+ more fields\]")
 _HIVE_CTAS = re.compile(r"\[Database: ([^,\]]+), TableName: ([^,\]]+)")
 _RESOLVED_IDENTIFIER = re.compile(r"ResolvedIdentifier \S+?\((\w+)\), (\S+)")
 _STORAGE_LOCATION = re.compile(r"Storage\(Location: ([^,)]+)")
@@ -227,7 +238,10 @@ def parse_explain(text: str) -> ExplainedStatement:
     explained.unnamed_inputs = len(_UNNAMED_RELATION.findall(body))
     physical = sections.get("Physical Plan", "")
     for located in _FILE_SCAN.finditer(physical):
-        for path in located.group(1).split(", "):
+        if located.group("paths") is None:
+            explained.cut_paths.append(located.group("cut"))  # a prefix is no dataset's name
+            continue
+        for path in located.group("paths").split(", "):
             if path and path not in explained.input_paths:
                 explained.input_paths.append(path)
     return explained
@@ -650,9 +664,15 @@ class ConnectStatements:
                 note_problem(lineage.problems, f"input {path}", error)
         located = len(explained.input_paths)
         if explained.unnamed_inputs > located:
+            cut = (
+                " (their locations are longer than the session's "
+                "spark.sql.maxMetadataStringLength, which cuts them short in the plan's text)"
+                if explained.cut_paths
+                else ""
+            )
             lineage.problems.append(
                 "inputs: the server's plan does not locate "
-                f"{explained.unnamed_inputs - located} file input(s) read by path"
+                f"{explained.unnamed_inputs - located} file input(s) read by path{cut}"
             )
 
     def _table(self, name: str) -> TableInfo | None:
@@ -821,6 +841,21 @@ def _plan_names(
                 identity.name,
             ):
                 paths[path] = dataset.identity
+    for prefix in explained.cut_paths:
+        # A location cut short names the one input whose name it begins, if just one does.
+        try:
+            begun = DatasetIdentity.from_uri(hadoop_location_uri(prefix))
+        except Exception:
+            continue
+        start = begun.location or begun.name
+        found = {
+            (d.identity.namespace, d.identity.name): d.identity
+            for d in inputs
+            if d.identity.namespace == begun.namespace
+            and (d.identity.location or d.identity.name).startswith(start)
+        }
+        if len(found) == 1:
+            paths[prefix] = next(iter(found.values()))
     return tables, paths
 
 
@@ -1159,6 +1194,13 @@ def text_column_lineage(
 
     sections = _sections(text)
     analyzed = sections.get("Analyzed Logical Plan", "")
+    if _MORE_FIELDS.search(analyzed):
+        # Lineage of the listed fields only would look whole and be wrong for the rest.
+        raise ValueError(
+            "the server's plan text lists only the first fields of wide nodes (the session's "
+            "spark.sql.debug.maxToStringFields, 25 by default): set it above the widest "
+            "plan's number of columns for column lineage"
+        )
     lines = analyzed.split("\n")
     if lines and ": " in lines[0] and "#" not in lines[0]:
         lines = lines[1:]  # the schema line of a query's analysed plan
@@ -1166,12 +1208,9 @@ def text_column_lineage(
     if tree is None:
         return None
     by_attributes: dict[frozenset[int], DatasetIdentity] = {}
-    for scan in re.finditer(
-        r"FileScan \w+ \[([^\]]*)\][^\n]*?Location: \w+\(1 paths?\)\[([^\]\n]*)\]",
-        sections.get("Physical Plan", ""),
-    ):
-        located = paths.get(scan.group(2))
-        ids = frozenset(int(i) for i in _ATTRIBUTE_ID.findall(scan.group(1)))
+    for scan in _FILE_SCAN.finditer(sections.get("Physical Plan", "")):
+        located = paths.get(scan.group("paths") or scan.group("cut"))
+        ids = frozenset(int(i) for i in _ATTRIBUTE_ID.findall(scan.group("attributes")))
         if located is not None and ids:
             by_attributes[ids] = located
     walk = _TextLineage(tables, {})

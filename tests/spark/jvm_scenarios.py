@@ -272,6 +272,15 @@ SCENARIOS: dict[str, Scenario] = {
 }
 
 
+# The column lineage confs the agent's container tests give every script (SparkContainerUtils),
+# which its expected files were written with: indirect lineage in each field, and descriptions
+# (which the adapter refuses, logged: it writes none).
+AGENT_TEST_CONFS = (
+    "spark.openlineage.columnLineage.datasetLineageEnabled=false",
+    "spark.openlineage.columnLineage.descriptionsEnabled=true",
+)
+
+
 def _free_port() -> int:
     import socket
 
@@ -297,7 +306,7 @@ def main(
 
     builder = SparkSession.builder.master(master)
     confs = [c.replace("{root}", root) for c in json.loads(CASES.read_text())["default_confs"]]
-    for conf in [*confs, *case["confs"], *scenario.confs]:
+    for conf in [*confs, *AGENT_TEST_CONFS, *case["confs"], *scenario.confs]:
         key, value = conf.split("=", 1)
         builder = builder.config(key, value)
     if scenario.app is not None:

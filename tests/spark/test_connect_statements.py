@@ -642,6 +642,64 @@ def test_insert_select_and_ctas_under_connect_carry_column_lineage(
     assert _without_producer(from_insert) == expected
 
 
+def _problems(run: RunEvents) -> list[str]:
+    """The messages of the run's extractionError facet, at its end."""
+    facet = run.end.to_dict()["run"]["facets"].get("extractionError") or {}
+    return [e["errorMessage"] for e in facet.get("errors", [])]
+
+
+def test_a_location_cut_short_in_the_plan_text_still_finds_its_input(
+    spark: Any, spark_connect: Any, connect_auto: Captured, data_dir: Path, table: Any
+) -> None:
+    """Spark cuts a scan's location at 100 characters in the plan's text ("..."): a long path
+    read with a declared schema still has its column lineage, and a long path read in SQL is
+    never reported under the prefix the text shows."""
+    long = data_dir / ("long_folder_name_" * 5) / "src"
+    assert len(f"InMemoryFileIndex(1 paths)[file:{long}]") > 100
+    spark.createDataFrame([(1, "a"), (2, "b")], "k INT, v STRING").write.parquet(str(long))
+    connect_auto.clear()
+
+    frame = spark_connect.read.schema("k INT, v STRING").parquet(str(long))
+    frame.filter("k > 1").selectExpr("upper(v) AS u").write.parquet(str(data_dir / "out"))
+    [run] = connect_auto.runs()
+    facet = run.output_json()["facets"]["columnLineage"]
+    assert facet["fields"]["u"]["inputFields"][0] == {
+        **facet["fields"]["u"]["inputFields"][0],
+        "name": str(long),
+        "field": "v",
+    }
+    assert [(i["name"], i["field"]) for i in facet["dataset"]] == [(str(long), "k")]
+
+    target = table("from_long")
+    spark_connect.sql(f"CREATE TABLE {target} (k INT, v STRING) USING parquet")
+    connect_auto.clear()
+    spark_connect.sql(f"INSERT INTO {target} SELECT * FROM parquet.`{long}`")
+    [run] = connect_auto.runs()
+    assert run.start.inputs == []  # not under the prefix the text shows: not at all, and why
+    problems = _problems(run)
+    assert any("spark.sql.maxMetadataStringLength" in p for p in problems), problems
+
+
+def test_a_plan_too_wide_for_its_text_gets_no_partial_column_lineage(
+    spark_connect: Any, connect_auto: Captured, table: Any
+) -> None:
+    """Past spark.sql.debug.maxToStringFields columns the plan's text lists only the first ones:
+    rather than lineage of some fields that looks whole, none, and the reason in the run."""
+    src, dst = table("wide_src"), table("wide_dst")
+    columns = ", ".join(f"c{i} INT" for i in range(30))
+    spark_connect.sql(f"CREATE TABLE {src} ({columns}) USING parquet")
+    spark_connect.sql(f"CREATE TABLE {dst} ({columns}) USING parquet")
+    connect_auto.clear()
+
+    select = ", ".join(f"c{i} + 1 AS c{i}" for i in range(30))
+    spark_connect.sql(f"INSERT INTO {dst} SELECT {select} FROM {src} WHERE c29 > 0")
+
+    [run] = connect_auto.runs()
+    assert "columnLineage" not in run.output_json()["facets"]
+    assert any("spark.sql.debug.maxToStringFields" in p for p in _problems(run))
+    assert [d.name.rsplit("/", 1)[-1] for d in run.start.inputs or []] == [src]
+
+
 def test_statement_text_is_read_from_both_forms_of_the_sql_command() -> None:
     """The ``SQL`` relation PySpark 4 sends, and the command's own text PySpark 3.5 sends."""
     from pyspark.sql.connect.proto import Command

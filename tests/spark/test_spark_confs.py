@@ -220,6 +220,51 @@ def test_remove_path_pattern_cuts_dataset_names(
     assert all("year" not in e["job"]["name"] for e in events)
 
 
+@pytest.mark.parametrize("kind", ["classic", pytest.param("connect", marks=pytest.mark.connect)])
+def test_dataset_lineage_disabled_puts_indirect_lineage_in_each_field(
+    spark: Any, connect_port: int, data_dir: Path, kind: str
+) -> None:
+    """``columnLineage.datasetLineageEnabled=false``: the agent's per-field form, no ``dataset``."""
+    source = str(data_dir / "src")
+    spark.createDataFrame([(1, "a"), (2, "b")], "k INT, v STRING").write.parquet(source)
+
+    def write(confs: dict[str, str], name: str) -> dict[str, Any]:
+        events_file = data_dir / f"{name}.jsonl"
+        confs = {
+            **confs,
+            "spark.openlineage.transport.type": "file",
+            "spark.openlineage.transport.location": str(events_file),
+        }
+        session = _session(spark, kind, connect_port, confs)
+        install(session)
+        try:
+            # A declared schema: under Connect, column lineage of a path read needs it.
+            frame = session.read.schema("k INT, v STRING").parquet(source)
+            frame = frame.filter("k > 1").selectExpr("upper(v) AS u")
+            frame.write.mode("overwrite").parquet(str(data_dir / name))
+        finally:
+            uninstall(session)
+        (complete,) = [e for e in _read(events_file) if e["eventType"] == "COMPLETE"]
+        (output,) = complete["outputs"]
+        facet: dict[str, Any] = output["facets"]["columnLineage"]
+        return facet
+
+    default = write({}, "default")
+    assert [(i["field"], i["transformations"][0]["subtype"]) for i in default["dataset"]] == [
+        ("k", "FILTER")
+    ]
+    assert [i["field"] for i in default["fields"]["u"]["inputFields"]] == ["v"]
+
+    folded = write({"spark.openlineage.columnLineage.datasetLineageEnabled": "false"}, "folded")
+    assert "dataset" not in folded
+    inputs = {i["field"]: i for i in folded["fields"]["u"]["inputFields"]}
+    assert [t["subtype"] for t in inputs["v"]["transformations"]] == ["TRANSFORMATION"]
+    assert inputs["k"]["transformations"] == [
+        {"type": "INDIRECT", "subtype": "FILTER", "masking": False}
+    ]
+    assert inputs["k"]["name"] == inputs["v"]["name"] == source
+
+
 # ------------------------------------------------------------------------- parsing, no Spark
 
 
@@ -273,6 +318,14 @@ def test_kafka_and_composite_confs_map_onto_the_transport_configuration() -> Non
         ),
         ({"spark.openlineage.facets.schema.disabled": "yes"}, "must be true or false"),
         ({"spark.openlineage.transport.url": "http://h"}, "transport.type must name"),
+        (
+            {"spark.openlineage.columnLineage.datasetLineageEnabled": "no"},
+            "datasetLineageEnabled must be true or false",
+        ),
+        (
+            {"spark.openlineage.columnLineage.descriptionsEnabled": "true"},
+            "carry no description",
+        ),
     ],
 )
 def test_a_conf_that_cannot_be_used_is_named_with_its_rule(
@@ -296,3 +349,42 @@ def test_the_api_key_never_appears_in_a_problem() -> None:
     )
     assert settings.problems
     assert all("s3cret" not in p for p in settings.problems)
+
+
+def test_folding_dataset_lineage_into_fields_keeps_each_transformation_once() -> None:
+    from openlineage_sdk.spark._plan import fold_dataset_lineage
+    from openlineage_sdk.spark._records import ColumnLineageRecord
+
+    direct = {"type": "DIRECT", "subtype": "IDENTITY", "masking": False}
+    join = {"type": "INDIRECT", "subtype": "JOIN", "masking": False}
+    record = ColumnLineageRecord(
+        fields={
+            "a": {
+                "inputFields": [
+                    {"namespace": "file", "name": "/t", "field": "a", "transformations": [direct]}
+                ]
+            }
+        },
+        dataset=[
+            {"namespace": "file", "name": "/t", "field": "a", "transformations": [join]},
+            {"namespace": "file", "name": "/u", "field": "k", "transformations": [join, join]},
+        ],
+    )
+    folded = fold_dataset_lineage(record)
+    assert folded.dataset == []
+    assert folded.fields == {
+        "a": {
+            "inputFields": [
+                {
+                    "namespace": "file",
+                    "name": "/t",
+                    "field": "a",
+                    "transformations": [direct, join],
+                },
+                {"namespace": "file", "name": "/u", "field": "k", "transformations": [join]},
+            ]
+        }
+    }
+    empty = ColumnLineageRecord(fields={}, dataset=record.dataset)
+    assert fold_dataset_lineage(empty).fields == {}
+    assert fold_dataset_lineage(folded) is folded
