@@ -123,6 +123,11 @@ _WRITING = re.compile(
 )
 # A query that reads files by path: ``parquet.`/data/x```.
 _PATH_QUERY = re.compile(r"\b\w+\s*\.\s*`[^`]*[/:][^`]*`")
+# What a statement that reads files by path (``parquet.`/data/x```) is reported with.
+_PATH_STATEMENT = (
+    "statement: it reads files by path, and asking the server what it reads and writes would "
+    "run a Spark job (the files' schema inference): its datasets are left out"
+)
 # What ``_connect.client_plan_reads`` notes for a plan with SQL in it.
 _SQL_INPUTS_UNKNOWN = "inputs of a SQL relation are not known on a Connect client"
 # The client's methods that run an action and return its rows.
@@ -611,6 +616,10 @@ class ConnectStatements:
     # -- what the statement does
 
     def _plan(self, command: Any, text: str, lineage: WriteLineage) -> _Plan | None:
+        if _PATH_QUERY.search(text):
+            # Explaining it would make the server infer the files' schema: a job of its own.
+            lineage.problems.append(_PATH_STATEMENT)
+            return None
         explained = parse_explain(explain_text(self._original, command))
         spec = _COMMANDS.get(explained.node)
         plan = _Plan(explained, spec, text)

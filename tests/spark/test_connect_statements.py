@@ -649,11 +649,13 @@ def _problems(run: RunEvents) -> list[str]:
 
 
 def test_a_location_cut_short_in_the_plan_text_still_finds_its_input(
-    spark: Any, spark_connect: Any, connect_auto: Captured, data_dir: Path, table: Any
+    spark: Any, spark_connect: Any, connect_auto: Captured, data_dir: Path
 ) -> None:
     """Spark cuts a scan's location at 100 characters in the plan's text ("..."): a long path
-    read with a declared schema still has its column lineage, and a long path read in SQL is
-    never reported under the prefix the text shows."""
+    read with a declared schema still has its column lineage, and a cut location is never
+    taken for a dataset's name."""
+    from openlineage_sdk.spark._connect_statements import parse_explain
+
     long = data_dir / ("long_folder_name_" * 5) / "src"
     assert len(f"InMemoryFileIndex(1 paths)[file:{long}]") > 100
     spark.createDataFrame([(1, "a"), (2, "b")], "k INT, v STRING").write.parquet(str(long))
@@ -670,14 +672,43 @@ def test_a_location_cut_short_in_the_plan_text_still_finds_its_input(
     }
     assert [(i["name"], i["field"]) for i in facet["dataset"]] == [(str(long), "k")]
 
-    target = table("from_long")
+    text = (
+        "== Parsed Logical Plan ==\nProject\n\n== Analyzed Logical Plan ==\nProject\n"
+        "+- Relation [k#3,v#4] parquet\n\n== Physical Plan ==\n+- FileScan parquet [k#3,v#4] "
+        "Batched: true, Format: Parquet, Location: InMemoryFileIndex(1 paths)[file:/data/lo..., "
+        "PartitionFilters: [], ReadSchema: struct<k:int,v:string>\n"
+    )
+    explained = parse_explain(text)
+    assert (explained.input_paths, explained.cut_paths) == ([], ["file:/data/lo"])
+
+
+def test_a_statement_reading_files_by_path_costs_no_job(
+    spark: Any, spark_connect: Any, client: Any, memory: Any, jobs: Any, data_dir: Path, table: Any
+) -> None:
+    """Explaining it would make the server infer the files' schema, a job: the run says why
+    its datasets are left out instead."""
+    from openlineage_sdk.spark import install, uninstall
+
+    source = data_dir / "src"
+    spark.createDataFrame([(1, "a")], "k INT, v STRING").write.parquet(str(source))
+    target = table("from_path")
     spark_connect.sql(f"CREATE TABLE {target} (k INT, v STRING) USING parquet")
-    connect_auto.clear()
-    spark_connect.sql(f"INSERT INTO {target} SELECT * FROM parquet.`{long}`")
-    [run] = connect_auto.runs()
-    assert run.start.inputs == []  # not under the prefix the text shows: not at all, and why
-    problems = _problems(run)
-    assert any("spark.sql.maxMetadataStringLength" in p for p in problems), problems
+
+    def run() -> int:
+        before = jobs.count()
+        spark_connect.sql(f"INSERT INTO {target} SELECT * FROM parquet.`{source}`")
+        return int(jobs.count() - before)
+
+    plain = run()
+    install(spark_connect, client)
+    try:
+        traced = run()
+    finally:
+        uninstall(spark_connect)
+    assert traced == plain
+    [run_events] = Captured(memory).runs()
+    assert run_events.types == ["START", "COMPLETE"]
+    assert any("reads files by path" in p for p in _problems(run_events))
 
 
 def test_a_plan_too_wide_for_its_text_gets_no_partial_column_lineage(
