@@ -38,9 +38,8 @@ What each kind of session gives:
 output identity     writer settings; paths qualified by Hadoop;      the same
                     catalog tables by location + ``TABLE`` symlink
 output schema       DataFrame schema (JVM agent type names)          the same
-input schemas       each relation's columns, from the plan           the reader's schema, the
-                                                                     catalog, the server's
-                                                                     ``EXPLAIN``
+input schemas       each relation's columns, from the plan           the reader's schema; the
+                                                                     catalog's for tables
 outputStatistics    rows, bytes, files: the write command's metrics  rows (an observation the
                     (``QueryExecutionListener``)                     server computes in the
                                                                      write's job); no bytes/files

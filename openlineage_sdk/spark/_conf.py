@@ -353,9 +353,12 @@ def parse_confs(confs: Mapping[str, str], *, strict: bool = False) -> SparkConfS
     problems: list[str] = []
     values: dict[str, Any] = {}
 
-    def read(name: str, parse: Callable[[], Any]) -> None:
+    def read(name: str | None, parse: Callable[[], Any]) -> None:
+        """Parse one setting into ``values[name]`` (``None``: only check it)."""
         try:
-            values[name] = parse()
+            value = parse()
+            if name is not None:
+                values[name] = value
         except SparkConfError as error:
             if strict:
                 raise
@@ -418,12 +421,7 @@ def parse_confs(confs: Mapping[str, str], *, strict: bool = False) -> SparkConfS
         "run_tags", lambda: _tags(f"{CONF_PREFIX}run.tags", confs.get(f"{CONF_PREFIX}run.tags", ""))
     )
     read("dataset_lineage", lambda: flag("columnLineage.datasetLineageEnabled", True))
-    try:
-        _descriptions()
-    except SparkConfError as error:
-        if strict:
-            raise
-        problems.append(str(error))
+    read(None, _descriptions)
     read("disabled", lambda: flag("disabled", False))
     return SparkConfSettings(**values, problems=tuple(problems))
 

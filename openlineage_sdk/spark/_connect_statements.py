@@ -25,7 +25,10 @@ the statement with its own analyzer and catalog and returns the plan as text: th
 will run (``InsertIntoHadoopFsRelationCommand``, ``InsertIntoHiveTable``,
 ``CreateDataSourceTableAsSelectCommand``, ``DropTable``, ...) with its target table or folder,
 the write mode, and every table the query reads, fully qualified. ``EXPLAIN`` runs no Spark job
-and never runs the statement (a test runs DROP, TRUNCATE and INSERT and checks both). The
+and never runs the statement (a test runs DROP, TRUNCATE and INSERT and checks both), except
+for a statement that reads files by path (``parquet.`/data/x```): the server would infer the
+files' schema in a job, so such a statement is not explained, and its run says why it has no
+datasets. The
 target's location and schema and the inputs' schemas then come from the catalog
 (``DESCRIBE TABLE EXTENDED`` and the tables' schemas: no job either).
 

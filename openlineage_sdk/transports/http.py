@@ -542,7 +542,7 @@ class HttpConfig(DeliveryConfig):
     def __repr_args__(self) -> Any:
         for name, value in super().__repr_args__():
             if name == "custom_headers":
-                value = dict.fromkeys(value, REDACTED)
+                value = self._dump_headers(value)
             elif name == "url":
                 value = _public_url(str(value))
             yield name, value

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import threading
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any, ClassVar
@@ -34,17 +34,31 @@ AIRFLOW = {
 }
 
 
-def _session(spark: Any, kind: str, connect_port: int, confs: dict[str, str]) -> Any:
-    """A new session of the shared driver (its own runtime confs), classic or Connect."""
-    if kind == "classic":
-        session = spark.newSession()
-    else:
-        from pyspark.sql.connect.session import SparkSession as ConnectSession
+@pytest.fixture
+def new_session(spark: Any, connect_port: int) -> Iterator[Callable[[str, dict[str, str]], Any]]:
+    """A maker of new sessions of the shared driver with confs of their own, classic or Connect.
 
-        session = ConnectSession.builder.remote(f"sc://127.0.0.1:{connect_port}").create()
-    for key, value in confs.items():
-        session.conf.set(key, value)
-    return session
+    Confs set through one Connect session were seen by the test run's other Connect sessions
+    (a later test's column lineage went missing): each is unset when the test ends.
+    """
+    made: list[tuple[Any, list[str]]] = []
+
+    def make(kind: str, confs: dict[str, str]) -> Any:
+        if kind == "classic":
+            session = spark.newSession()
+        else:
+            from pyspark.sql.connect.session import SparkSession as ConnectSession
+
+            session = ConnectSession.builder.remote(f"sc://127.0.0.1:{connect_port}").create()
+        made.append((session, list(confs)))
+        for key, value in confs.items():
+            session.conf.set(key, value)
+        return session
+
+    yield make
+    for session, keys in made:
+        for key in keys:
+            session.conf.unset(key)
 
 
 def _read(path: Path) -> list[dict[str, Any]]:
@@ -93,7 +107,7 @@ def _check_airflow(events: list[dict[str, Any]], app_name: str) -> None:
 
 @pytest.mark.parametrize("kind", ["classic", pytest.param("connect", marks=pytest.mark.connect)])
 def test_airflow_confs_to_a_file_transport(
-    spark: Any, connect_port: int, data_dir: Path, kind: str
+    spark: Any, new_session: Any, data_dir: Path, kind: str
 ) -> None:
     events_file = data_dir / "events.jsonl"
     confs = {
@@ -101,7 +115,7 @@ def test_airflow_confs_to_a_file_transport(
         "spark.openlineage.transport.type": "file",
         "spark.openlineage.transport.location": str(events_file),
     }
-    session = _session(spark, kind, connect_port, confs)
+    session = new_session(kind, confs)
     install(session)  # no client in code: the confs' transport
     try:
         with application_run(session):  # the adapter's client
@@ -138,7 +152,7 @@ def http_server() -> Iterator[tuple[str, list[tuple[str, dict[str, str], bytes]]
 
 def test_airflow_confs_to_a_loopback_http_server(
     spark: Any,
-    connect_port: int,
+    new_session: Any,
     data_dir: Path,
     http_server: tuple[str, list[tuple[str, dict[str, str], bytes]]],
 ) -> None:
@@ -153,7 +167,7 @@ def test_airflow_confs_to_a_loopback_http_server(
         "spark.openlineage.transport.headers.X-Team": "platform",
         "spark.openlineage.transport.timeoutInMillis": "5000",
     }
-    session = _session(spark, "classic", connect_port, confs)
+    session = new_session("classic", confs)
     install(session)
     try:
         with application_run(session):
@@ -171,7 +185,7 @@ def test_airflow_confs_to_a_loopback_http_server(
 
 
 def test_a_write_outside_the_application_run_has_the_task_run_as_parent(
-    spark: Any, connect_port: int, data_dir: Path
+    spark: Any, new_session: Any, data_dir: Path
 ) -> None:
     events_file = data_dir / "events.jsonl"
     confs = {
@@ -182,7 +196,7 @@ def test_a_write_outside_the_application_run_has_the_task_run_as_parent(
         "spark.openlineage.jobName.replaceDotWithUnderscore": "true",
         "spark.openlineage.appName": "orders.app",
     }
-    session = _session(spark, "classic", connect_port, confs)
+    session = new_session("classic", confs)
     install(session)
     try:
         session.range(3).write.mode("overwrite").parquet(str(data_dir / "year=2024" / "out"))
@@ -199,7 +213,7 @@ def test_a_write_outside_the_application_run_has_the_task_run_as_parent(
 
 
 def test_remove_path_pattern_cuts_dataset_names(
-    spark: Any, connect_port: int, data_dir: Path
+    spark: Any, new_session: Any, data_dir: Path
 ) -> None:
     events_file = data_dir / "events.jsonl"
     confs = {
@@ -207,7 +221,7 @@ def test_remove_path_pattern_cuts_dataset_names(
         "spark.openlineage.transport.location": str(events_file),
         "spark.openlineage.dataset.removePath.pattern": r"(.*)(?<remove>/year=.*)",
     }
-    session = _session(spark, "classic", connect_port, confs)
+    session = new_session("classic", confs)
     install(session)
     try:
         session.range(3).write.mode("overwrite").parquet(str(data_dir / "t" / "year=2024"))
@@ -222,7 +236,7 @@ def test_remove_path_pattern_cuts_dataset_names(
 
 @pytest.mark.parametrize("kind", ["classic", pytest.param("connect", marks=pytest.mark.connect)])
 def test_dataset_lineage_disabled_puts_indirect_lineage_in_each_field(
-    spark: Any, connect_port: int, data_dir: Path, kind: str
+    spark: Any, new_session: Any, data_dir: Path, kind: str
 ) -> None:
     """``columnLineage.datasetLineageEnabled=false``: the agent's per-field form, no ``dataset``."""
     source = str(data_dir / "src")
@@ -235,7 +249,7 @@ def test_dataset_lineage_disabled_puts_indirect_lineage_in_each_field(
             "spark.openlineage.transport.type": "file",
             "spark.openlineage.transport.location": str(events_file),
         }
-        session = _session(spark, kind, connect_port, confs)
+        session = new_session(kind, confs)
         install(session)
         try:
             # A declared schema: under Connect, column lineage of a path read needs it.
@@ -352,11 +366,12 @@ def test_the_api_key_never_appears_in_a_problem() -> None:
 
 
 def test_folding_dataset_lineage_into_fields_keeps_each_transformation_once() -> None:
+    from openlineage_sdk.models.records import InputFieldTransformation
     from openlineage_sdk.spark._plan import fold_dataset_lineage
     from openlineage_sdk.spark._records import ColumnLineageRecord
 
-    direct = {"type": "DIRECT", "subtype": "IDENTITY", "masking": False}
-    join = {"type": "INDIRECT", "subtype": "JOIN", "masking": False}
+    direct: InputFieldTransformation = {"type": "DIRECT", "subtype": "IDENTITY", "masking": False}
+    join: InputFieldTransformation = {"type": "INDIRECT", "subtype": "JOIN", "masking": False}
     record = ColumnLineageRecord(
         fields={
             "a": {

@@ -158,6 +158,13 @@ def test_reads_ending_in_actions_are_runs_with_inputs_only(
 
     path = str(data_dir / "people")
     spark.range(5).selectExpr("id", "id * 2 AS twice").write.parquet(path)
+
+    def settle() -> None:
+        """An action's run comes from Spark's listener bus, after the action returned."""
+        adapter = installed(spark)
+        assert adapter is not None
+        adapter.drain_listeners()
+
     install(spark, client)
     try:
         captured = Captured(memory)
@@ -165,10 +172,7 @@ def test_reads_ending_in_actions_are_runs_with_inputs_only(
         spark.sql("SET spark.sql.shuffle.partitions=2").collect()
         spark.range(3).count()
         spark.createDataFrame([(1,)], "a INT").collect()
-        # An action's run comes from Spark's listener bus, after the action returned.
-        adapter = installed(spark)
-        assert adapter is not None
-        adapter.drain_listeners()
+        settle()
         reads = captured.read_runs()
         assert len(reads) == 1, [r.job_name for r in captured.runs()]
         (read,) = reads
@@ -181,9 +185,7 @@ def test_reads_ending_in_actions_are_runs_with_inputs_only(
         install(spark, client, input_only_runs=False)
         memory.clear()
         spark.read.parquet(path).count()
-        adapter = installed(spark)
-        assert adapter is not None
-        adapter.drain_listeners()
+        settle()
         assert captured.runs() == []
     finally:
         uninstall(spark)
