@@ -287,6 +287,12 @@ def install(
         configured, settings = _conf.configured_client(spark, client)
         owned = configured if client is None else None
         chosen = _conf.ConfiguredSink(RunPerWrite(configured), settings)
+        if settings.descriptions and session_kind(spark) == "connect":
+            log.error(
+                "openlineage: %scolumnLineage.descriptionsEnabled=true is not supported under "
+                "Spark Connect, whose client sees no expression's SQL text; the conf is left out",
+                _conf.CONF_PREFIX,
+            )
     with _registry_lock:
         existing = _registry.get(spark)
         if existing is not None:
@@ -569,7 +575,11 @@ class SparkLineage:
         if command is None:
             return
         extraction = _classic.logical_plan_extraction(
-            self.spark._jvm, qe.analyzed(), self._hive_metastore
+            self.spark._jvm,
+            qe.analyzed(),
+            self._hive_metastore,
+            optimized=qe.optimizedPlan,
+            descriptions=self.descriptions,
         )
         if not extraction.inputs:
             return
@@ -614,7 +624,7 @@ class SparkLineage:
         lineage = self._lineage("sql")
         try:
             _plan, statement = _statements.describe_statement(
-                self.spark, text, self._hive_metastore
+                self.spark, text, self._hive_metastore, self.descriptions
             )
         except Exception as error:
             # Spark will report a statement that does not parse or analyze itself, as it is.
@@ -676,6 +686,20 @@ class SparkLineage:
                 output.catalog = catalog
             lineage.output = output
             lineage.output_changed = True
+
+    @property
+    def descriptions(self) -> bool:
+        """Whether column lineage transformations carry descriptions (classic sessions only).
+
+        ``spark.openlineage.columnLineage.descriptionsEnabled``: each description is Spark's SQL
+        text of an expression of the optimized plan, which only the driver's JVM can write.
+        """
+        sink = self.sink
+        return (
+            self.session_kind == "classic"
+            and isinstance(sink, _conf.ConfiguredSink)
+            and sink.settings.descriptions
+        )
 
     def replace_sink(self, sink: LineageSink, owned_client: OpenLineage | None = None) -> None:
         """Report this session's writes to ``sink`` from now on."""
@@ -1009,7 +1033,9 @@ class SparkLineage:
             names = None
             if method == "insertInto" and output is not None and output.schema is not None:
                 names = [f["name"] for f in output.schema]
-            extraction = _classic.plan_inputs_and_lineage(df, self._hive_metastore, names)
+            extraction = _classic.plan_inputs_and_lineage(
+                df, self._hive_metastore, names, self.descriptions
+            )
             lineage.inputs = [
                 DatasetLineage(
                     identity, "input", extraction.schemas.get((identity.namespace, identity.name))

@@ -30,8 +30,10 @@ from typing import Any
 
 from openlineage_sdk.models.records import SchemaDatasetFacetFields
 from openlineage_sdk.spark._plan import (
+    Attribute,
     PlanNode,
     column_lineage,
+    leaf_attributes,
     leaf_nodes,
     leaf_schema_json,
     root_output,
@@ -209,22 +211,47 @@ class PlanExtraction:
 
 
 def plan_inputs_and_lineage(
-    df: Any, hive_metastore: str | None, output_names: list[str] | None = None
+    df: Any,
+    hive_metastore: str | None,
+    output_names: list[str] | None = None,
+    descriptions: bool = False,
 ) -> PlanExtraction:
     """What ``df`` reads, and how each of its columns derives from what it reads.
 
-    One py4j call fetches the whole analyzed plan as JSON; a few more per leaf relation read its
-    location. Nothing runs on the cluster.
+    One py4j call fetches the whole analyzed plan as JSON, one more the optimized plan (column
+    lineage comes from it, as the JVM agent's does); a few more per leaf relation read its
+    location. Optimizing plans no job: nothing runs on the cluster.
     """
+    qe = df._jdf.queryExecution()
     return logical_plan_extraction(
-        df.sparkSession._jvm, df._jdf.queryExecution().analyzed(), hive_metastore, output_names
+        df.sparkSession._jvm,
+        qe.analyzed(),
+        hive_metastore,
+        output_names,
+        optimized=qe.optimizedPlan,
+        descriptions=descriptions,
     )
 
 
 def logical_plan_extraction(
-    jvm: Any, plan: Any, hive_metastore: str | None, output_names: list[str] | None = None
+    jvm: Any,
+    plan: Any,
+    hive_metastore: str | None,
+    output_names: list[str] | None = None,
+    *,
+    optimized: Callable[[], Any] | None = None,
+    descriptions: bool = False,
 ) -> PlanExtraction:
-    """What an analyzed JVM logical ``plan`` reads, and its column lineage (see above)."""
+    """What an analyzed JVM logical ``plan`` reads, and its column lineage (see above).
+
+    Inputs and their schemas come from ``plan``, whose leaves hold every column of what it
+    reads. Column lineage comes from ``optimized()`` when given, the plan the optimizer made of
+    ``plan``: the JVM agent reads column lineage there, where the filters the optimizer infers
+    (a join's keys are not null, a join key's bound holds for the other side too) decide rows
+    as much as the query's own. Without it, or when optimizing fails, from ``plan``. With
+    ``descriptions``, each transformation carries Spark's SQL text of its expression, as the
+    agent's ``columnLineage.descriptionsEnabled`` asks.
+    """
     leaves = _as_list(jvm, plan.collectLeaves())
     found = LeafDatasets()
     for index, leaf in enumerate(leaves):
@@ -235,8 +262,8 @@ def logical_plan_extraction(
     lineage: ColumnLineageRecord | None = None
     schemas: dict[tuple[str, str], list[SchemaDatasetFacetFields]] = {}
     try:
-        wrapped = _JvmClasses.of(jvm).project(plan.output(), plan)
-        output, tree = root_output(json.loads(wrapped.toJSON()))
+        classes = _JvmClasses.of(jvm)
+        output, tree = root_output(json.loads(classes.project(plan.output(), plan).toJSON()))
         json_leaves = leaf_nodes(tree)
         if len(json_leaves) != len(leaves):
             raise ValueError(f"{len(json_leaves)} leaves in the JSON, {len(leaves)} in the plan")
@@ -245,10 +272,102 @@ def logical_plan_extraction(
             schemas = _leaf_schemas(json_leaves, found)
         except Exception as error:
             found.problems.append(f"input schemas: {error}")
-        lineage = column_lineage(tree, output, by_index, output_names)
+        source = (tree, plan, output, by_index)
+        if optimized is not None:
+            try:
+                joptimized = optimized()
+                optimized_output, optimized_tree = root_output(
+                    json.loads(classes.project(joptimized.output(), joptimized).toJSON())
+                )
+                leaf_map = _leaves_by_attributes(json_leaves, by_index, leaf_nodes(optimized_tree))
+                source = (optimized_tree, joptimized, optimized_output, leaf_map)
+            except Exception as error:  # the analyzed plan's lineage rather than none
+                found.problems.append(f"column lineage of the optimized plan: {error}")
+        lineage = _lineage(*source, output_names, descriptions, found)
     except Exception as error:
         found.problems.append(f"column lineage: {error}")
     return PlanExtraction(found.all(), lineage, found.problems, schemas)
+
+
+def _lineage(
+    tree: PlanNode,
+    jplan: Any,
+    output: list[Attribute],
+    by_index: dict[int, list[DatasetIdentity]],
+    output_names: list[str] | None,
+    descriptions: bool,
+    found: LeafDatasets,
+) -> ColumnLineageRecord:
+    """Column lineage of ``tree``, described when asked (and without, if describing fails)."""
+    if descriptions:
+        try:
+            return column_lineage(tree, output, by_index, output_names, _JvmPlanText(jplan, tree))
+        except Exception as error:
+            found.problems.append(f"column lineage descriptions: {error}")
+    return column_lineage(tree, output, by_index, output_names)
+
+
+def _leaves_by_attributes(
+    leaves: list[PlanNode],
+    by_index: dict[int, list[DatasetIdentity]],
+    targets: list[PlanNode],
+) -> dict[int, list[DatasetIdentity]]:
+    """The datasets of another plan's leaves (``targets``), known by their attributes' exprIds.
+
+    The optimizer keeps a relation's attributes (their exprIds) and drops or replaces leaves
+    (an empty relation for a filter that is always false): a leaf whose attributes no leaf of
+    the analyzed plan has reads nothing known, and adds no lineage.
+    """
+    by_attribute: dict[int, list[DatasetIdentity]] = {}
+    for leaf in leaves:
+        identities = by_index.get(leaf.index)
+        if identities:
+            for attribute in leaf_attributes(leaf):
+                by_attribute[attribute.expr_id] = identities
+    result: dict[int, list[DatasetIdentity]] = {}
+    for leaf in targets:
+        attributes = leaf_attributes(leaf)
+        if attributes and attributes[0].expr_id in by_attribute:
+            result[leaf.index] = by_attribute[attributes[0].expr_id]
+    return result
+
+
+class _JvmPlanText:
+    """Spark's SQL text of a JVM plan's expressions, node by node, for descriptions.
+
+    ``tree`` is the plan's JSON form: a node's JVM object is found by walking the JVM plan's
+    ``children()`` along the JSON's positions, once per node. A few py4j calls per expression:
+    only with ``columnLineage.descriptionsEnabled``.
+    """
+
+    def __init__(self, jplan: Any, tree: PlanNode) -> None:
+        self._jvm_nodes: dict[int, Any] = {tree.index: jplan}
+        self._parents: dict[int, tuple[PlanNode, int]] = {}
+        stack = [tree]
+        while stack:
+            node = stack.pop()
+            for position, child in enumerate(node.children):
+                self._parents[child.index] = (node, position)
+                stack.append(child)
+
+    def _node(self, node: PlanNode) -> Any:
+        found = self._jvm_nodes.get(node.index)
+        if found is None:
+            parent, position = self._parents[node.index]
+            found = self._node(parent).children().apply(position)
+            self._jvm_nodes[node.index] = found
+        return found
+
+    def sql(self, node: PlanNode, name: str) -> list[str]:
+        value = getattr(self._node(node), name)()
+        if node.cls == "Join":  # Option[Expression]
+            return [str(value.get().sql())] if value.isDefined() else []
+        if name in ("condition", "generator"):
+            return [str(value.sql())]
+        return [str(value.apply(i).sql()) for i in range(value.size())]
+
+    def join_type(self, node: PlanNode) -> str:
+        return str(self._node(node).joinType().sql())
 
 
 def _leaf_schemas(

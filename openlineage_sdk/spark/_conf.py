@@ -40,8 +40,11 @@ What each conf does
     filters, joins, groupings and sorts that decide its rows as its own ``INDIRECT`` inputs, as
     the JVM agent then writes it (default ``true``: those are the facet's ``dataset`` list).
 ``columnLineage.descriptionsEnabled``
-    ``true`` is refused (logged, left out): the adapter writes no description of a
-    transformation (the agent's is Spark's SQL text of each expression of the optimized plan).
+    ``true``: each transformation of the column lineage carries a description, as the JVM agent
+    writes it: Spark's SQL text of the expression of the optimized plan that applies it
+    (``t1.a AS ident``, ``WHERE (t1.a > 1)``, ``GROUP BY t1.a, t1.b``). Classic sessions only:
+    under Spark Connect the client sees no expression's SQL text, and the conf is refused
+    (logged) there. Default ``false``.
 ``disabled``
     ``true``: no lineage for the session.
 
@@ -118,6 +121,8 @@ class SparkConfSettings:
         run_tags: Run tags, ``(key, value)``.
         dataset_lineage: ``columnLineage.datasetLineageEnabled``: dataset-wide column lineage
             in the facet's ``dataset`` part (``True``) or in each field (``False``).
+        descriptions: ``columnLineage.descriptionsEnabled``: each transformation of the column
+            lineage carries Spark's SQL text of its expression (classic sessions).
         disabled: ``spark.openlineage.disabled``.
         problems: The confs that could not be used, each with its rule (never its value).
     """
@@ -136,6 +141,7 @@ class SparkConfSettings:
     job_tags: tuple[tuple[str, str], ...] = ()
     run_tags: tuple[tuple[str, str], ...] = ()
     dataset_lineage: bool = True
+    descriptions: bool = False
     disabled: bool = False
     problems: tuple[str, ...] = ()
 
@@ -389,14 +395,6 @@ def parse_confs(confs: Mapping[str, str], *, strict: bool = False) -> SparkConfS
         value = confs.get(f"{CONF_PREFIX}dataset.removePath.pattern")
         return _remove_path(f"{CONF_PREFIX}dataset.removePath.pattern", value) if value else None
 
-    def _descriptions() -> None:
-        key = "columnLineage.descriptionsEnabled"
-        if flag(key, False):
-            raise SparkConfError(
-                f"{CONF_PREFIX}{key}=true is not supported: column lineage transformations "
-                "carry no description"
-            )
-
     owners_prefix = f"{CONF_PREFIX}job.owners."
     read("transport", transport)
     read("namespace", lambda: text("namespace"))
@@ -421,7 +419,7 @@ def parse_confs(confs: Mapping[str, str], *, strict: bool = False) -> SparkConfS
         "run_tags", lambda: _tags(f"{CONF_PREFIX}run.tags", confs.get(f"{CONF_PREFIX}run.tags", ""))
     )
     read("dataset_lineage", lambda: flag("columnLineage.datasetLineageEnabled", True))
-    read(None, _descriptions)
+    read("descriptions", lambda: flag("columnLineage.descriptionsEnabled", False))
     read("disabled", lambda: flag("disabled", False))
     return SparkConfSettings(**values, problems=tuple(problems))
 

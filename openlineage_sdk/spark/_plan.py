@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, NamedTuple, TypeVar
+from typing import Any, NamedTuple, Protocol, TypeVar
 
 from openlineage_sdk.models.records import (
     ColumnLineageDatasetFacetField,
@@ -37,6 +37,7 @@ __all__ = [
     "PlanNode",
     "column_lineage",
     "fold_dataset_lineage",
+    "leaf_attributes",
     "leaf_nodes",
     "leaf_schema_json",
     "parse_plan",
@@ -45,15 +46,44 @@ __all__ = [
 JsonNode = Mapping[str, Any]
 
 
+# One step of a transformation's description, from the output down to the input (see
+# ``describe``): ``(name, text)`` replaces ``name`` by ``text`` in the description so far;
+# ``("", text)`` starts it anew with ``text`` (a filter's, join's, grouping's or sort's clause).
+Step = tuple[str, str]
+
+
 class Transform(NamedTuple):
-    """A transformation as a hashable value: ``(type, subtype, masking)``."""
+    """A transformation as a hashable value: ``(type, subtype, masking, path)``.
+
+    ``path`` holds the description steps along the way (empty unless descriptions are asked for).
+    """
 
     type: str
     subtype: str
     masking: bool = False
+    path: tuple[Step, ...] = ()
 
-    def as_record(self) -> InputFieldTransformation:
-        return {"type": self.type, "subtype": self.subtype, "masking": self.masking}
+    def as_record(self, start: str | None = None) -> InputFieldTransformation:
+        record: InputFieldTransformation = {"type": self.type, "subtype": self.subtype}
+        if start is not None:
+            record["description"] = describe(start, self.path)
+        record["masking"] = self.masking
+        return record
+
+
+def describe(start: str, path: Sequence[Step]) -> str:
+    """A transformation's description: ``start`` (the output field's name) rewritten by ``path``.
+
+    The JVM agent's form (``columnLineage.descriptionsEnabled``): each step of the way from the
+    output to the input replaces the name of the attribute it defines by the SQL text of the
+    expression that defines it (``ident`` -> ``t1.a AS ident``), every occurrence of the name in
+    the text so far, as Java's ``String.replace`` does; a dataset-wide step (``WHERE ...``,
+    ``INNER JOIN ON ...``, ``GROUP BY ...``, ``SORT BY ...``) starts the text anew.
+    """
+    text = start
+    for name, sql in path:
+        text = sql if not name else text.replace(name, sql)
+    return text
 
 
 IDENTITY = Transform("DIRECT", "IDENTITY")
@@ -70,12 +100,13 @@ def combine(outer: Transform, inner: Transform) -> Transform:
     anywhere on the path masks the result.
     """
     masking = outer.masking or inner.masking
+    path = outer.path + inner.path if inner.path else outer.path
     if outer.type == "INDIRECT":
-        return Transform("INDIRECT", outer.subtype, masking)
+        return Transform("INDIRECT", outer.subtype, masking, path)
     if inner.type == "INDIRECT":
-        return Transform("INDIRECT", inner.subtype, masking)
+        return Transform("INDIRECT", inner.subtype, masking, path)
     subtype = max(outer.subtype, inner.subtype, key=lambda s: _DIRECT_RANK.get(s, 1))
-    return Transform("DIRECT", subtype, masking)
+    return Transform("DIRECT", subtype, masking, path)
 
 
 # Expression classes (simple names) that pass a value through unchanged.
@@ -223,10 +254,30 @@ def _named_id(expr: Expr) -> int | None:
 Dep = tuple[DatasetIdentity, str, Transform]
 
 
+class PlanText(Protocol):
+    """Spark's SQL text (``Expression.sql()``) of a plan node's expressions, for descriptions."""
+
+    def sql(self, node: PlanNode, name: str) -> list[str]:
+        """The SQL text of each expression in field ``name`` of ``node``, in order."""
+        ...
+
+    def join_type(self, node: PlanNode) -> str:
+        """A join's type as SQL (``INNER``, ``LEFT OUTER`` ...)."""
+        ...
+
+
+def _qualified_name(expr: Expr) -> str:
+    """A named expression's ``qualifiedName``: its qualifier and name, joined by dots."""
+    qualifier = expr.fields.get("qualifier")
+    parts = [str(q) for q in qualifier] if isinstance(qualifier, list) else []
+    return ".".join([*parts, str(expr.fields.get("name", ""))])
+
+
 @dataclass
 class _Walk:
     deps: dict[int, set[Dep]] = field(default_factory=dict)
     dataset: set[Dep] = field(default_factory=set)
+    text: PlanText | None = None
 
     def refs(self, expr: Expr, path: Transform = IDENTITY) -> set[Dep]:
         """What ``expr`` reads, each dependency through the path's transformation."""
@@ -236,9 +287,35 @@ class _Walk:
                 found.add((source, column, combine(how, inner)))
         return found
 
-    def indirect(self, exprs: Iterable[Expr], subtype: str) -> None:
+    def sql(self, node: PlanNode, name: str, count: int) -> list[str] | None:
+        """The SQL text of field ``name``'s ``count`` expressions, or None without descriptions."""
+        if self.text is None:
+            return None
+        found = self.text.sql(node, name)
+        if len(found) != count:
+            raise ValueError(f"{node.cls}.{name}: {len(found)} expressions, {count} in the JSON")
+        return found
+
+    def indirect(self, node: PlanNode, name: str, subtype: str) -> None:
+        """Dataset-wide lineage: what the expressions of ``node``'s field ``name`` read."""
+        exprs = node.expressions(name)
+        how = Transform("INDIRECT", subtype)
+        texts = self.sql(node, name, len(exprs))
+        if texts is not None:
+            how = how._replace(path=(("", self._clause(node, subtype, texts)),))
         for expr in exprs:
-            self.dataset |= self.refs(expr, Transform("INDIRECT", subtype))
+            self.dataset |= self.refs(expr, how)
+
+    def _clause(self, node: PlanNode, subtype: str, texts: list[str]) -> str:
+        """The agent's description of a filter, join, grouping or sort."""
+        if subtype == "JOIN":
+            assert self.text is not None
+            return f"{self.text.join_type(node)} JOIN ON {' AND '.join(texts)}"
+        if subtype == "GROUP_BY":
+            return "GROUP BY " + ", ".join(texts)
+        if subtype == "SORT":
+            return "SORT BY " + ";".join(texts)
+        return "WHERE " + " AND ".join(texts)
 
 
 def _is_condition(expr: Expr, index: int) -> bool:
@@ -296,33 +373,46 @@ def _leaf_keys(node: PlanNode) -> tuple[str, ...]:
     return ("dataCols", "partitionCols") if node.cls == "HiveTableRelation" else ("output",)
 
 
-def _defined_ids(node: PlanNode, *keys: str) -> list[int]:
-    """The exprIds the expressions in fields ``keys`` define or pass on, in order."""
-    return [i for key in keys for e in node.expressions(key) if (i := _named_id(e)) is not None]
-
-
 def _outputs(node: PlanNode) -> list[int]:
     """The exprIds of a node's output attributes, in order."""
+    return [i for e in _output_exprs(node) if (i := _named_id(e)) is not None]
+
+
+def _output_names(node: PlanNode) -> list[tuple[str, str]]:
+    """A node's output attributes as ``(name, qualifiedName)``, in order."""
+    return [
+        (str(e.fields.get("name", "")), _qualified_name(e))
+        for e in _output_exprs(node)
+        if _named_id(e) is not None
+    ]
+
+
+def _named(node: PlanNode, *keys: str) -> list[Expr]:
+    return [e for key in keys for e in node.expressions(key) if _named_id(e) is not None]
+
+
+def _output_exprs(node: PlanNode) -> list[Expr]:
+    """The named expressions that define a node's output attributes, in order."""
     cls = node.cls
     if cls == "Project":
-        return _defined_ids(node, "projectList")
+        return _named(node, "projectList")
     if cls == "Aggregate":
-        return _defined_ids(node, "aggregateExpressions")
+        return _named(node, "aggregateExpressions")
     if cls == "Window":
-        child = _outputs(node.children[0]) if node.children else []
-        return child + _defined_ids(node, "windowExpressions")
+        child = _output_exprs(node.children[0]) if node.children else []
+        return child + _named(node, "windowExpressions")
     if cls == "Join":
         join_type = str(node.fields.get("joinType", {}).get("object", ""))
-        left = _outputs(node.children[0])
+        left = _output_exprs(node.children[0])
         if "LeftSemi" in join_type or "LeftAnti" in join_type or "ExistenceJoin" in join_type:
             return left
-        return left + _outputs(node.children[1])
+        return left + _output_exprs(node.children[1])
     if cls == "Generate":
-        child = _outputs(node.children[0]) if node.children else []
-        return child + _defined_ids(node, "generatorOutput")
+        child = _output_exprs(node.children[0]) if node.children else []
+        return child + _named(node, "generatorOutput")
     if cls == "Expand" or not node.children:
-        return _defined_ids(node, *_leaf_keys(node))
-    return _outputs(node.children[0])
+        return _named(node, *_leaf_keys(node))
+    return _output_exprs(node.children[0])
 
 
 def leaf_schema_json(node: PlanNode) -> dict[str, Any]:
@@ -345,7 +435,7 @@ def leaf_schema_json(node: PlanNode) -> dict[str, Any]:
     return {"type": "struct", "fields": fields}
 
 
-def _leaf_attributes(node: PlanNode) -> list[Attribute]:
+def leaf_attributes(node: PlanNode) -> list[Attribute]:
     return [
         a
         for key in _leaf_keys(node)
@@ -362,7 +452,7 @@ def _visit(
     cls = node.cls
     if not node.children:
         for source in leaf_datasets.get(node.index, ()):
-            for attribute in _leaf_attributes(node):
+            for attribute in leaf_attributes(node):
                 walk.deps.setdefault(attribute.expr_id, set()).add(
                     (source, attribute.name, IDENTITY)
                 )
@@ -371,27 +461,47 @@ def _visit(
         key = {"Project": "projectList", "Aggregate": "aggregateExpressions"}.get(
             cls, "windowExpressions"
         )
-        for expr in node.expressions(key):
+        exprs = node.expressions(key)
+        texts = walk.sql(node, key, len(exprs))
+        for position, expr in enumerate(exprs):
             if expr.cls == "Alias":
-                walk.deps[_expr_id(expr.fields)] = walk.refs(expr)
+                how = IDENTITY
+                if texts is not None:
+                    how = how._replace(path=((_qualified_name(expr), texts[position]),))
+                walk.deps[_expr_id(expr.fields)] = walk.refs(expr, how)
         if cls == "Aggregate":
-            walk.indirect(node.expressions("groupingExpressions"), "GROUP_BY")
+            walk.indirect(node, "groupingExpressions", "GROUP_BY")
     elif cls == "Filter":
-        walk.indirect(node.expressions("condition"), "FILTER")
+        walk.indirect(node, "condition", "FILTER")
     elif cls == "Join":
-        walk.indirect(node.expressions("condition"), "JOIN")
+        walk.indirect(node, "condition", "JOIN")
     elif cls == "Sort":
-        walk.indirect(node.expressions("order"), "SORT")
+        walk.indirect(node, "order", "SORT")
     elif cls in ("Union", "Intersect", "Except"):
         _visit_set_operation(node, walk)
     elif cls == "Expand":
         _visit_expand(node, walk)
     elif cls == "Generate":
+        _visit_generate(node, walk)
+
+
+def _visit_generate(node: PlanNode, walk: _Walk) -> None:
+    """``explode`` and its kind: each output column transforms what the generator reads."""
+    generators = node.expressions("generator")
+    outputs = node.expressions("generatorOutput")
+    generated = walk.sql(node, "generator", len(generators))
+    texts = walk.sql(node, "generatorOutput", len(outputs))
+    for position, output in enumerate(outputs):
+        expr_id = _named_id(output)
+        if expr_id is None:
+            continue
+        how = TRANSFORMATION
+        if texts is not None and generated:
+            how = how._replace(path=((texts[position], generated[0]),))
         found: set[Dep] = set()
-        for expr in node.expressions("generator"):
-            found |= walk.refs(expr, TRANSFORMATION)
-        for expr_id in _defined_ids(node, "generatorOutput"):
-            walk.deps[expr_id] = set(found)
+        for expr in generators:
+            found |= walk.refs(expr, how)
+        walk.deps[expr_id] = found
 
 
 def _visit_set_operation(node: PlanNode, walk: _Walk) -> None:
@@ -406,11 +516,18 @@ def _visit_set_operation(node: PlanNode, walk: _Walk) -> None:
                 }
         return
     # A union's output attributes are its first child's; each reads every child's column there.
+    names = [_output_names(child) for child in node.children] if walk.text is not None else []
     for position, expr_id in enumerate(child_outputs[0]):
         combined = set(walk.deps.get(expr_id, ()))
-        for other in child_outputs[1:]:
+        for index, other in enumerate(child_outputs[1:], start=1):
             if position < len(other):
-                combined |= walk.deps.get(other[position], set())
+                found = walk.deps.get(other[position], set())
+                if names and position < len(names[0]) and position < len(names[index]):
+                    step = IDENTITY._replace(
+                        path=((names[0][position][0], names[index][position][1]),)
+                    )
+                    found = {(s, c, combine(step, t)) for s, c, t in found}
+                combined |= found
         walk.deps[expr_id] = combined
 
 
@@ -432,39 +549,47 @@ def column_lineage(
     output: Sequence[Attribute],
     leaf_datasets: Mapping[int, Sequence[DatasetIdentity]],
     output_names: Sequence[str] | None = None,
+    text: PlanText | None = None,
 ) -> ColumnLineageRecord:
     """The column lineage of ``plan``'s ``output``.
 
     ``leaf_datasets`` maps a leaf's pre-order ``index`` to the datasets it reads (a file relation
     over several paths reads several). ``output_names`` renames the output fields by position,
-    for writes that match columns by position (``insertInto``).
+    for writes that match columns by position (``insertInto``). With ``text``, each
+    transformation carries its description, as the JVM agent writes it (see :func:`describe`).
     """
-    walk = _Walk()
+    walk = _Walk(text=text)
     _visit(plan, walk, leaf_datasets)
     names = list(output_names) if output_names is not None else [a.name for a in output]
     fields: dict[str, ColumnLineageDatasetFacetField] = {}
+    described = text is not None
     for position, attribute in enumerate(output):
         if position >= len(names):
             break
         deps = walk.deps.get(attribute.expr_id, set())
         if deps:
-            fields[names[position]] = {"inputFields": _input_fields(deps)}
-    return ColumnLineageRecord(fields=fields, dataset=_input_fields(walk.dataset))
+            start = names[position] if described else None
+            fields[names[position]] = {"inputFields": _input_fields(deps, start)}
+    dataset = _input_fields(walk.dataset, "" if described else None)
+    return ColumnLineageRecord(fields=fields, dataset=dataset)
 
 
-def _input_fields(deps: Iterable[Dep]) -> list[InputField]:
+def _input_fields(deps: Iterable[Dep], start: str | None = None) -> list[InputField]:
+    """Dependencies grouped by input field; with ``start``, each transformation described."""
     grouped: dict[tuple[str, str, str], set[Transform]] = {}
     for source, column, how in deps:
         grouped.setdefault((source.namespace, source.name, column), set()).add(how)
-    return [
-        {
-            "namespace": namespace,
-            "name": name,
-            "field": column,
-            "transformations": [t.as_record() for t in sorted(hows)],
-        }
-        for (namespace, name, column), hows in sorted(grouped.items())
-    ]
+    fields: list[InputField] = []
+    for (namespace, name, column), hows in sorted(grouped.items()):
+        records: list[InputFieldTransformation] = []
+        for how in sorted(hows):
+            record = how.as_record(start)
+            if record not in records:  # two paths may read the same
+                records.append(record)
+        fields.append(
+            {"namespace": namespace, "name": name, "field": column, "transformations": records}
+        )
+    return fields
 
 
 def fold_dataset_lineage(record: ColumnLineageRecord) -> ColumnLineageRecord:

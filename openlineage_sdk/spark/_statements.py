@@ -80,12 +80,17 @@ def _trim_path(name: str) -> str:
 
 
 class _Describer:
-    def __init__(self, spark: Any, hive_metastore: str | None) -> None:
+    def __init__(
+        self, spark: Any, hive_metastore: str | None, skip: Any, descriptions: bool = False
+    ) -> None:
         self.spark = spark
         self.jvm = spark._jvm
         self.session = spark._jsparkSession
-        self.catalog = self.session.sessionState().catalog()
+        self.state = self.session.sessionState()
+        self.catalog = self.state.catalog()
         self.hive_metastore = hive_metastore
+        self.skip = skip
+        self.descriptions = descriptions
 
     def table_info(self, table: Any) -> TableInfo:
         """A ``CatalogTable`` as a :class:`TableInfo`, placed where the catalog would put it."""
@@ -123,7 +128,14 @@ class _Describer:
         output: DatasetLineage | None,
         names: list[str] | None = None,
     ) -> None:
-        extraction = logical_plan_extraction(self.jvm, query, self.hive_metastore, names)
+        extraction = logical_plan_extraction(
+            self.jvm,
+            query,
+            self.hive_metastore,
+            names,
+            optimized=lambda: self.state.executePlan(query, self.skip).optimizedPlan(),
+            descriptions=self.descriptions,
+        )
         statement.inputs = [
             DatasetLineage(i, "input", extraction.schemas.get((i.namespace, i.name)))
             for i in extraction.inputs
@@ -144,7 +156,7 @@ def _overwrite(mode: Any) -> bool:
 
 
 def describe_statement(
-    spark: Any, text: str, hive_metastore: str | None
+    spark: Any, text: str, hive_metastore: str | None, descriptions: bool = False
 ) -> tuple[Any, Statement | None]:
     """The analyzed plan of ``text`` and, when it is a command the adapter knows, what it does.
 
@@ -160,7 +172,7 @@ def describe_statement(
     parsed = state.sqlParser().parsePlan(text)
     skip = jvm.org.apache.spark.sql.execution.CommandExecutionMode.SKIP()
     plan = state.executePlan(parsed, skip).analyzed()
-    describer = _Describer(spark, hive_metastore)
+    describer = _Describer(spark, hive_metastore, skip, descriptions)
     return plan, _describe(describer, plan)
 
 

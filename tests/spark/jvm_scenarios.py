@@ -274,7 +274,7 @@ SCENARIOS: dict[str, Scenario] = {
 
 # The column lineage confs the agent's container tests give every script (SparkContainerUtils),
 # which its expected files were written with: indirect lineage in each field, and descriptions
-# (which the adapter refuses, logged: it writes none).
+# (classic sessions; under Spark Connect the adapter refuses it, logged, and writes none).
 AGENT_TEST_CONFS = (
     "spark.openlineage.columnLineage.datasetLineageEnabled=false",
     "spark.openlineage.columnLineage.descriptionsEnabled=true",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import logging
 import threading
 import uuid
 from collections.abc import Callable, Iterator
@@ -279,6 +280,69 @@ def test_dataset_lineage_disabled_puts_indirect_lineage_in_each_field(
     assert inputs["k"]["name"] == inputs["v"]["name"] == source
 
 
+@pytest.mark.parametrize("kind", ["classic", pytest.param("connect", marks=pytest.mark.connect)])
+def test_descriptions_are_spark_sql_text_of_the_optimized_plan(
+    spark: Any,
+    new_session: Any,
+    data_dir: Path,
+    kind: str,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """``columnLineage.descriptionsEnabled=true``: each transformation says which expression.
+
+    Classic sessions: Spark's own SQL text of each expression of the optimized plan, with the
+    filter the optimizer adds (``k IS NOT NULL``). Spark Connect: refused, said, none written.
+    """
+    source = str(data_dir / "src")
+    spark.createDataFrame([(1, "a"), (2, "b")], "k INT, v STRING").write.parquet(source)
+    events_file = data_dir / "described.jsonl"
+    confs = {
+        "spark.openlineage.columnLineage.descriptionsEnabled": "true",
+        "spark.openlineage.transport.type": "file",
+        "spark.openlineage.transport.location": str(events_file),
+    }
+    session = new_session(kind, confs)
+    with caplog.at_level(logging.ERROR, logger="openlineage_sdk.spark"):
+        install(session)
+    try:
+        frame = session.read.schema("k INT, v STRING").parquet(source)
+        frame = frame.filter("k > 1").selectExpr("upper(v) AS u")
+        frame.write.mode("overwrite").parquet(str(data_dir / "described"))
+    finally:
+        uninstall(session)
+    (complete,) = [e for e in _read(events_file) if e["eventType"] == "COMPLETE"]
+    facet = complete["outputs"][0]["facets"]["columnLineage"]
+    (own,) = facet["fields"]["u"]["inputFields"]
+    (dataset,) = facet["dataset"]
+    refused = [r for r in caplog.records if "descriptionsEnabled" in r.getMessage()]
+    if kind == "connect":
+        assert refused
+        assert "not supported under Spark Connect" in refused[0].getMessage()
+        assert "description" not in own["transformations"][0]
+        assert "description" not in dataset["transformations"][0]
+        return
+    assert not refused
+    assert own["transformations"] == [
+        {
+            "type": "DIRECT",
+            "subtype": "TRANSFORMATION",
+            "description": "upper(v) AS u",
+            "masking": False,
+        }
+    ]
+    assert (dataset["field"], dataset["transformations"]) == (
+        "k",
+        [
+            {
+                "type": "INDIRECT",
+                "subtype": "FILTER",
+                "description": "WHERE ((k IS NOT NULL) AND (k > 1))",
+                "masking": False,
+            }
+        ],
+    )
+
+
 # ------------------------------------------------------------------------- parsing, no Spark
 
 
@@ -337,8 +401,8 @@ def test_kafka_and_composite_confs_map_onto_the_transport_configuration() -> Non
             "datasetLineageEnabled must be true or false",
         ),
         (
-            {"spark.openlineage.columnLineage.descriptionsEnabled": "true"},
-            "carry no description",
+            {"spark.openlineage.columnLineage.descriptionsEnabled": "maybe"},
+            "descriptionsEnabled must be true or false",
         ),
     ],
 )
