@@ -48,7 +48,8 @@ inputs              leaves of the analyzed plan (files, tables,      ``read`` re
                                                                      from the server's
                                                                      ``EXPLAIN``
 inputStatistics     files and bytes each file scan read              none
-columnLineage       analyzed plan (direct and indirect)              the server's ``EXPLAIN``
+columnLineage       optimized plan (direct and indirect), with       the server's ``EXPLAIN``
+                    descriptions on request                          (analyzed plan)
 ==================  ===============================================  ===========================
 
 Nothing the adapter does starts a Spark job, and nothing it does can fail the write: a part it

@@ -5,7 +5,8 @@ Only code in this module (and ``_rdd``, for RDDs) touches the JVM, and only in c
 
 * the writer's settings (``source`` and options), which the JVM ``DataFrameWriter`` keeps;
 * the DataFrame's analyzed logical plan, fetched as JSON in one call, and the relations at its
-  leaves (file locations, catalog tables, JDBC tables), for inputs and column lineage;
+  leaves (file locations, catalog tables, JDBC tables), for inputs; its optimized plan, the same
+  way, for column lineage (and, when asked, Spark's SQL text of its expressions);
 * the metrics of the write command itself (rows, bytes and files written, and what each file
   scan read), delivered by a ``QueryExecutionListener`` after the command ran.
 
