@@ -257,3 +257,28 @@ def test_rollup_and_explode(spark: Any, sources: dict[str, Any], lineage_of: Any
         spark.read.parquet(customers).select(F.explode(F.split("email", "@")).alias("part"))
     )
     assert fields == {"part": {"inputFields": [_f(customers, "email", TRANSFORM)]}}
+
+
+def test_descriptions_rewrite_names_along_the_path_as_the_agent_does() -> None:
+    """No Spark: the description steps from the output down to the input (``describe``)."""
+    from openlineage_sdk.spark._plan import IDENTITY, Transform, combine, describe
+
+    assert describe("ident", []) == "ident"
+    assert describe("ident", [("ident", "t1.a AS ident")]) == "t1.a AS ident"
+    # Two aliases deep: the inner alias's name is replaced inside the outer's text.
+    assert describe("y", [("y", "(x + 1) AS y"), ("x", "upper(b) AS x")]) == (
+        "(upper(b) AS x + 1) AS y"
+    )
+    # A filter's clause starts anew; an alias below it is rewritten inside the clause.
+    assert describe("ignored", [("", "WHERE (x > 1)"), ("x", "a AS x")]) == "WHERE (a AS x > 1)"
+    outer = IDENTITY._replace(path=(("y", "x AS y"),))
+    inner = Transform("INDIRECT", "FILTER", path=(("", "WHERE (a > 1)"),))
+    combined = combine(outer, inner)
+    assert (combined.type, combined.subtype) == ("INDIRECT", "FILTER")
+    assert combined.as_record("y") == {
+        "type": "INDIRECT",
+        "subtype": "FILTER",
+        "description": "WHERE (a > 1)",
+        "masking": False,
+    }
+    assert "description" not in combined.as_record()
