@@ -19,6 +19,12 @@ from openlineage_sdk.transports.base import TransportError
 from tests.spark._support import NAMESPACE, Captured, files_of, strict_problems
 
 
+def _is_read_run(event: dict[str, Any]) -> bool:
+    """An input-only run: a query that ran in an action (``{app}.collect_limit`` ...)."""
+    name = event["job"]["name"]
+    return "." in name and ".execute_" not in name and not event.get("outputs")
+
+
 def test_the_adapter_starts_no_spark_job(
     mode_spark: Any, jobs: Any, data_dir: Path, tmp_path: Path
 ) -> None:
@@ -66,13 +72,19 @@ def test_the_adapter_starts_no_spark_job(
         client.close()
     assert traced == plain
 
-    lines = events.read_text().splitlines()
+    every = events.read_text().splitlines()
+    for line in every:
+        assert strict_problems(line) == []
+    # Reading a CSV's header (classic: when the DataFrame is made) runs Spark's own small
+    # queries, each a read run with inputs and no output, as reads that end in an action are;
+    # whether the listener bus delivers them before the write is a matter of timing.
+    reads = [line for line in every if _is_read_run(json.loads(line))]
+    assert all(json.loads(line)["inputs"] for line in reads)
+    lines = [line for line in every if line not in reads]
     assert [json.loads(line)["eventType"] for line in lines] == ["START"] + [
         "START",
         "COMPLETE",
     ] * 3 + ["COMPLETE"]
-    for line in lines:
-        assert strict_problems(line) == []
     rows = [
         json.loads(line)["outputs"][0]["outputFacets"]["outputStatistics"]["rowCount"]
         for line in lines[1:-1]
