@@ -619,28 +619,12 @@ class SparkLineage:
         action's. Everything the adapter does here is guarded: the statement runs, and its
         result or exception reaches the caller unchanged.
         """
-        guard = _in_write.set(True)
-        statement: _statements.Statement | None = None
         lineage = self._lineage("sql")
-        try:
-            _plan, statement = _statements.describe_statement(
-                self.spark, text, self._hive_metastore, self.descriptions
-            )
-        except Exception as error:
-            # Spark will report a statement that does not parse or analyze itself, as it is.
-            log.debug("openlineage: the statement was not described: %s", error)
-        finally:
-            _in_write.reset(guard)
+        if _connect_statements.described_beside(text):
+            return self._insert_statement(text, run, lineage)
+        statement = self._describe_statement(text, lineage)
         if statement is None:
             return run()
-        lineage.command = statement.command
-        lineage.inputs = statement.inputs
-        lineage.output = statement.output
-        lineage.problems.extend(statement.problems)
-        catalog = self._catalog_info()
-        if statement.output is not None and catalog is not None:
-            statement.output.catalog = catalog
-        lineage.job_name = job_name(self.app_name, statement.command, statement.table)
         self._notify("write_started", lineage)
         token = (
             self._listener.begin() if self._listener is not None and statement.writes_data else None
@@ -653,12 +637,83 @@ class SparkLineage:
             raise
         finally:
             _in_write.reset(guard)
-            lineage.finished = time.time()
+            self._statement_finished(lineage, statement, token)
+        return result
+
+    def _describe_statement(self, text: str, lineage: WriteLineage) -> _statements.Statement | None:
+        """What the statement does, into ``lineage``; ``None`` when it is not reported."""
+        guard = _in_write.set(True)
+        statement: _statements.Statement | None = None
+        try:
+            _plan, statement = _statements.describe_statement(
+                self.spark, text, self._hive_metastore, self.descriptions
+            )
+        except Exception as error:
+            # Spark will report a statement that does not parse or analyze itself, as it is.
+            log.debug("openlineage: the statement was not described: %s", error)
+        finally:
+            _in_write.reset(guard)
+        if statement is None:
+            return None
+        lineage.command = statement.command
+        lineage.inputs = statement.inputs
+        lineage.output = statement.output
+        lineage.problems.extend(statement.problems)
+        catalog = self._catalog_info()
+        if statement.output is not None and catalog is not None:
+            statement.output.catalog = catalog
+        lineage.job_name = job_name(self.app_name, statement.command, statement.table)
+        return statement
+
+    def _statement_finished(
+        self, lineage: WriteLineage, statement: _statements.Statement, token: int | None
+    ) -> None:
+        lineage.finished = time.time()
+        try:
+            self._after_statement(lineage, statement, token, self._catalog_info())
+        except Exception as error:
+            self._problem(lineage, "after the statement", error)
+        self._notify("write_finished", lineage)
+
+    def _insert_statement(self, text: str, run: Callable[[], Any], lineage: WriteLineage) -> Any:
+        """An ``INSERT`` into a table: described beside the statement, not in front of it.
+
+        What the adapter reads of an ``INSERT`` (the query's inputs and plans, the target table)
+        does not change while it runs, so the session's analyzer and optimizer describe it on a
+        thread of the adapter's while Spark runs the statement, and START goes out when that is
+        done. COMPLETE (or FAIL) waits for it, so a run's events keep their order.
+        """
+        described: list[_statements.Statement | None] = [None]
+
+        def describe() -> None:
             try:
-                self._after_statement(lineage, statement, token, catalog)
-            except Exception as error:
-                self._problem(lineage, "after the statement", error)
-            self._notify("write_finished", lineage)
+                found = self._describe_statement(text, lineage)
+                described[0] = found
+                if found is not None:
+                    self._notify("write_started", lineage)
+            except Exception as error:  # never the user's statement's problem
+                log.warning("openlineage: describing the statement failed: %s", error)
+
+        token = self._listener.begin() if self._listener is not None else None
+        context = contextvars.copy_context()  # the caller's current run, for explicit mode
+        beside = threading.Thread(
+            target=context.run, args=(describe,), name="openlineage-describe", daemon=True
+        )
+        beside.start()
+        guard = _in_write.set(True)
+        try:
+            result = run()
+        except BaseException as error:
+            lineage.error = error
+            raise
+        finally:
+            _in_write.reset(guard)
+            beside.join()
+            statement = described[0]
+            if statement is not None:
+                self._statement_finished(lineage, statement, token)
+            elif token is not None and self._listener is not None:
+                self._listener.end(token)
         return result
 
     def _after_statement(

@@ -144,6 +144,11 @@ _EXPLAINED_BESIDE = re.compile(
 )
 
 
+def described_beside(text: str) -> bool:
+    """Whether ``text`` is an ``INSERT`` into a table, which is described beside its run."""
+    return _EXPLAINED_BESIDE.match(_statement_start(text)) is not None
+
+
 def _statement_start(text: str) -> str:
     """The statement with leading blanks and comments removed."""
     return text[_LEADING_NOISE.match(text).end() :]  # type: ignore[union-attr]
