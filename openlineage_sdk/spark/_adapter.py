@@ -18,8 +18,9 @@ only, for what only it can give: the write command's own metrics (see ``_classic
 How statements and reads are seen (classic PySpark)
 ---------------------------------------------------
 ``SparkSession.sql`` is wrapped too: a statement that writes or changes datasets is described
-before it runs by the session's own analyzer, without executing it (``_statements``), and goes
-to the sink as a write of its own (START before, COMPLETE or FAIL after, the command's metrics
+by the session's own analyzer, without executing it (``_statements``), before it runs (or, for an
+``INSERT`` into a table, whose datasets do not change while it runs, on a thread beside it), and
+goes to the sink as a write of its own (START, then COMPLETE or FAIL after, the command's metrics
 from the listener). Queries that end in an action reach the adapter through the listener, after
 the action, and become runs with inputs only (``input_only_runs``). One flow in every case:
 observe an execution, describe its datasets (``_classic``, ``_statements``), build the events

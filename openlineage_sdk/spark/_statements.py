@@ -5,7 +5,8 @@ How statements are seen
 ``spark.sql(text)`` runs a command (``INSERT``, ``CREATE TABLE ... AS SELECT``, ``DROP TABLE``,
 ...) eagerly, inside the call, and returns a DataFrame of its result; a query (``SELECT``) is
 only planned. The adapter wraps the classic ``SparkSession.sql`` (see ``_adapter``) and, before
-calling it, has the session's own parser and analyzer describe the statement: the text is parsed
+calling it (for an ``INSERT`` into a table, beside it), has the session's own parser and
+analyzer describe the statement: the text is parsed
 and analyzed in ``CommandExecutionMode.SKIP``, which resolves the command (Hive and data source
 tables, the query it writes, the table it changes) without executing it. That analysis is what
 Spark does itself in the call that follows, on the driver, from the catalog alone: no Spark job,
