@@ -619,27 +619,55 @@ class SparkLineage:
         Queries and commands that touch no dataset run as they are: a query's lineage is its
         action's. Everything the adapter does here is guarded: the statement runs, and its
         result or exception reaches the caller unchanged.
+
+        A statement is described before it runs, since what it changes must be read before
+        (a ``DROP``'s table), but for an ``INSERT`` into a table: what the adapter reads of it
+        (the query's inputs and plans, the target table) does not change while it runs, so the
+        session's analyzer and optimizer describe it on a thread of the adapter's while Spark
+        runs it, and START goes out when that is done. COMPLETE (or FAIL) waits for the
+        description, so a run's events keep their order.
         """
         lineage = self._lineage("sql")
+        described: list[_statements.Statement | None] = [None]
+
+        def describe() -> None:
+            try:
+                described[0] = self._describe_statement(text, lineage)
+                if described[0] is not None:
+                    self._notify("write_started", lineage)
+            except Exception as error:  # never the user's statement's problem
+                log.warning("openlineage: describing the statement failed: %s", error)
+
+        listener = self._listener
+        beside: threading.Thread | None = None
         if _connect_statements.described_beside(text):
-            return self._insert_statement(text, run, lineage)
-        statement = self._describe_statement(text, lineage)
-        if statement is None:
-            return run()
-        self._notify("write_started", lineage)
-        token = (
-            self._listener.begin() if self._listener is not None and statement.writes_data else None
-        )
+            token = listener.begin() if listener is not None else None
+            context = contextvars.copy_context()  # the caller's current run, for explicit mode
+            beside = threading.Thread(
+                target=context.run, args=(describe,), name="openlineage-describe", daemon=True
+            )
+            beside.start()
+        else:
+            describe()
+            if described[0] is None:
+                return run()
+            writes = described[0].writes_data
+            token = listener.begin() if listener is not None and writes else None
         guard = _in_write.set(True)
         try:
-            result = run()
+            return run()
         except BaseException as error:
             lineage.error = error
             raise
         finally:
             _in_write.reset(guard)
-            self._statement_finished(lineage, statement, token)
-        return result
+            if beside is not None:
+                beside.join()
+            statement = described[0]
+            if statement is not None:
+                self._statement_finished(lineage, statement, token)
+            elif token is not None and listener is not None:
+                listener.end(token)
 
     def _describe_statement(self, text: str, lineage: WriteLineage) -> _statements.Statement | None:
         """What the statement does, into ``lineage``; ``None`` when it is not reported."""
@@ -675,47 +703,6 @@ class SparkLineage:
         except Exception as error:
             self._problem(lineage, "after the statement", error)
         self._notify("write_finished", lineage)
-
-    def _insert_statement(self, text: str, run: Callable[[], Any], lineage: WriteLineage) -> Any:
-        """An ``INSERT`` into a table: described beside the statement, not in front of it.
-
-        What the adapter reads of an ``INSERT`` (the query's inputs and plans, the target table)
-        does not change while it runs, so the session's analyzer and optimizer describe it on a
-        thread of the adapter's while Spark runs the statement, and START goes out when that is
-        done. COMPLETE (or FAIL) waits for it, so a run's events keep their order.
-        """
-        described: list[_statements.Statement | None] = [None]
-
-        def describe() -> None:
-            try:
-                found = self._describe_statement(text, lineage)
-                described[0] = found
-                if found is not None:
-                    self._notify("write_started", lineage)
-            except Exception as error:  # never the user's statement's problem
-                log.warning("openlineage: describing the statement failed: %s", error)
-
-        token = self._listener.begin() if self._listener is not None else None
-        context = contextvars.copy_context()  # the caller's current run, for explicit mode
-        beside = threading.Thread(
-            target=context.run, args=(describe,), name="openlineage-describe", daemon=True
-        )
-        beside.start()
-        guard = _in_write.set(True)
-        try:
-            result = run()
-        except BaseException as error:
-            lineage.error = error
-            raise
-        finally:
-            _in_write.reset(guard)
-            beside.join()
-            statement = described[0]
-            if statement is not None:
-                self._statement_finished(lineage, statement, token)
-            elif token is not None and self._listener is not None:
-                self._listener.end(token)
-        return result
 
     def _after_statement(
         self,

@@ -359,12 +359,9 @@ def parse_confs(confs: Mapping[str, str], *, strict: bool = False) -> SparkConfS
     problems: list[str] = []
     values: dict[str, Any] = {}
 
-    def read(name: str | None, parse: Callable[[], Any]) -> None:
-        """Parse one setting into ``values[name]`` (``None``: only check it)."""
+    def read(name: str, parse: Callable[[], Any]) -> None:
         try:
-            value = parse()
-            if name is not None:
-                values[name] = value
+            values[name] = parse()
         except SparkConfError as error:
             if strict:
                 raise

@@ -444,7 +444,9 @@ class ConnectStatements:
         if plan is not None and plan.ready and plan.spec is not None:
             if plan.spec.kind in _LOOKED_UP_BESIDE:
                 beside = threading.Thread(
-                    target=self._look_up, args=(plan, lineage, early), daemon=True
+                    target=contextvars.copy_context().run,  # the caller's run, explicit mode
+                    args=(self._look_up, plan, lineage, early),
+                    daemon=True,
                 )
             else:
                 self._look_up(plan, lineage, early)
@@ -495,7 +497,12 @@ class ConnectStatements:
             else:
                 adapter._notify("write_started", lineage)
 
-        beside = threading.Thread(target=describe, name="openlineage-explain", daemon=True)
+        beside = threading.Thread(
+            target=contextvars.copy_context().run,  # the caller's current run, explicit mode
+            args=(describe,),
+            name="openlineage-explain",
+            daemon=True,
+        )
         beside.start()
         try:
             return self._original(command, observations)

@@ -124,3 +124,29 @@ def test_explicit_mode_takes_no_client(mode_spark: Any, client: OpenLineage) -> 
     with pytest.raises(ValueError, match="mode must be"):
         install(mode_spark, client, mode="sometimes")  # type: ignore[arg-type]
     assert installed(mode_spark) is None
+
+
+def test_a_sql_insert_inside_a_run_is_its_output(
+    mode_spark: Any, explicit: Captured, client: OpenLineage, data_dir: Path
+) -> None:
+    """An ``INSERT`` is described on a thread beside the statement: the run is still found."""
+    table = f"explicit_insert_{session_kind(mode_spark)}"
+    source = f"{table}_source"
+    for name in (table, source):
+        mode_spark.sql(f"DROP TABLE IF EXISTS {name}")
+    mode_spark.sql(f"CREATE TABLE {table} (id BIGINT) USING parquet")
+    mode_spark.range(5).write.saveAsTable(source)
+    try:
+        with client.run("orders.sql_load") as run:
+            mode_spark.sql(f"INSERT INTO {table} SELECT id FROM {source}")
+    finally:
+        for name in (table, source):
+            mode_spark.sql(f"DROP TABLE IF EXISTS {name}")
+
+    [only] = explicit.runs()
+    assert only.run_id == run.run_id
+    assert only.types == ["START", "COMPLETE"]
+    outputs = [o.name for o in only.end.outputs or []]
+    assert len(outputs) == 1
+    assert outputs[0].endswith(f"/{table}")
+    assert [i.name.rsplit("/", 1)[-1] for i in only.end.inputs or []] == [source]
