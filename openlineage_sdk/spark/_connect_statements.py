@@ -75,7 +75,6 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
-import importlib
 import logging
 import re
 import threading
@@ -92,7 +91,13 @@ from openlineage_sdk.spark._records import (
     note_problem,
 )
 from openlineage_sdk.spark._schema import schema_fields
-from openlineage_sdk.spark._tables import TableInfo, describe_table, planned_table, table_identity
+from openlineage_sdk.spark._tables import (
+    TableInfo,
+    arrow_rows,
+    describe_table,
+    planned_table,
+    table_identity,
+)
 
 if TYPE_CHECKING:
     from openlineage_sdk.spark._adapter import SparkLineage, WriteLineage
@@ -358,10 +363,7 @@ def explain_text(original: Callable[..., Any], command: Any) -> str:
     relation = properties.get("sql_command_result")
     if relation is not None and relation.HasField("local_relation"):
         # The server sends a small result inline, as an Arrow IPC stream.
-        pa: Any = importlib.import_module("pyarrow")
-        with pa.ipc.open_stream(relation.local_relation.data) as reader:
-            table = reader.read_all()
-        return str(table.column(0)[0].as_py())
+        return str(arrow_rows(relation.local_relation.data)[0][0])
     raise ValueError("the server sent no explanation")
 
 
@@ -669,7 +671,8 @@ class ConnectStatements:
 
         for name in explained.input_tables:
             try:
-                info = describe_table(adapter.spark, name)
+                # The server's plan of the statement reads it: it exists.
+                info = describe_table(adapter.spark, name, exists=True)
                 if info is None or info.location is None:
                     raise ValueError(f"{name} is not a table with a location")
                 dataset = DatasetLineage(table_identity(info, adapter._hive_metastore), "input")
@@ -699,8 +702,8 @@ class ConnectStatements:
                 f"{explained.unnamed_inputs - located} file input(s) read by path{cut}"
             )
 
-    def _table(self, name: str) -> TableInfo | None:
-        return describe_table(self.adapter.spark, name)
+    def _table(self, name: str, *, exists: bool = False) -> TableInfo | None:
+        return describe_table(self.adapter.spark, name, exists=exists)
 
     def _describe(self, plan: _Plan, lineage: WriteLineage, *, before: bool) -> None:
         """Fill in the output and the job name, from the catalog (before or after the run)."""
@@ -734,7 +737,8 @@ class ConnectStatements:
             name = tables[0]
             if spec.kind == "rename" and not before:
                 name = _renamed(tables[0], tables[1] if len(tables) > 1 else None)
-            info = self._table(name)
+            # An INSERT's target exists: the server has analysed the INSERT.
+            info = self._table(name, exists=spec.kind == "insert")
             if info is None or info.location is None:
                 info = planned_table(adapter.spark, name)
             output = DatasetLineage(table_identity(info, adapter._hive_metastore), "output")

@@ -14,6 +14,7 @@ is encoded here; ``DESCRIBE DATABASE`` shows a database's location as a URI alre
 
 from __future__ import annotations
 
+import importlib
 import re
 from dataclasses import dataclass
 from typing import Any
@@ -24,6 +25,8 @@ from openlineage_sdk.spark._records import DatasetIdentity, Symlink
 
 __all__ = [
     "TableInfo",
+    "arrow_rows",
+    "command_rows",
     "describe_table",
     "metastore_namespace",
     "planned_table",
@@ -45,6 +48,31 @@ class TableInfo:
         return f"{self.database}.{self.table}" if self.database else self.table
 
 
+def command_rows(frame: Any) -> list[tuple[Any, ...]]:
+    """The rows of the result of a command run through ``spark.sql`` (``DESCRIBE``, ``EXPLAIN``).
+
+    Under Spark Connect the server runs a command when it is sent and answers with its result,
+    a small one inline as an Arrow IPC stream in a local relation: the rows are read from there,
+    which saves the second round trip ``collect()`` would make. Any other frame is collected.
+    """
+    if type(frame).__module__.startswith("pyspark.sql.connect."):
+        relation: Any = getattr(getattr(frame, "_plan", None), "_plan", None)
+        which = getattr(relation, "WhichOneof", None)
+        if which is not None and which("rel_type") == "local_relation":
+            local = relation.local_relation
+            if local.HasField("data"):
+                return arrow_rows(local.data)
+    return [tuple(row) for row in frame.collect()]
+
+
+def arrow_rows(data: bytes) -> list[tuple[Any, ...]]:
+    """The rows of an Arrow IPC stream, as tuples of Python values."""
+    pa: Any = importlib.import_module("pyarrow")
+    with pa.ipc.open_stream(data) as reader:
+        table = reader.read_all()
+    return list(zip(*(column.to_pylist() for column in table.columns), strict=True))
+
+
 def _rows(spark: Any, statement: str, after: str | None = None) -> dict[str, str]:
     """The name and value rows of a ``DESCRIBE`` statement.
 
@@ -53,7 +81,7 @@ def _rows(spark: Any, statement: str, after: str | None = None) -> dict[str, str
     """
     result: dict[str, str] = {}
     started = after is None
-    for row in spark.sql(statement).collect():
+    for row in command_rows(spark.sql(statement)):
         key = (row[0] or "").strip()
         if not started:
             started = key == after
@@ -72,9 +100,13 @@ def _quote(name: str) -> str:
     return ".".join(p if p.startswith("`") else f"`{p}`" for p in parts)
 
 
-def describe_table(spark: Any, name: str) -> TableInfo | None:
-    """The catalog's record of table ``name``, or ``None`` when there is no such table."""
-    if not spark.catalog.tableExists(name):
+def describe_table(spark: Any, name: str, *, exists: bool = False) -> TableInfo | None:
+    """The catalog's record of table ``name``, or ``None`` when there is no such table.
+
+    With ``exists``, the caller knows the table is there (a statement's analysed plan reads or
+    writes it), and the catalog is not asked first: one request less under Spark Connect.
+    """
+    if not exists and not spark.catalog.tableExists(name):
         return None
     info = _rows(spark, f"DESCRIBE TABLE EXTENDED {_quote(name)}", "# Detailed Table Information")
     table = info.get("Table") or _NAME_PART.findall(name)[-1].strip("`")

@@ -372,3 +372,29 @@ def test_without_a_client_events_go_where_the_environment_says(
     events = [read_event(line) for line in lines]
     assert [e.event_type for e in events if isinstance(e, RunEvent)] == ["START", "COMPLETE"]
     assert {e.job.namespace for e in events if isinstance(e, RunEvent)} == {"default"}
+
+
+def test_a_command_result_is_read_as_collect_reads_it_without_a_second_request(
+    mode_spark: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``DESCRIBE``'s rows, read from the result Connect already sent (classic: collected)."""
+    from openlineage_sdk.spark._tables import command_rows
+
+    table = f"command_rows_{session_kind(mode_spark)}"
+    mode_spark.sql(
+        f"CREATE TABLE IF NOT EXISTS {table} (a INT COMMENT 'x', b STRING) USING parquet"
+    )
+    try:
+        frame = mode_spark.sql(f"DESCRIBE TABLE EXTENDED {table}")
+        expected = [tuple(row) for row in frame.collect()]
+        assert ("a", "int", "x") in expected
+        if session_kind(mode_spark) == "connect":
+
+            def no_request(*args: Any, **kwargs: Any) -> Any:
+                raise AssertionError("a second request for a result already sent")
+
+            monkeypatch.setattr(mode_spark.client, "_execute_and_fetch", no_request)
+        assert command_rows(frame) == expected
+    finally:
+        monkeypatch.undo()
+        mode_spark.sql(f"DROP TABLE IF EXISTS {table}")
