@@ -730,6 +730,12 @@ class SparkLineage:
             lineage.output = output
             lineage.output_changed = True
 
+    def _schema(self, df: Any) -> Any:
+        """``df.schema``; in classic mode read without py4j's delay for long answers."""
+        if self.session_kind == "classic":
+            return _classic.frame_schema(df)
+        return df.schema
+
     @property
     def descriptions(self) -> bool:
         """Whether column lineage transformations carry descriptions (classic sessions only).
@@ -971,9 +977,9 @@ class SparkLineage:
         if output is not None:
             try:
                 if method == "insertInto" and target is not None:
-                    output.schema = schema_fields(self.spark.table(target.location).schema)
+                    output.schema = schema_fields(self._schema(self.spark.table(target.location)))
                 else:
-                    output.schema = schema_fields(df.schema)
+                    output.schema = schema_fields(self._schema(df))
             except Exception as error:
                 self._problem(lineage, "output schema", error, output)
         try:
@@ -1117,7 +1123,7 @@ class SparkLineage:
                 continue
             try:
                 # The catalog knows a table's columns: analysing it reads no data.
-                found[-1].schema = schema_fields(self.spark.table(name).schema)
+                found[-1].schema = schema_fields(self._schema(self.spark.table(name)))
             except Exception as error:
                 self._problem(lineage, f"input table {name}: schema", error, found[-1])
         for url, table in reads.jdbc:

@@ -4,7 +4,8 @@ Only code in this module (and ``_rdd``, for RDDs) touches the JVM, and only in c
 (under Spark Connect there is no JVM on the client). It reads three things:
 
 * the writer's settings (``source`` and options), which the JVM ``DataFrameWriter`` keeps;
-* the DataFrame's analyzed logical plan, fetched as JSON in one call, and the relations at its
+* the DataFrame's analyzed logical plan, fetched as JSON (written on the JVM side and read in
+  pieces that each fit one py4j answer: see :func:`jvm_json`), and the relations at its
   leaves (file locations, catalog tables, JDBC tables), for inputs; its optimized plan, the same
   way, for column lineage (and, when asked, Spark's SQL text of its expressions);
 * the metrics of the write command itself (rows, bytes and files written, and what each file
@@ -70,6 +71,19 @@ class _JvmClasses:
         self.converters = jvm.scala.jdk.javaapi.CollectionConverters
         self.project = jvm.org.apache.spark.sql.catalyst.plans.logical.Project
         self.hadoop_path = jvm.org.apache.hadoop.fs.Path
+        self.string_writer = jvm.java.io.StringWriter
+        self._jvm = jvm
+        self._json_writer: Any = None
+
+    def json_writer(self) -> Any:
+        """Spark's own JSON writer (json4s on Jackson) set to write ASCII only."""
+        if self._json_writer is None:
+            jvm = self._jvm
+            methods = getattr(jvm.org.json4s.jackson, "JsonMethods$").__getattr__("MODULE$")
+            features = jvm.com.fasterxml.jackson.core.json.JsonWriteFeature
+            ascii_only = features.ESCAPE_NON_ASCII.mappedFeature()
+            self._json_writer = getattr(methods.mapper().writer(), "with")(ascii_only)
+        return self._json_writer
 
     @classmethod
     def of(cls, jvm: Any) -> _JvmClasses:
@@ -77,6 +91,54 @@ class _JvmClasses:
         if found is None:
             found = cls._cache[id(jvm)] = cls(jvm)
         return found
+
+
+# Characters per piece of a long text read from the JVM: all ASCII, at most two bytes each once
+# py4j escapes them, so a piece and its line's framing fit py4j's 8 KiB write buffer.
+_PIECE = 4000
+
+
+def jvm_json(jvm: Any, value: Any, fallback: Callable[[], str]) -> str:
+    """The JSON text of a JVM plan node or data type (what its ``toJSON`` or ``json`` gives).
+
+    py4j sends each answer as one line through an 8 KiB buffer. A longer answer leaves in two
+    writes, and the second waits for the peer to acknowledge the first, which the Python side
+    delays (Nagle's algorithm against delayed ACKs): measured, every answer over 8 KiB took
+    44 ms more, whatever its length, and a plan's JSON is longer than that for any but the
+    smallest queries. So the JSON is written on the JVM side, into a buffer, in ASCII (other
+    characters as ``\\u`` escapes, which JSON reads back as they were), and read in pieces
+    that each fit one write. ``fallback`` (the one long answer) is used if that fails.
+    """
+    try:
+        classes = _JvmClasses.of(jvm)
+        writer = classes.string_writer()
+        classes.json_writer().writeValue(writer, value.jsonValue())
+        buffer = writer.getBuffer()
+        size = int(buffer.length())
+        return "".join(
+            str(buffer.substring(start, min(start + _PIECE, size)))
+            for start in range(0, size, _PIECE)
+        )
+    except Exception as error:  # another json4s or Jackson than this Spark's
+        log.debug("openlineage: JSON in pieces failed, read whole: %s", error)
+        return fallback()
+
+
+def frame_schema(df: Any) -> Any:
+    """``df.schema``; for a classic DataFrame, its JSON read in pieces (see :func:`jvm_json`).
+
+    PySpark fetches a classic DataFrame's schema as one JSON answer, which for a wide table is
+    longer than 8 KiB. A schema the DataFrame already holds is taken as it is.
+    """
+    from pyspark.sql.types import StructType
+
+    held = getattr(df, "__dict__", {})
+    jdf = held.get("_jdf")
+    if "schema" in held or jdf is None:
+        return df.schema
+    jschema = jdf.schema()
+    text = jvm_json(df.sparkSession._jvm, jschema, jschema.json)
+    return StructType.fromJson(json.loads(text))
 
 
 def _as_list(jvm: Any, seq: Any) -> list[Any]:
@@ -219,9 +281,9 @@ def plan_inputs_and_lineage(
 ) -> PlanExtraction:
     """What ``df`` reads, and how each of its columns derives from what it reads.
 
-    One py4j call fetches the whole analyzed plan as JSON, one more the optimized plan (column
-    lineage comes from it, as the JVM agent's does); a few more per leaf relation read its
-    location. Optimizing plans no job: nothing runs on the cluster.
+    The whole analyzed plan is fetched as JSON (a few py4j calls, :func:`jvm_json`), then the
+    optimized plan (column lineage comes from it, as the JVM agent's does); a few more calls
+    per leaf relation read its location. Optimizing plans no job: nothing runs on the cluster.
     """
     qe = df._jdf.queryExecution()
     return logical_plan_extraction(
@@ -264,7 +326,8 @@ def logical_plan_extraction(
     schemas: dict[tuple[str, str], list[SchemaDatasetFacetFields]] = {}
     try:
         classes = _JvmClasses.of(jvm)
-        output, tree = root_output(json.loads(classes.project(plan.output(), plan).toJSON()))
+        projected = classes.project(plan.output(), plan)
+        output, tree = root_output(json.loads(jvm_json(jvm, projected, projected.toJSON)))
         json_leaves = leaf_nodes(tree)
         if len(json_leaves) != len(leaves):
             raise ValueError(f"{len(json_leaves)} leaves in the JSON, {len(leaves)} in the plan")
@@ -277,8 +340,9 @@ def logical_plan_extraction(
         if optimized is not None:
             try:
                 joptimized = optimized()
+                projected = classes.project(joptimized.output(), joptimized)
                 optimized_output, optimized_tree = root_output(
-                    json.loads(classes.project(joptimized.output(), joptimized).toJSON())
+                    json.loads(jvm_json(jvm, projected, projected.toJSON))
                 )
                 leaf_map = _leaves_by_attributes(json_leaves, by_index, leaf_nodes(optimized_tree))
                 source = (optimized_tree, joptimized, optimized_output, leaf_map)

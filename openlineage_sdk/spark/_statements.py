@@ -38,6 +38,7 @@ from openlineage_sdk.naming import trim_dataset_name
 from openlineage_sdk.spark._classic import (
     _catalog_table_info,
     _option,
+    jvm_json,
     logical_plan_extraction,
     path_uri,
 )
@@ -69,12 +70,6 @@ def _snake(name: str) -> str:
     return re.sub(r"(?<!^)(?=[A-Z])", "_", name).lower()
 
 
-def _struct_fields(jstruct: Any) -> Any:
-    from pyspark.sql.types import StructType
-
-    return schema_fields(StructType.fromJson(json.loads(jstruct.json())))
-
-
 def _trim_path(name: str) -> str:
     """The agent's job-name part of a path: its last two folders, after trimming."""
     return trim_dataset_name(name)
@@ -102,6 +97,13 @@ class _Describer:
             location = str(self.catalog.defaultTablePath(table.identifier()).toString())
         return TableInfo(database, info.table, location)
 
+    def struct_fields(self, jstruct: Any) -> Any:
+        """The schema facet's fields of a JVM ``StructType``."""
+        from pyspark.sql.types import StructType
+
+        text = jvm_json(self.jvm, jstruct, jstruct.json)
+        return schema_fields(StructType.fromJson(json.loads(text)))
+
     def metadata(self, ident: Any) -> Any:
         return self.catalog.getTableMetadata(ident)
 
@@ -118,7 +120,7 @@ class _Describer:
         info = self.table_info(table)
         dataset = DatasetLineage(table_identity(info, self.hive_metastore), "output")
         if with_schema:
-            dataset.schema = _struct_fields(schema if schema is not None else table.schema())
+            dataset.schema = self.struct_fields(schema if schema is not None else table.schema())
         dataset.lifecycle_state = state
         return dataset
 
@@ -196,7 +198,7 @@ def _describe(d: _Describer, plan: Any) -> Statement | None:
             output = DatasetLineage(
                 DatasetIdentity.from_uri(path_uri(plan.outputPath())),
                 "output",
-                _struct_fields(plan.query().schema()),
+                d.struct_fields(plan.query().schema()),
                 lifecycle_state=state,
             )
         statement = Statement(command, _trim_path(output.identity.name), output, writes_data=True)
@@ -226,7 +228,7 @@ def _describe(d: _Describer, plan: Any) -> Statement | None:
         output = DatasetLineage(
             DatasetIdentity.from_uri(str(location.toString())),
             "output",
-            _struct_fields(schema),
+            d.struct_fields(schema),
             lifecycle_state="OVERWRITE",
         )
         statement = Statement(command, _trim_path(output.identity.name), output, writes_data=True)
@@ -254,7 +256,7 @@ def _describe(d: _Describer, plan: Any) -> Statement | None:
             default = d.catalog.defaultTablePath(d.parse_table(info.qualified_name))
             info = TableInfo(info.database, info.table, str(default.toString()))
         output = DatasetLineage(table_identity(info, d.hive_metastore), "output")
-        output.schema = _struct_fields(source.schema())
+        output.schema = d.struct_fields(source.schema())
         output.lifecycle_state = "CREATE"
         return Statement(command, str(target.table()), output)
     if name == "LoadDataCommand":

@@ -1,0 +1,48 @@
+"""Long JSON texts from the driver's JVM, read in pieces (classic PySpark)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from openlineage_sdk.spark import _classic
+
+pytestmark = pytest.mark.spark
+
+
+def _wide(spark: Any) -> Any:
+    """A plan whose JSON is far longer than one py4j write, with names beyond ASCII."""
+    columns = [f"id * {i} AS `café_{i}_😀`" for i in range(60)]
+    text = "'line\\nbreak \\\\ quote\"' AS text"
+    return spark.range(3).selectExpr("id", text).selectExpr("*", *columns)
+
+
+def test_a_long_plan_reads_as_its_to_json(spark: Any) -> None:
+    plan = _wide(spark)._jdf.queryExecution().analyzed()
+    whole = plan.toJSON()
+    assert len(whole) > 4 * _classic._PIECE  # several pieces
+    text = _classic.jvm_json(spark._jvm, plan, plan.toJSON)
+    assert text.isascii()
+    assert json.loads(text) == json.loads(whole)
+
+
+def test_a_wide_schema_reads_as_pyspark_reads_it(spark: Any) -> None:
+    expected = _wide(spark).schema
+    frame = _wide(spark)
+    assert _classic.frame_schema(frame) == expected
+    assert "café_59_😀" in expected.names
+
+
+def test_the_whole_answer_is_read_when_pieces_cannot_be(
+    spark: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    plan = _wide(spark)._jdf.queryExecution().analyzed()
+    classes = _classic._JvmClasses.of(spark._jvm)
+
+    def broken() -> Any:
+        raise RuntimeError("no such writer")
+
+    monkeypatch.setattr(classes, "json_writer", broken)
+    assert json.loads(_classic.jvm_json(spark._jvm, plan, plan.toJSON)) == json.loads(plan.toJSON())
