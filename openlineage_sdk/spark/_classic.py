@@ -105,9 +105,10 @@ def jvm_json(jvm: Any, value: Any, fallback: Callable[[], str]) -> str:
     writes, and the second waits for the peer to acknowledge the first, which the Python side
     delays (Nagle's algorithm against delayed ACKs): measured, every answer over 8 KiB took
     44 ms more, whatever its length, and a plan's JSON passes 8 KiB soon (a four-column
-    ``INSERT ... SELECT ... WHERE``: 9.3 KB). So the JSON is written on the JVM side, into a buffer, in ASCII (other
-    characters as ``\\u`` escapes, which JSON reads back as they were), and read in pieces
-    that each fit one write. ``fallback`` (the one long answer) is used if that fails.
+    ``INSERT ... SELECT ... WHERE``: 9.3 KB). So the JSON is written on the JVM side, into a
+    buffer, in ASCII (other characters as ``\\u`` escapes, which JSON reads back as they
+    were), and read in pieces that each fit one write. ``fallback`` (the one long answer) is
+    used if that fails.
     """
     try:
         classes = _JvmClasses.of(jvm)
