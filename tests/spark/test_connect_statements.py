@@ -398,6 +398,43 @@ def test_an_insert_does_not_wait_for_the_adapters_explain(
     assert run.output_json()["name"].endswith("/" + src)
 
 
+def test_an_insert_costs_five_requests_of_the_adapters(
+    spark_connect: Any,
+    connect_auto: Captured,
+    src: str,
+    table: Any,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """``EXPLAIN``; for each table, ``DESCRIBE`` (its rows read from the answer) and its schema.
+
+    Counted at the client's two doors to the server: every plan or command it executes, every
+    analysis it asks for. The user's statement is the sixth request.
+    """
+    from pyspark.sql.connect.client import core
+
+    dst = table("dst")
+    spark_connect.sql(f"CREATE TABLE {dst} (a INT, b STRING) USING parquet")
+    requests: list[str] = []
+    for door in ("_execute_and_fetch_as_iterator", "_analyze"):
+        real = getattr(core.SparkConnectClient, door)
+
+        def counting(self: Any, *args: Any, _door: str = door, _real: Any = real, **kw: Any) -> Any:
+            requests.append(_door)
+            return _real(self, *args, **kw)
+
+        monkeypatch.setattr(core.SparkConnectClient, door, counting)
+    connect_auto.clear()
+    spark_connect.sql(f"INSERT INTO {dst} SELECT a, b FROM {src}")
+    monkeypatch.undo()
+
+    (run,) = connect_auto.runs()
+    assert run.types == ["START", "COMPLETE"]
+    assert [i.name.rsplit("/", 1)[-1] for i in run.start.inputs or []] == [src]
+    assert run.output_json()["name"].endswith("/" + dst)
+    assert "schema" in run.output_json()["facets"]
+    assert sorted(requests) == sorted(["_execute_and_fetch_as_iterator"] * 4 + ["_analyze"] * 2)
+
+
 def _message(error: BaseException) -> str:
     """An error's text without the JVM stack and the attribute ids (``a#72``).
 
