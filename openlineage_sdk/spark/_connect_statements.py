@@ -93,9 +93,9 @@ from openlineage_sdk.spark._records import (
 from openlineage_sdk.spark._schema import schema_fields
 from openlineage_sdk.spark._tables import (
     TableInfo,
-    arrow_rows,
     describe_table,
     planned_table,
+    relation_rows,
     table_identity,
 )
 
@@ -360,10 +360,9 @@ def explain_text(original: Callable[..., Any], command: Any) -> str:
     data, properties, _ = original(explain)
     if data is not None and len(data):
         return str(data.iloc[0, 0])
-    relation = properties.get("sql_command_result")
-    if relation is not None and relation.HasField("local_relation"):
-        # The server sends a small result inline, as an Arrow IPC stream.
-        return str(arrow_rows(relation.local_relation.data)[0][0])
+    rows = relation_rows(properties.get("sql_command_result"))
+    if rows:
+        return str(rows[0][0])
     raise ValueError("the server sent no explanation")
 
 
@@ -427,7 +426,7 @@ class ConnectStatements:
             _own_request.reset(token)
 
     def _statement(self, command: Any, observations: Any, text: str) -> Any:
-        if _EXPLAINED_BESIDE.match(_statement_start(text)):
+        if described_beside(text):
             return self._insert(command, observations, text)
         adapter = self.adapter
         lineage = adapter._lineage("sql")

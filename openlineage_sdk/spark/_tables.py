@@ -25,11 +25,11 @@ from openlineage_sdk.spark._records import DatasetIdentity, Symlink
 
 __all__ = [
     "TableInfo",
-    "arrow_rows",
     "command_rows",
     "describe_table",
     "metastore_namespace",
     "planned_table",
+    "relation_rows",
     "table_identity",
 ]
 
@@ -49,26 +49,33 @@ class TableInfo:
 
 
 def command_rows(frame: Any) -> list[tuple[Any, ...]]:
-    """The rows of the result of a command run through ``spark.sql`` (``DESCRIBE``, ``EXPLAIN``).
+    """The rows of the result of a command run through ``spark.sql`` (``DESCRIBE``).
 
-    Under Spark Connect the server runs a command when it is sent and answers with its result,
-    a small one inline as an Arrow IPC stream in a local relation: the rows are read from there,
-    which saves the second round trip ``collect()`` would make. Any other frame is collected.
+    Under Spark Connect the server runs a command when it is sent and answers with its result
+    (see :func:`relation_rows`): the rows are read from there, which saves the second round
+    trip ``collect()`` would make. Any other frame is collected.
     """
     if type(frame).__module__.startswith("pyspark.sql.connect."):
-        relation: Any = getattr(getattr(frame, "_plan", None), "_plan", None)
-        which = getattr(relation, "WhichOneof", None)
-        if which is not None and which("rel_type") == "local_relation":
-            local = relation.local_relation
-            if local.HasField("data"):
-                return arrow_rows(local.data)
+        rows = relation_rows(getattr(getattr(frame, "_plan", None), "_plan", None))
+        if rows is not None:
+            return rows
     return [tuple(row) for row in frame.collect()]
 
 
-def arrow_rows(data: bytes) -> list[tuple[Any, ...]]:
-    """The rows of an Arrow IPC stream, as tuples of Python values."""
+def relation_rows(relation: Any) -> list[tuple[Any, ...]] | None:
+    """The rows a Spark Connect relation holds, when it is a local relation with its data.
+
+    That is how the server answers a command (``DESCRIBE``, ``EXPLAIN``) with a small result:
+    inline, as an Arrow IPC stream. ``None`` for any other relation.
+    """
+    which = getattr(relation, "WhichOneof", None)
+    if which is None or which("rel_type") != "local_relation":
+        return None
+    local = relation.local_relation
+    if not local.HasField("data"):
+        return None
     pa: Any = importlib.import_module("pyarrow")
-    with pa.ipc.open_stream(data) as reader:
+    with pa.ipc.open_stream(local.data) as reader:
         table = reader.read_all()
     return list(zip(*(column.to_pylist() for column in table.columns), strict=True))
 

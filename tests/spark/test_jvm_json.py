@@ -29,10 +29,20 @@ def test_a_long_plan_reads_as_its_to_json(spark: Any) -> None:
 
 
 def test_a_wide_schema_reads_as_pyspark_reads_it(spark: Any) -> None:
+    from pyspark.sql.types import StructType
+
     expected = _wide(spark).schema
-    frame = _wide(spark)
-    assert _classic.frame_schema(frame) == expected
     assert "café_59_😀" in expected.names
+    jschema = _wide(spark)._jdf.schema()
+
+    def whole() -> str:
+        raise AssertionError("the schema was read as one long answer")
+
+    text = _classic.jvm_json(spark._jvm, jschema, whole)
+    assert len(text) > _classic._PIECE  # more than one piece
+    assert text.isascii()
+    assert StructType.fromJson(json.loads(text)) == expected
+    assert _classic.frame_schema(_wide(spark)) == expected
 
 
 def test_the_whole_answer_is_read_when_pieces_cannot_be(
