@@ -106,8 +106,11 @@ __all__ = [
     "ConnectStatements",
     "ExplainedStatement",
     "explain_text",
+    "lineage_section",
     "may_write",
     "parse_explain",
+    "same_query",
+    "table_query",
     "text_column_lineage",
 ]
 
@@ -351,12 +354,15 @@ class _LegacySql:
         self._command.sql = text
 
 
-def explain_text(original: Callable[..., Any], command: Any) -> str:
-    """The server's ``EXPLAIN EXTENDED`` of a ``SqlCommand``: same arguments and views."""
+def explain_text(original: Callable[..., Any], command: Any, query: str | None = None) -> str:
+    """The server's ``EXPLAIN EXTENDED`` of a ``SqlCommand``: same arguments and views.
+
+    With ``query``, of that text in place of the command's (a part of it).
+    """
     explain = type(command)()
     explain.CopyFrom(command)
     sql = _sql_relation(explain)
-    sql.query = "EXPLAIN EXTENDED " + sql.query
+    sql.query = "EXPLAIN EXTENDED " + (sql.query if query is None else query)
     data, properties, _ = original(explain)
     if data is not None and len(data):
         return str(data.iloc[0, 0])
@@ -517,15 +523,41 @@ class ConnectStatements:
 
     def _look_up(self, plan: _Plan, lineage: WriteLineage, start: bool) -> None:
         """The inputs (and, for a statement described before it runs, the output); then START."""
+        if plan.spec is not None and plan.spec.kind == "ctas":
+            try:
+                with self._own():
+                    plan.query = self._explain_query(plan)
+            except Exception as error:
+                note_problem(lineage.problems, "the query of the statement", error)
         try:
             with self._own():
-                self._inputs(plan.explained, lineage)
+                self._inputs(plan.query or plan.explained, lineage)
                 if plan.before:
                     self._describe(plan, lineage, before=True)
         except Exception as error:
             note_problem(lineage.problems, "catalog look-ups", error)
         if start:
             self.adapter._notify("write_started", lineage)
+
+    def _explain_query(self, plan: _Plan) -> ExplainedStatement | None:
+        """A CTAS's query, explained on its own; ``None`` when its text cannot be told.
+
+        The server's ``EXPLAIN`` of a CTAS shows the query as analysed: the command holds it
+        and the optimizer does not reach it, while the classic path and the JVM agent trace the
+        query as optimized (and Spark runs it so). The query alone has its optimized plan, and
+        its physical plan locates the files it reads. Explained on the adapter's thread while
+        the statement runs; used only when its analysed plan is the statement's query, node for
+        node.
+        """
+        query = table_query(plan.text)
+        if query is None:
+            return None
+        text = explain_text(self._original, plan.command, query)
+        explained = parse_explain(text)
+        if explained.error is not None or not same_query(plan.explained.text, text):
+            log.debug("openlineage: the query of a CTAS is not told apart: %s", explained.error)
+            return None
+        return explained
 
     # -- actions that read
 
@@ -638,7 +670,7 @@ class ConnectStatements:
             return None
         explained = parse_explain(explain_text(self._original, command))
         spec = _COMMANDS.get(explained.node)
-        plan = _Plan(explained, spec, text)
+        plan = _Plan(explained, spec, text, command=command)
         lineage.command = _snake(explained.node)
         if spec is not None and spec.executes:
             lineage.command = "execute_" + lineage.command
@@ -752,7 +784,7 @@ class ConnectStatements:
             suffix = info.qualified_name if spec.suffix == "table" else output.identity.name
         output.catalog = adapter._catalog_info()  # as classic statements', and the agent's
         if spec.kind in ("insert", "directory", "ctas") and output.schema is not None:
-            self._column_lineage(explained, lineage, output)
+            self._column_lineage(plan.query or explained, lineage, output)
         state = spec.state
         if spec.kind in ("insert", "directory"):
             state = "OVERWRITE" if _is_overwrite(explained, plan.text) else None
@@ -957,6 +989,70 @@ def directory_query(text: str) -> str | None:
     return None
 
 
+_TABLE_HEAD = re.compile(
+    r"(?is)(?:CREATE\s+(?:OR\s+REPLACE\s+)?(?:EXTERNAL\s+)?|REPLACE\s+)TABLE\b"
+)
+_AS_QUERY = re.compile(r"(?i)AS\b\s*(?=\(|(?:SELECT|VALUES|WITH|FROM|TABLE)\b)")
+
+
+def table_query(text: str) -> str | None:
+    """The query of ``CREATE [OR REPLACE] TABLE ... AS query`` (or ``REPLACE TABLE``), or ``None``.
+
+    The query follows the first ``AS`` that is neither quoted nor inside parentheses and is
+    followed by a query (``SELECT``, ``VALUES``, ``WITH``, ``FROM``, ``TABLE`` or a parenthesis):
+    the clauses before it hold no such ``AS`` (``STORED AS PARQUET`` names a format; columns,
+    options and properties are parenthesised; locations and comments are quoted). A statement
+    without the optional ``AS`` gives ``None``. The caller checks the answer against the
+    server's plan of the statement (:func:`same_query`).
+    """
+    start = _statement_start(text)
+    head = _TABLE_HEAD.match(start)
+    if head is None:
+        return None
+    depth, index, quote = 0, head.end(), ""
+    while index < len(start):
+        char = start[index]
+        if quote:
+            if char == "\\":
+                index += 1
+            elif char == quote:
+                quote = ""
+        elif char in "'\"`":
+            quote = char
+        elif char == "(":
+            depth += 1
+        elif char == ")":
+            depth -= 1
+        elif depth == 0 and not (start[index - 1].isalnum() or start[index - 1] == "_"):
+            found = _AS_QUERY.match(start, index)
+            if found is not None:
+                return start[found.end() :].strip() or None
+        index += 1
+    return None
+
+
+def _plan_lines(section: str) -> list[str]:
+    """A plan section's nodes without their tree marks and attribute ids."""
+    lines = []
+    for line in section.split("\n"):
+        text = line[_TREE_PREFIX.match(line).end() :]  # type: ignore[union-attr]
+        if text.strip():
+            lines.append(_ATTRIBUTE_ID.sub("#", text))
+    return lines
+
+
+def same_query(statement: str, query: str) -> bool:
+    """Whether ``query``'s explanation analyses the query of ``statement``'s, node for node.
+
+    Both are ``EXPLAIN EXTENDED`` texts: the statement's analysed plan is its command over its
+    query; the query's, a schema line over the query. Attribute ids differ between two
+    explanations and are left out of the comparison.
+    """
+    command = _sections(statement).get("Analyzed Logical Plan", "").split("\n")[1:]
+    alone = _sections(query).get("Analyzed Logical Plan", "").split("\n")[1:]
+    return bool(command) and _plan_lines("\n".join(command)) == _plan_lines("\n".join(alone))
+
+
 def _spaces(text: str, index: int) -> int:
     return len(text[index:]) - len(text[index:].lstrip())
 
@@ -968,6 +1064,8 @@ class _Plan:
     text: str
     previous: DatasetIdentity | None = None
     ready: bool = False  # explained, and a command the adapter describes
+    command: Any = None  # the user's SqlCommand
+    query: ExplainedStatement | None = None  # a CTAS's query, explained on its own
 
     @property
     def before(self) -> bool:
@@ -982,12 +1080,12 @@ class _Plan:
 # ------------------------------------------------------------------- column lineage, from text
 #
 # Under Connect the client cannot have the plan's tree, only the server's text of it. The
-# analysed plan's text names every attribute with its id (``a#21``, ``(a + 1)#23``, ``id#0L``),
-# every ``expr AS name#id`` that defines one, and the relations the leaves read; that is enough
-# for the lineage of each output column, traced the way the classic path traces the plan's tree
-# (``_plan``): IDENTITY through aliases, TRANSFORMATION through expressions, AGGREGATION through
-# aggregate functions, and the columns of filters, joins, groupings and sorts as dataset-wide
-# INDIRECT lineage.
+# optimized plan's text (see ``lineage_section``) names every attribute with its id (``a#21``,
+# ``(a + 1)#23``, ``id#0L``), every ``expr AS name#id`` that defines one, and the relations the
+# leaves read; that is enough for the lineage of each output column, traced the way the classic
+# path traces the plan's tree (``_plan``): IDENTITY through aliases, TRANSFORMATION through
+# expressions and generators, AGGREGATION through aggregate functions, and the columns of
+# filters, joins, groupings and sorts as dataset-wide INDIRECT lineage.
 
 _TREE_PREFIX = re.compile(r"^[ :+\-]*")
 _ATTRIBUTE_ID = re.compile(r"#(\d+)L?\b")
@@ -1095,7 +1193,7 @@ def _bracketed(text: str, start: int = 0) -> tuple[str, int] | None:
 
 
 class _TextLineage:
-    """Column lineage over the analysed plan's text (see the section comment above)."""
+    """Column lineage over the plan's text (see the section comment above)."""
 
     def __init__(
         self, leaf_datasets: dict[str, DatasetIdentity], path_datasets: dict[frozenset[int], Any]
@@ -1165,6 +1263,10 @@ class _TextLineage:
                     return outputs[0] if outputs else []
                 return [i for output in outputs for i in output]
             return outputs[0] if outputs else []
+        if name == "Expand":
+            return self._expand(text[len(name) :])
+        if name == "Generate":
+            return self._generate(text[len(name) :], outputs[0] if outputs else [])
         if name in ("Union", "Intersect", "Except") and outputs:
             for other in outputs[1:]:
                 for mine, theirs in zip(outputs[0], other, strict=False):
@@ -1173,6 +1275,51 @@ class _TextLineage:
         if name in _PASS_THROUGH or outputs:
             return outputs[0] if outputs else []
         return []
+
+    def _expand(self, text: str) -> list[int]:
+        """``Expand [[a#1, null, 1], ...], [a#5, b#6, gid#7]``: ROLLUP, CUBE, several DISTINCTs.
+
+        Each output column is, row by row, one of the projections' columns.
+        """
+        items = _split_list(text.strip())
+        if len(items) < 2 or not items[0].startswith("[") or not items[-1].startswith("["):
+            return []
+        outputs = [
+            int(bare.group(1))
+            for item in _split_list(items[-1][1:-1])
+            if (bare := _BARE.match(item)) is not None
+        ]
+        expanded: dict[int, set[Any]] = {i: set() for i in outputs}
+        for row in _split_list(items[0][1:-1]):
+            for position, expr in enumerate(_split_list(row.strip()[1:-1])):
+                if position < len(outputs):
+                    expanded[outputs[position]] |= self.refs(expr, self._how(expr))
+        self.deps.update(expanded)
+        return outputs
+
+    def _generate(self, text: str, child: list[int]) -> list[int]:
+        """``Generate explode(xs#3), [0], false, [x#7]``: ``explode`` and its kind.
+
+        Each generated column transforms what the generator reads; the bracketed indexes after
+        the generator are the child's columns the node leaves out of its output.
+        """
+        items = _split_list(text.strip())
+        if len(items) < 2 or not items[-1].startswith("["):
+            return child
+        generator = items[0]
+        dropped: set[int] = set()
+        if len(items) > 2 and re.fullmatch(r"\[[\d, ]*\]", items[1]):
+            dropped = {int(i) for i in re.findall(r"\d+", items[1])}
+        generated = [
+            int(bare.group(1))
+            for item in _split_list(items[-1][1:-1])
+            if (bare := _BARE.match(item)) is not None
+        ]
+        reads = self.refs(generator, self._plan.TRANSFORMATION)
+        for expr_id in generated:
+            self.deps[expr_id] = set(reads)
+        kept = [expr_id for position, expr_id in enumerate(child) if position not in dropped]
+        return kept + generated
 
     def _indirect(self, expr: str, subtype: str) -> None:
         self.dataset |= self.refs(expr, self._plan.Transform("INDIRECT", subtype))
@@ -1220,18 +1367,15 @@ def text_column_lineage(
     from openlineage_sdk.spark._records import ColumnLineageRecord
 
     sections = _sections(text)
-    analyzed = sections.get("Analyzed Logical Plan", "")
-    if _MORE_FIELDS.search(analyzed):
+    section = lineage_section(sections)
+    if _MORE_FIELDS.search(section):
         # Lineage of the listed fields only would look whole and be wrong for the rest.
         raise ValueError(
             "the server's plan text lists only the first fields of wide nodes (the session's "
             "spark.sql.debug.maxToStringFields, 25 by default): set it above the widest "
             "plan's number of columns for column lineage"
         )
-    lines = analyzed.split("\n")
-    if lines and ": " in lines[0] and "#" not in lines[0]:
-        lines = lines[1:]  # the schema line of a query's analysed plan
-    tree = _text_tree("\n".join(lines))
+    tree = _text_tree(section)
     if tree is None:
         return None
     by_attributes: dict[frozenset[int], DatasetIdentity] = {}
@@ -1241,7 +1385,7 @@ def text_column_lineage(
         if located is not None and ids:
             by_attributes[ids] = located
     walk = _TextLineage(tables, {})
-    # A file relation's attributes in the analysed plan are all of its columns; the scan lists
+    # A file relation's attributes in the logical plan are all of its columns; the scan lists
     # those it reads. The relation is the scan's when the scan's attributes are all its own.
     walk.path_datasets = _PathMatcher(by_attributes)  # type: ignore[assignment]
     output = walk.visit(tree)
@@ -1251,6 +1395,24 @@ def text_column_lineage(
         if deps:
             fields[name] = {"inputFields": _plan._input_fields(deps)}
     return ColumnLineageRecord(fields=fields, dataset=_plan._input_fields(walk.dataset))
+
+
+def lineage_section(sections: dict[str, str]) -> str:
+    """The plan text column lineage is traced over: the optimized plan, as in classic mode.
+
+    The optimizer's plan is the one Spark runs, and the one the classic path and the JVM agent
+    trace: the filters it infers (a join key is not null, ``a > 1`` on both sides of a join on
+    ``a``) are among its ``FILTER`` inputs. A plan over a cached DataFrame is the exception: its
+    optimized text holds the cache's physical plan (``InMemoryRelation`` and the scans under it),
+    which names no relation; its analysed text still does.
+    """
+    optimized = sections.get("Optimized Logical Plan", "")
+    if optimized and "InMemoryRelation" not in optimized:
+        return optimized
+    lines = sections.get("Analyzed Logical Plan", "").split("\n")
+    if lines and ": " in lines[0] and "#" not in lines[0]:
+        lines = lines[1:]  # the schema line of a query's analysed plan
+    return "\n".join(lines)
 
 
 class _PathMatcher:
