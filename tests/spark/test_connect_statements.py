@@ -658,6 +658,40 @@ def test_connect_column_lineage_equals_the_classic_one(
     assert {(f["name"].rsplit("/", 1)[-1], f["field"]) for f in total} == {(src, "a"), (other, "a")}
 
 
+def test_rollup_explode_and_distincts_under_connect_equal_the_classic_lineage(
+    spark: Any, spark_connect: Any, memory: Any, client: Any, table: Any
+) -> None:
+    """The optimized plan's Expand (ROLLUP; several DISTINCT aggregates) and Generate
+    (``explode``, whose unneeded input columns the optimizer drops) traced from text under
+    Connect as the classic path traces the tree."""
+    from openlineage_sdk.spark import install, uninstall
+
+    source = table("nested")
+    spark_connect.sql(f"CREATE TABLE {source} (a INT, b STRING, xs ARRAY<INT>) USING parquet")
+    spark_connect.sql(f"INSERT INTO {source} VALUES (1, 'p', array(1, 2)), (2, 'q', array(3))")
+    queries = {
+        "rollup": f"SELECT a, b, count(*) AS n FROM {source} GROUP BY ROLLUP(a, b)",
+        "distincts": f"SELECT b, count(DISTINCT a) AS na, count(DISTINCT xs) AS nx FROM {source} "
+        "GROUP BY b",
+        "explode": f"SELECT explode(xs) AS x FROM {source}",
+        "lateral": f"SELECT b, x + a AS y FROM {source} LATERAL VIEW explode(xs) t AS x",
+    }
+    for label, query in queries.items():
+        got: dict[str, Any] = {}
+        for mode, session in (("classic", spark), ("connect", spark_connect)):
+            install(session, client)
+            try:
+                session.sql(query).write.saveAsTable(table(f"{label}_{mode}"))
+            finally:
+                uninstall(session)
+            facet = _lineage_of(memory)
+            assert facet is not None, (label, mode)
+            got[mode] = _without_producer(facet)
+            memory.clear()
+        assert got["connect"] == got["classic"], label
+        assert got["connect"]["fields"], label
+
+
 def test_insert_select_and_ctas_under_connect_carry_column_lineage(
     spark: Any, spark_connect: Any, memory: Any, client: Any, src: str, other: str, table: Any
 ) -> None:
@@ -775,6 +809,39 @@ def test_a_plan_too_wide_for_its_text_gets_no_partial_column_lineage(
     assert "columnLineage" not in run.output_json()["facets"]
     assert any("spark.sql.debug.maxToStringFields" in p for p in _problems(run))
     assert [d.name.rsplit("/", 1)[-1] for d in run.start.inputs or []] == [src]
+
+
+def test_the_query_of_a_ctas_is_told_by_its_text_and_checked_by_the_servers_plan() -> None:
+    from openlineage_sdk.spark._connect_statements import same_query, table_query
+
+    assert table_query("CREATE TABLE t USING hive LOCATION '/x' AS SELECT a FROM s") == (
+        "SELECT a FROM s"
+    )
+    assert (
+        table_query(
+            "-- a comment\ncreate or replace table t (a INT, b STRING GENERATED ALWAYS AS (upper(c)))"
+            " USING parquet COMMENT 'not AS SELECT 1' AS (SELECT 1, 'x')"
+        )
+        == "(SELECT 1, 'x')"
+    )
+    assert table_query("CREATE TABLE t STORED AS PARQUET AS WITH c AS (SELECT 1) SELECT * FROM c")
+    assert table_query("REPLACE TABLE `as` USING parquet AS VALUES (1)") == "VALUES (1)"
+    assert table_query("CREATE TABLE t USING parquet SELECT 1") is None  # AS left out: not told
+    assert table_query("CREATE TABLE t (a INT)") is None
+    assert table_query("INSERT INTO t SELECT 1") is None
+
+    statement = (
+        "== Parsed Logical Plan ==\n'CreateTableAsSelect\n\n== Analyzed Logical Plan ==\n"
+        "CreateDataSourceTableAsSelectCommand `spark_catalog`.`default`.`t`, ErrorIfExists, [a]\n"
+        "   +- Project [a#3]\n      +- SubqueryAlias s\n         +- Relation s[a#3,b#4] parquet\n"
+    )
+    alone = (
+        "== Parsed Logical Plan ==\n'Project ['a]\n\n== Analyzed Logical Plan ==\na: int\n"
+        "Project [a#12]\n+- SubqueryAlias s\n   +- Relation s[a#12,b#13] parquet\n"
+    )
+    assert same_query(statement, alone)
+    assert not same_query(statement, alone.replace("Project [a#12]", "Project [b#13]"))
+    assert not same_query(statement, alone.replace("Relation s[", "Relation u["))
 
 
 def test_statement_text_is_read_from_both_forms_of_the_sql_command() -> None:
