@@ -30,7 +30,11 @@ for a statement that reads files by path (``parquet.`/data/x```): the server wou
 files' schema in a job, so such a statement is not explained, and its run says why it has no
 datasets. The
 target's location and schema and the inputs' schemas then come from the catalog
-(``DESCRIBE TABLE EXTENDED`` and the tables' schemas: no job either).
+(``DESCRIBE TABLE EXTENDED`` and the tables' schemas: no job either). Column lineage is traced
+over the optimized plan's text, as the classic path traces the optimized plan; a CTAS's command
+holds its query as analysed only, so the query is explained once more on its own, on the
+adapter's thread while the statement runs, and used when the server's plan of it is the
+statement's query node for node.
 
 The other way considered was the OpenLineage SQL parser (``openlineage-sql`` 1.54.0, dialect
 ``spark``) on the client plus catalog look-ups. Measured on this project's machine: an ``EXPLAIN``
