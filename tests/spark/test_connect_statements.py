@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import itertools
 import re
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -809,6 +810,32 @@ def test_a_plan_too_wide_for_its_text_gets_no_partial_column_lineage(
     assert "columnLineage" not in run.output_json()["facets"]
     assert any("spark.sql.debug.maxToStringFields" in p for p in _problems(run))
     assert [d.name.rsplit("/", 1)[-1] for d in run.start.inputs or []] == [src]
+
+
+def test_a_ctas_over_a_view_of_files_finds_the_files_it_reads(
+    spark: Any, spark_connect: Any, connect_auto: Captured, table: Any
+) -> None:
+    """The CTAS's own plan does not locate files a temporary view reads (its physical plan is
+    the command); its query explained alone does: the input, and its column lineage."""
+    # A short location: the plan's text cuts longer ones (spark.sql.maxMetadataStringLength).
+    with tempfile.TemporaryDirectory(prefix="ctas", dir="/tmp") as folder:
+        source = Path(folder) / "events"
+        spark.createDataFrame([(1, "a"), (2, "b")], "k INT, v STRING").write.parquet(str(source))
+        spark_connect.read.parquet(str(source)).createOrReplaceTempView("ctas_files_view")
+        target = table("from_view")
+        connect_auto.clear()
+        try:
+            spark_connect.sql(
+                f"CREATE TABLE {target} USING parquet AS "
+                "SELECT k, upper(v) AS u FROM ctas_files_view"
+            )
+        finally:
+            spark_connect.sql("DROP VIEW IF EXISTS ctas_files_view")
+    [run] = connect_auto.runs()
+    assert [d.name for d in run.end.inputs or []] == [str(source)]
+    assert not _problems(run)
+    fields = run.output_json()["facets"]["columnLineage"]["fields"]
+    assert [(f["name"], f["field"]) for f in fields["u"]["inputFields"]] == [(str(source), "v")]
 
 
 def test_the_query_of_a_ctas_is_told_by_its_text_and_checked_by_the_servers_plan() -> None:
