@@ -417,10 +417,16 @@ def _patch_sql(spark: Any) -> None:
     @functools.wraps(original)
     def sql(self: Any, sqlQuery: str, args: Any = None, **kwargs: Any) -> Any:  # noqa: N803
         adapter = _registry.get(self) if not _in_write.get() else None
-        # A statement with parameters or format arguments is formatted by PySpark first; it
-        # is passed through as it is, unreported (see the module docstring).
-        if adapter is None or args or kwargs or not isinstance(sqlQuery, str):
+        if adapter is None or not isinstance(sqlQuery, str):
             return original(self, sqlQuery, args, **kwargs)
+        if args or kwargs:
+            # Bound or formatted by PySpark and Spark before it is parsed: described from the
+            # command Spark ran, once it has run.
+            if not _connect_statements.may_write(sqlQuery):
+                return original(self, sqlQuery, args, **kwargs)
+            return adapter.run_bound_statement(
+                functools.partial(original, self, sqlQuery, args, **kwargs)
+            )
         return adapter.run_statement(sqlQuery, functools.partial(original, self, sqlQuery))
 
     cls.sql = sql
@@ -669,14 +675,70 @@ class SparkLineage:
             elif token is not None and listener is not None:
                 listener.end(token)
 
-    def _describe_statement(self, text: str, lineage: WriteLineage) -> _statements.Statement | None:
-        """What the statement does, into ``lineage``; ``None`` when it is not reported."""
+    def run_bound_statement(self, run: Callable[[], Any]) -> Any:
+        """Run a statement with parameters or format arguments, described once it has run.
+
+        PySpark formats the text (``{df}`` becomes a temporary view) and Spark binds the
+        parameters while parsing it, so the text the adapter sees is not the statement that
+        runs; the command Spark ran is in the result's ``QueryExecution``, and the run is
+        described from it: its START and COMPLETE go out when the statement returns. A
+        statement that fails leaves no ``QueryExecution`` behind: its run is START and FAIL with
+        the error and no datasets, and its ``extractionError`` facet says why.
+        """
+        lineage = self._lineage("sql")
+        listener = self._listener
+        token = listener.begin() if listener is not None else None
+        guard = _in_write.set(True)
+        try:
+            result = run()
+        except BaseException as error:
+            lineage.error = error
+            lineage.finished = time.time()
+            if token is not None and listener is not None:
+                listener.end(token)
+            lineage.problems.append(
+                "statement: a statement with parameters or format arguments is described from "
+                "the command Spark ran, and it failed before there was one"
+            )
+            self._notify("write_started", lineage)
+            self._notify("write_finished", lineage)
+            raise
+        finally:
+            _in_write.reset(guard)
+        statement: _statements.Statement | None = None
+        try:
+            statement = self._describe_statement(None, lineage, result)
+        except Exception as error:  # never the user's statement's problem
+            log.warning("openlineage: describing the statement failed: %s", error)
+        if statement is None:
+            if token is not None and listener is not None:
+                listener.end(token)
+            return result
+        self._notify("write_started", lineage)
+        self._statement_finished(lineage, statement, token if statement.writes_data else None)
+        if token is not None and listener is not None and not statement.writes_data:
+            listener.end(token)
+        return result
+
+    def _describe_statement(
+        self, text: str | None, lineage: WriteLineage, result: Any = None
+    ) -> _statements.Statement | None:
+        """What the statement does, into ``lineage``; ``None`` when it is not reported.
+
+        Read from ``text`` before it runs, or (``text`` ``None``) from ``result``, the
+        DataFrame ``spark.sql`` returned, after.
+        """
         guard = _in_write.set(True)
         statement: _statements.Statement | None = None
         try:
-            _plan, statement = _statements.describe_statement(
-                self.spark, text, self._hive_metastore, self.descriptions
-            )
+            if text is None:
+                statement = _statements.describe_executed(
+                    self.spark, result, self._hive_metastore, self.descriptions
+                )
+            else:
+                _plan, statement = _statements.describe_statement(
+                    self.spark, text, self._hive_metastore, self.descriptions
+                )
         except Exception as error:
             # Spark will report a statement that does not parse or analyze itself, as it is.
             log.debug("openlineage: the statement was not described: %s", error)

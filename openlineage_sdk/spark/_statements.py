@@ -46,7 +46,7 @@ from openlineage_sdk.spark._records import DatasetIdentity, DatasetLineage, Life
 from openlineage_sdk.spark._schema import schema_fields
 from openlineage_sdk.spark._tables import TableInfo, table_identity
 
-__all__ = ["Statement", "describe_statement"]
+__all__ = ["Statement", "describe_executed", "describe_statement"]
 
 
 @dataclass
@@ -177,6 +177,21 @@ def describe_statement(
     plan = state.executePlan(parsed, skip).analyzed()
     describer = _Describer(spark, hive_metastore, skip, descriptions)
     return plan, _describe(describer, plan)
+
+
+def describe_executed(
+    spark: Any, frame: Any, hive_metastore: str | None, descriptions: bool = False
+) -> Statement | None:
+    """What the command that made ``frame`` (``spark.sql``'s result) did, once it has run.
+
+    For statements PySpark formats or binds before the JVM parses them (parameters, format
+    arguments): the text the adapter sees is not the statement Spark runs, but the result's
+    ``QueryExecution`` holds the command as Spark analyzed it. ``None`` as for
+    :func:`describe_statement`.
+    """
+    skip = spark._jvm.org.apache.spark.sql.execution.CommandExecutionMode.SKIP()
+    plan = frame._jdf.queryExecution().analyzed()
+    return _describe(_Describer(spark, hive_metastore, skip, descriptions), plan)
 
 
 def _describe(d: _Describer, plan: Any) -> Statement | None:

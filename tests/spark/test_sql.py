@@ -106,6 +106,10 @@ def test_sql_and_ddl_start_no_spark_job(spark: Any, jobs: Any, client: Any) -> N
             f"CREATE TABLE nojob_{label} (k BIGINT, v STRING) USING parquet",
             f"INSERT INTO nojob_{label} SELECT id, CAST(id AS STRING) FROM range(100)",
             f"INSERT OVERWRITE TABLE nojob_{label} SELECT id, 'x' FROM range(10)",
+        )
+        spark.sql(f"INSERT INTO nojob_{label} SELECT id, :v FROM range(5)", args={"v": "p"})
+        _sql(
+            spark,
             f"ALTER TABLE nojob_{label} ADD COLUMNS (w STRING)",
             f"TRUNCATE TABLE nojob_{label}",
             f"CREATE TABLE nojob_{label}_ctas USING parquet AS SELECT * FROM nojob_{label}",
@@ -149,6 +153,78 @@ def test_a_failing_statement_reaches_the_user_unchanged_and_the_run_fails(
     assert facets is not None
     assert facets.error_message is not None
     assert "boom" in facets.error_message.message
+
+
+def test_statements_with_parameters_or_format_arguments_give_the_literal_statements_run(
+    spark: Any, classic_auto: Captured
+) -> None:
+    """PySpark formats ``{df}`` and Spark binds ``:name`` and ``?`` while parsing: the adapter
+    describes the command Spark ran, and the run is the one the same statement written out
+    gives (sent when the statement returns)."""
+    _sql(
+        spark,
+        "DROP TABLE IF EXISTS bound_src",
+        "DROP TABLE IF EXISTS bound_dst",
+        "CREATE TABLE bound_src (k INT, v STRING) USING parquet",
+        "CREATE TABLE bound_dst (k INT, v STRING) USING parquet",
+        "INSERT INTO bound_src VALUES (1, 'a'), (2, 'b'), (3, 'c')",
+    )
+    insert = "INSERT INTO bound_dst SELECT k, upper(v) FROM {table} WHERE k > {low}"
+
+    def run_of(text: str, *args: Any, **kwargs: Any) -> Any:
+        classic_auto.clear()
+        spark.sql(text, *args, **kwargs)
+        run = classic_auto.only_write()
+        end = run.end.to_dict()
+        return run.types, run.job_name, end["inputs"], end["outputs"]
+
+    literal = run_of(insert.format(table="bound_src", low=1))
+    assert literal[3][0]["outputFacets"]["outputStatistics"]["rowCount"] == 2
+    assert literal[3][0]["facets"]["columnLineage"]["fields"]
+    named = run_of(insert.format(table="bound_src", low=":low"), args={"low": 1})
+    positional = run_of(insert.format(table="bound_src", low="?"), args=[1])
+    formatted = run_of(insert, table=spark.table("bound_src"), low=1)
+    assert named == literal
+    assert positional == literal
+    assert formatted == literal
+
+    classic_auto.clear()
+    spark.sql(
+        "CREATE TABLE IDENTIFIER(:name) USING parquet AS SELECT * FROM bound_src",
+        args={"name": "bound_ctas"},
+    )
+    spark.sql("DROP TABLE bound_ctas")
+    ctas = classic_auto.write_runs()[0].end.to_dict()
+    assert ctas["job"]["name"].endswith(
+        ".execute_create_data_source_table_as_select_command.default_bound_ctas"
+    )
+    assert ctas["outputs"][0]["facets"]["lifecycleStateChange"]["lifecycleStateChange"] == "CREATE"
+
+
+def test_a_failing_statement_with_parameters_reaches_the_user_unchanged_and_the_run_fails(
+    spark: Any, classic_auto: Captured
+) -> None:
+    _sql(
+        spark,
+        "DROP TABLE IF EXISTS bound_failing",
+        "CREATE TABLE bound_failing (a STRING) USING parquet",
+    )
+    classic_auto.clear()
+    statement = "INSERT INTO bound_failing SELECT raise_error(:message) FROM range(1)"
+    with pytest.raises(Exception, match="boom") as traced:
+        spark.sql(statement, args={"message": "boom"})
+    from openlineage_sdk.spark import uninstall
+
+    uninstall(spark)
+    with pytest.raises(Exception, match="boom") as plain:
+        spark.sql(statement, args={"message": "boom"})
+    assert type(traced.value) is type(plain.value)
+    run = classic_auto.only_write()
+    assert run.types == ["START", "FAIL"]
+    facets = run.end.to_dict()["run"]["facets"]
+    assert "boom" in facets["errorMessage"]["message"]
+    [problem] = facets["extractionError"]["errors"]
+    assert "it failed before there was one" in problem["errorMessage"]
 
 
 def test_reads_ending_in_actions_are_runs_with_inputs_only(
