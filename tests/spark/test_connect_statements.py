@@ -838,6 +838,30 @@ def test_a_ctas_over_a_view_of_files_finds_the_files_it_reads(
     assert [(f["name"], f["field"]) for f in fields["u"]["inputFields"]] == [(str(source), "v")]
 
 
+def test_statements_with_parameters_or_format_arguments_give_the_literal_statements_run(
+    spark_connect: Any, connect_auto: Captured, table: Any, src: str
+) -> None:
+    """The ``EXPLAIN`` carries the statement's own arguments (``:name``, ``?``) and relations
+    (``{df}``): each form's run is the written-out statement's."""
+    dst = table("bound")
+    spark_connect.sql(f"CREATE TABLE {dst} (a INT, b STRING) USING parquet")
+    insert = "INSERT INTO " + dst + " SELECT a, upper(b) FROM {table} WHERE a > {low}"
+
+    def run_of(text: str, *args: Any, **kwargs: Any) -> Any:
+        connect_auto.clear()
+        spark_connect.sql(text, *args, **kwargs)
+        [run] = connect_auto.runs()
+        end = run.end.to_dict()
+        return run.types, run.job_name, end["inputs"], end["outputs"]
+
+    literal = run_of(insert.format(table=src, low=1))
+    assert literal[2]
+    assert literal[3][0]["facets"]["columnLineage"]["fields"]
+    assert run_of(insert.format(table=src, low=":low"), args={"low": 1}) == literal
+    assert run_of(insert.format(table=src, low="?"), args=[1]) == literal
+    assert run_of(insert, table=spark_connect.table(src), low=1) == literal
+
+
 def test_the_query_of_a_ctas_is_told_by_its_text_and_checked_by_the_servers_plan() -> None:
     from openlineage_sdk.spark._connect_statements import same_query, table_query
 
