@@ -558,8 +558,11 @@ class ConnectStatements:
             return None
         text = explain_text(self._original, plan.command, query)
         explained = parse_explain(text)
-        if explained.error is not None or not same_query(plan.explained.text, text):
-            log.debug("openlineage: the query of a CTAS is not told apart: %s", explained.error)
+        if explained.error is not None:
+            log.debug("openlineage: the server cannot analyse a CTAS's query: %s", explained.error)
+            return None
+        if not same_query(plan.explained.text, text):
+            log.debug("openlineage: a CTAS's query, told from its text, is not the statement's")
             return None
         return explained
 
