@@ -688,37 +688,36 @@ class SparkLineage:
         lineage = self._lineage("sql")
         listener = self._listener
         token = listener.begin() if listener is not None else None
+        statement: _statements.Statement | None = None
         guard = _in_write.set(True)
         try:
             result = run()
         except BaseException as error:
             lineage.error = error
             lineage.finished = time.time()
-            if token is not None and listener is not None:
-                listener.end(token)
             lineage.problems.append(
                 "statement: a statement with parameters or format arguments is described from "
                 "the command Spark ran, and it failed before there was one"
             )
-            self._notify("write_started", lineage)
-            self._notify("write_finished", lineage)
             raise
+        else:
+            try:
+                statement = self._describe_statement(None, lineage, result)
+            except Exception as error:  # never the user's statement's problem
+                log.warning("openlineage: describing the statement failed: %s", error)
+            return result
         finally:
             _in_write.reset(guard)
-        statement: _statements.Statement | None = None
-        try:
-            statement = self._describe_statement(None, lineage, result)
-        except Exception as error:  # never the user's statement's problem
-            log.warning("openlineage: describing the statement failed: %s", error)
-        if statement is None:
-            if token is not None and listener is not None:
-                listener.end(token)
-            return result
-        self._notify("write_started", lineage)
-        self._statement_finished(lineage, statement, token if statement.writes_data else None)
-        if token is not None and listener is not None and not statement.writes_data:
-            listener.end(token)
-        return result
+            no_metrics = statement is None or not statement.writes_data
+            if token is not None and listener is not None and no_metrics:
+                listener.end(token)  # no write metrics to wait for
+                token = None
+            if statement is not None:
+                self._notify("write_started", lineage)
+                self._statement_finished(lineage, statement, token)
+            elif lineage.error is not None:
+                self._notify("write_started", lineage)
+                self._notify("write_finished", lineage)
 
     def _describe_statement(
         self, text: str | None, lineage: WriteLineage, result: Any = None
