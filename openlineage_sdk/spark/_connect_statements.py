@@ -970,7 +970,22 @@ def directory_query(text: str) -> str | None:
     head = _DIRECTORY.match(text)
     if head is None:
         return None
-    depth, index, quote = 0, head.end(), ""
+    for index in _top_level(text, head.end()):
+        if text[index] == "(":
+            if _QUERY_START.match(text, index + 1 + _spaces(text, index + 1)):
+                return text[index:].strip()
+        elif _QUERY_START.match(text, index):
+            return text[index:].strip()
+    return None
+
+
+def _top_level(text: str, index: int) -> Iterator[int]:
+    """Where a word or a parenthesis may begin, from ``index`` on, outside quotes and parentheses.
+
+    Quoted text (single and double quotes, backticks; backslash escapes) and what parentheses
+    hold are skipped; the index of a top-level opening parenthesis is among those given.
+    """
+    depth, quote = 0, ""
     while index < len(text):
         char = text[index]
         if quote:
@@ -980,20 +995,16 @@ def directory_query(text: str) -> str | None:
                 quote = ""
         elif char in "'\"`":
             quote = char
-        elif char == "(":
-            if depth == 0 and _QUERY_START.match(text, index + 1 + _spaces(text, index + 1)):
-                return text[index:].strip()
-            depth += 1
-        elif char == ")":
-            depth -= 1
-        elif (
-            depth == 0
-            and not (text[index - 1].isalnum() or text[index - 1] == "_")
-            and _QUERY_START.match(text, index)
-        ):
-            return text[index:].strip()
+        else:
+            if depth == 0 and (
+                char == "(" or not (text[index - 1].isalnum() or text[index - 1] == "_")
+            ):
+                yield index
+            if char == "(":
+                depth += 1
+            elif char == ")":
+                depth -= 1
         index += 1
-    return None
 
 
 _TABLE_HEAD = re.compile(
@@ -1016,25 +1027,10 @@ def table_query(text: str) -> str | None:
     head = _TABLE_HEAD.match(start)
     if head is None:
         return None
-    depth, index, quote = 0, head.end(), ""
-    while index < len(start):
-        char = start[index]
-        if quote:
-            if char == "\\":
-                index += 1
-            elif char == quote:
-                quote = ""
-        elif char in "'\"`":
-            quote = char
-        elif char == "(":
-            depth += 1
-        elif char == ")":
-            depth -= 1
-        elif depth == 0 and not (start[index - 1].isalnum() or start[index - 1] == "_"):
-            found = _AS_QUERY.match(start, index)
-            if found is not None:
-                return start[found.end() :].strip() or None
-        index += 1
+    for index in _top_level(start, head.end()):
+        found = _AS_QUERY.match(start, index)
+        if found is not None:
+            return start[found.end() :].strip() or None
     return None
 
 
