@@ -627,25 +627,33 @@ def _without_producer(facet: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in facet.items() if not k.startswith("_")}
 
 
+def _lineage_in_both_modes(
+    spark: Any, spark_connect: Any, client: Any, memory: Any, table: Any, query: str, label: str
+) -> dict[str, Any]:
+    """The columnLineage facet of ``query`` written with saveAsTable, classic and Connect."""
+    from openlineage_sdk.spark import install, uninstall
+
+    got: dict[str, Any] = {}
+    for mode, session in (("classic", spark), ("connect", spark_connect)):
+        install(session, client)
+        try:
+            session.sql(query).write.saveAsTable(table(f"{label}_{mode}"))
+        finally:
+            uninstall(session)
+        facet = _lineage_of(memory)
+        assert facet is not None, (label, mode)
+        got[mode] = _without_producer(facet)
+        memory.clear()
+    return got
+
+
 def test_connect_column_lineage_equals_the_classic_one(
     spark: Any, spark_connect: Any, memory: Any, client: Any, src: str, other: str, table: Any
 ) -> None:
     """The same write in both modes: the Connect text tracing gives the classic tree's lineage,
     the filters the optimizer infers (the join key is not null) included."""
-    from openlineage_sdk.spark import install, uninstall
-
     query = QUERY.format(src=src, other=other)
-    got: dict[str, Any] = {}
-    for label, session in (("classic", spark), ("connect", spark_connect)):
-        install(session, client)
-        try:
-            session.sql(query).write.saveAsTable(table(f"cll_{label}"))
-        finally:
-            uninstall(session)
-        facet = _lineage_of(memory)
-        assert facet is not None, label
-        got[label] = _without_producer(facet)
-        memory.clear()
+    got = _lineage_in_both_modes(spark, spark_connect, client, memory, table, query, "cll")
     assert got["connect"] == got["classic"]
     # src has no WHERE of its own: a FILTER on its join key is the optimizer's (a IS NOT NULL).
     keys = [
@@ -665,8 +673,6 @@ def test_rollup_explode_and_distincts_under_connect_equal_the_classic_lineage(
     """The optimized plan's Expand (ROLLUP; several DISTINCT aggregates) and Generate
     (``explode``, whose unneeded input columns the optimizer drops) traced from text under
     Connect as the classic path traces the tree."""
-    from openlineage_sdk.spark import install, uninstall
-
     source = table("nested")
     spark_connect.sql(f"CREATE TABLE {source} (a INT, b STRING, xs ARRAY<INT>) USING parquet")
     spark_connect.sql(f"INSERT INTO {source} VALUES (1, 'p', array(1, 2)), (2, 'q', array(3))")
@@ -678,17 +684,7 @@ def test_rollup_explode_and_distincts_under_connect_equal_the_classic_lineage(
         "lateral": f"SELECT b, x + a AS y FROM {source} LATERAL VIEW explode(xs) t AS x",
     }
     for label, query in queries.items():
-        got: dict[str, Any] = {}
-        for mode, session in (("classic", spark), ("connect", spark_connect)):
-            install(session, client)
-            try:
-                session.sql(query).write.saveAsTable(table(f"{label}_{mode}"))
-            finally:
-                uninstall(session)
-            facet = _lineage_of(memory)
-            assert facet is not None, (label, mode)
-            got[mode] = _without_producer(facet)
-            memory.clear()
+        got = _lineage_in_both_modes(spark, spark_connect, client, memory, table, query, label)
         assert got["connect"] == got["classic"], label
         assert got["connect"]["fields"], label
 
