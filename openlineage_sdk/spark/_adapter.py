@@ -523,6 +523,7 @@ class SparkLineage:
         self._owned_client = owned_client
         self.session_kind = session_kind(spark)
         self._listener: _classic.WriteMetricsListener | None = None
+        self._registration: _classic.ListenerRegistration | None = None
         self._hive_metastore: str | None = None
         self._default_fs: str | None = None
         self._catalog: CatalogInfo | Literal[False] | None = None  # False: not a Hive catalog
@@ -557,7 +558,7 @@ class SparkLineage:
                 _classic.start_callback_server(spark)
                 listener = _classic.WriteMetricsListener(spark._jvm)
                 listener.on_query = self._query_executed
-                spark._jsparkSession.listenerManager().register(listener)
+                self._registration = _classic.ListenerRegistration(spark, listener)
                 self._listener = listener
                 global _drain_registered
                 with _drain_lock:  # install() holds _registry_lock while it builds adapters
@@ -838,11 +839,15 @@ class SparkLineage:
             self._statements = None
         self.drain_listeners()
         if self._listener is not None:
-            try:
-                self.spark._jsparkSession.listenerManager().unregister(self._listener)
-            except Exception as error:
-                log.debug("openlineage: unregistering the listener failed: %s", error)
+            # Whatever the session still delivers to it, it reports nothing from now on.
+            self._listener.on_query = None
             self._listener = None
+        if self._registration is not None:
+            try:
+                self._registration.remove()
+            except Exception as error:
+                log.warning("openlineage: unregistering the listener failed: %s", error)
+            self._registration = None
         if self._owned_client is not None:
             self._owned_client.close()
             self._owned_client = None

@@ -647,6 +647,45 @@ def start_callback_server(spark: Any) -> None:
     ensure_started(spark.sparkContext._gateway)
 
 
+class ListenerRegistration:
+    """A Python ``QueryExecutionListener`` registered with a session, until :meth:`remove`.
+
+    py4j makes a new JVM proxy each time a Python object is passed to Java, and two proxies of
+    one object are not equal there: ``listenerManager().unregister(listener)`` would remove
+    nothing, and the listener would go on hearing every query of the session after the adapter
+    is gone (one more listener, and one more call into Python per query, with each install).
+    So the proxy is made once, held in a JVM list, and handed to ``register`` and
+    ``unregister`` by reflection, never crossing back into Python.
+    """
+
+    _INTERFACE = "org.apache.spark.sql.util.QueryExecutionListener"
+
+    def __init__(self, spark: Any, listener: Any) -> None:
+        jvm = spark._jvm
+        self._manager = spark._jsparkSession.listenerManager()
+        self._held = jvm.java.util.ArrayList()
+        self._held.add(listener)  # the one JVM proxy of ``listener``
+        self._register = self._method(spark, "register")
+        self._unregister = self._method(spark, "unregister")
+        self._register.invoke(self._manager, self._held.toArray())
+        self.listener = listener
+
+    def _method(self, spark: Any, name: str) -> Any:
+        jvm = spark._jvm
+        manager_class = self._manager.getClass()
+        interface = jvm.java.lang.Class.forName(
+            self._INTERFACE, True, manager_class.getClassLoader()
+        )
+        parameters = spark.sparkContext._gateway.new_array(jvm.java.lang.Class, 1)
+        parameters[0] = interface
+        return manager_class.getMethod(name, parameters)
+
+    def remove(self) -> None:
+        """Unregister the listener: the session calls it no more."""
+        self._unregister.invoke(self._manager, self._held.toArray())
+        self._held.clear()
+
+
 def wait_for_listeners(spark: Any, timeout_ms: int) -> bool:
     """Wait until the listener bus delivered every event posted so far (the write's included).
 

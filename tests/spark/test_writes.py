@@ -350,6 +350,41 @@ def test_uninstall_stops_the_events(mode_spark: Any, client: Any, data_dir: Path
     assert [e.event_type for e in memory.events] == ["START", "COMPLETE"]
 
 
+def test_uninstall_stops_every_kind_of_run_however_often_it_is_installed(
+    mode_spark: Any, client: Any, data_dir: Path
+) -> None:
+    """Reads ending in actions and statements too: nothing of an adapter outlives uninstall.
+
+    (In classic mode the reads reach the adapter from a listener registered with the session;
+    an installation that left its listener behind went on reporting them, once more with each
+    install.)
+    """
+    from openlineage_sdk.spark import install, uninstall
+
+    memory = client.transport
+    source = str(data_dir / "source")
+    mode_spark.range(3).write.parquet(source)
+    for _ in range(3):
+        install(mode_spark, client)
+        uninstall(mode_spark)
+    install(mode_spark, client)
+    mode_spark.read.parquet(source).count()
+    _drain(mode_spark)
+    assert [e.event_type for e in memory.events] == ["START", "COMPLETE"]  # once, not four times
+    uninstall(mode_spark)
+    mode_spark.read.parquet(source).count()
+    mode_spark.sql(f"CREATE TABLE uninstalled_t USING parquet AS SELECT * FROM parquet.`{source}`")
+    mode_spark.sql("DROP TABLE uninstalled_t")
+    _drain(mode_spark)
+    assert [e.event_type for e in memory.events] == ["START", "COMPLETE"]
+
+
+def _drain(spark: Any) -> None:
+    """Let the classic session's listener bus deliver what was posted (a no-op under Connect)."""
+    if hasattr(spark, "_jsc"):
+        spark.sparkContext._jsc.sc().listenerBus().waitUntilEmpty(30_000)
+
+
 def test_without_a_client_events_go_where_the_environment_says(
     mode_spark: Any, data_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
