@@ -72,6 +72,8 @@ class _JvmClasses:
         self.project = jvm.org.apache.spark.sql.catalyst.plans.logical.Project
         self.hadoop_path = jvm.org.apache.hadoop.fs.Path
         self.string_writer = jvm.java.io.StringWriter
+        # Plan a statement without running it (``QueryExecution``'s command execution mode).
+        self.skip = jvm.org.apache.spark.sql.execution.CommandExecutionMode.SKIP()
         self._jvm = jvm
         self._json_writer: Any = None
 

@@ -37,6 +37,7 @@ from typing import Any
 from openlineage_sdk.naming import trim_dataset_name
 from openlineage_sdk.spark._classic import (
     _catalog_table_info,
+    _JvmClasses,
     _option,
     jvm_json,
     logical_plan_extraction,
@@ -173,7 +174,7 @@ def describe_statement(
     session = spark._jsparkSession
     state = session.sessionState()
     parsed = state.sqlParser().parsePlan(text)
-    skip = jvm.org.apache.spark.sql.execution.CommandExecutionMode.SKIP()
+    skip = _JvmClasses.of(jvm).skip
     plan = state.executePlan(parsed, skip).analyzed()
     describer = _Describer(spark, hive_metastore, skip, descriptions)
     return plan, _describe(describer, plan)
@@ -189,7 +190,7 @@ def describe_executed(
     ``QueryExecution`` holds the command as Spark analyzed it. ``None`` as for
     :func:`describe_statement`.
     """
-    skip = spark._jvm.org.apache.spark.sql.execution.CommandExecutionMode.SKIP()
+    skip = _JvmClasses.of(spark._jvm).skip
     plan = frame._jdf.queryExecution().analyzed()
     return _describe(_Describer(spark, hive_metastore, skip, descriptions), plan)
 
