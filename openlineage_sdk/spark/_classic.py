@@ -684,8 +684,9 @@ class ListenerRegistration:
 
     def remove(self) -> None:
         """Unregister the listener: the session calls it no more."""
-        self._unregister.invoke(self._manager, self._held.toArray())
-        self._held.clear()
+        if self._held is not None:
+            self._unregister.invoke(self._manager, self._held.toArray())
+            self._held = None  # py4j lets the JVM collect the list and its proxy
 
 
 def wait_for_listeners(spark: Any, timeout_ms: int) -> bool:

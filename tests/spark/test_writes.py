@@ -6,6 +6,7 @@ Every event a test emits is checked against the spec's schemas (strict, with for
 
 from __future__ import annotations
 
+import logging
 from pathlib import Path
 from typing import Any
 
@@ -351,7 +352,7 @@ def test_uninstall_stops_the_events(mode_spark: Any, client: Any, data_dir: Path
 
 
 def test_uninstall_stops_every_kind_of_run_however_often_it_is_installed(
-    mode_spark: Any, client: Any, data_dir: Path
+    mode_spark: Any, client: Any, data_dir: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
     """Reads ending in actions and statements too: nothing of an adapter outlives uninstall.
 
@@ -377,6 +378,7 @@ def test_uninstall_stops_every_kind_of_run_however_often_it_is_installed(
     mode_spark.sql("DROP TABLE uninstalled_t")
     _drain(mode_spark)
     assert [e.event_type for e in memory.events] == ["START", "COMPLETE"]
+    assert [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING] == []
 
 
 def _drain(spark: Any) -> None:
