@@ -696,14 +696,16 @@ class SparkLineage:
         except BaseException as error:
             lineage.error = error
             lineage.finished = time.time()
-            lineage.problems.append(
-                "statement: a statement with parameters or format arguments is described from "
-                "the command Spark ran, and it failed before there was one"
-            )
+            statement = self._describe_failed(lineage, token)
+            if statement is None:
+                lineage.problems.append(
+                    "statement: a statement with parameters or format arguments is described "
+                    "from the command Spark ran, and it failed before there was one"
+                )
             raise
         else:
             try:
-                statement = self._describe_statement(None, lineage, result)
+                statement = self._describe_statement(None, lineage, result._jdf.queryExecution())
             except Exception as error:  # never the user's statement's problem
                 log.warning("openlineage: describing the statement failed: %s", error)
             return result
@@ -720,20 +722,44 @@ class SparkLineage:
                 self._notify("write_started", lineage)
                 self._notify("write_finished", lineage)
 
+    def _describe_failed(
+        self, lineage: WriteLineage, token: int | None
+    ) -> _statements.Statement | None:
+        """A failed bound statement, from the command the session's listener saw fail.
+
+        A command that fails while it runs (not while Spark parses or analyzes it) is handed
+        to the listener's ``onFailure`` with its ``QueryExecution``; the listener bus is
+        drained (bounded) for it before the user's exception goes on. ``None`` when no single
+        failed command arrived.
+        """
+        listener = self._listener
+        if listener is None or token is None:
+            return None
+        try:
+            if not _classic.wait_for_listeners(self.spark, self.listener_timeout_ms):
+                return None
+            failed = listener.collector(token).failed
+            if len(failed) != 1:
+                return None
+            return self._describe_statement(None, lineage, failed[0])
+        except Exception as error:  # never the user's statement's problem
+            log.warning("openlineage: describing the failed statement failed: %s", error)
+            return None
+
     def _describe_statement(
-        self, text: str | None, lineage: WriteLineage, result: Any = None
+        self, text: str | None, lineage: WriteLineage, executed: Any = None
     ) -> _statements.Statement | None:
         """What the statement does, into ``lineage``; ``None`` when it is not reported.
 
-        Read from ``text`` before it runs, or (``text`` ``None``) from ``result``, the
-        DataFrame ``spark.sql`` returned, after.
+        Read from ``text`` before it runs, or (``text`` ``None``) from ``executed``, the JVM
+        ``QueryExecution`` of the command Spark ran, after.
         """
         guard = _in_write.set(True)
         statement: _statements.Statement | None = None
         try:
             if text is None:
                 statement = _statements.describe_executed(
-                    self.spark, result, self._hive_metastore, self.descriptions
+                    self.spark, executed, self._hive_metastore, self.descriptions
                 )
             else:
                 _plan, statement = _statements.describe_statement(

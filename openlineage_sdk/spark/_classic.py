@@ -567,6 +567,7 @@ class _Collector:
     def __init__(self) -> None:
         self.commands: list[CommandMetrics] = []
         self.arrived = threading.Event()  # set when a command with write metrics arrived
+        self.failed: list[Any] = []  # the QueryExecution of each command that failed
 
     def wait(self, timeout_s: float) -> bool:
         """Wait until write metrics arrived; False on time-out."""
@@ -634,7 +635,10 @@ class WriteMetricsListener:
                 collector.arrived.set()
 
     def onFailure(self, func_name: str, qe: Any, exception: Any) -> None:  # noqa: N802
-        """A failed command: the write's own exception tells of it, and it has no metrics."""
+        """A failed command: no metrics; its plan, for a statement described after it ran."""
+        with self._lock:
+            if len(self._active) == 1:
+                next(iter(self._active.values())).failed.append(qe)
 
     class Java:
         implements = ["org.apache.spark.sql.util.QueryExecutionListener"]  # noqa: RUF012

@@ -181,17 +181,18 @@ def describe_statement(
 
 
 def describe_executed(
-    spark: Any, frame: Any, hive_metastore: str | None, descriptions: bool = False
+    spark: Any, qe: Any, hive_metastore: str | None, descriptions: bool = False
 ) -> Statement | None:
-    """What the command that made ``frame`` (``spark.sql``'s result) did, once it has run.
+    """What the command of ``qe`` (a JVM ``QueryExecution``) did, once it has run or failed.
 
     For statements PySpark formats or binds before the JVM parses them (parameters, format
-    arguments): the text the adapter sees is not the statement Spark runs, but the result's
-    ``QueryExecution`` holds the command as Spark analyzed it. ``None`` as for
+    arguments): the text the adapter sees is not the statement Spark runs, but the
+    ``QueryExecution`` of ``spark.sql``'s result (or, when it failed, the one the session's
+    listener was given) holds the command as Spark analyzed it. ``None`` as for
     :func:`describe_statement`.
     """
     skip = _JvmClasses.of(spark._jvm).skip
-    plan = frame._jdf.queryExecution().analyzed()
+    plan = qe.analyzed()
     return _describe(_Describer(spark, hive_metastore, skip, descriptions), plan)
 
 

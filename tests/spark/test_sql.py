@@ -209,22 +209,45 @@ def test_a_failing_statement_with_parameters_reaches_the_user_unchanged_and_the_
         "DROP TABLE IF EXISTS bound_failing",
         "CREATE TABLE bound_failing (a STRING) USING parquet",
     )
+    """A command that fails while it runs is described from what the listener saw fail: its
+    FAIL names the table it was writing, as the written-out statement's does. One that fails
+    before Spark runs it (binding, analysis) has no command to describe, and says so."""
+    from openlineage_sdk.spark import uninstall
+
+    classic_auto.clear()
+    literal = "INSERT INTO bound_failing SELECT raise_error('boom') FROM range(1)"
+    with pytest.raises(Exception, match="boom"):
+        spark.sql(literal)
+    written_out = classic_auto.only_write().end.to_dict()
     classic_auto.clear()
     statement = "INSERT INTO bound_failing SELECT raise_error(:message) FROM range(1)"
     with pytest.raises(Exception, match="boom") as traced:
         spark.sql(statement, args={"message": "boom"})
-    from openlineage_sdk.spark import uninstall
+    run = classic_auto.only_write()
+    assert run.types == ["START", "FAIL"]
+    end = run.end.to_dict()
+    assert "boom" in end["run"]["facets"]["errorMessage"]["message"]
+    assert "extractionError" not in end["run"]["facets"]
+    assert end["job"]["name"] == written_out["job"]["name"]
+    assert end["outputs"] == written_out["outputs"]
+    assert end["outputs"][0]["name"].endswith("bound_failing")
+
+    classic_auto.clear()
+    unbound = "INSERT INTO bound_failing SELECT :missing FROM range(1)"
+    with pytest.raises(Exception, match=r"missing|UNBOUND") as never_ran:
+        spark.sql(unbound, args={"message": "boom"})
+    run = classic_auto.only_write()
+    assert run.types == ["START", "FAIL"]
+    [problem] = run.end.to_dict()["run"]["facets"]["extractionError"]["errors"]
+    assert "it failed before there was one" in problem["errorMessage"]
 
     uninstall(spark)
     with pytest.raises(Exception, match="boom") as plain:
         spark.sql(statement, args={"message": "boom"})
+    with pytest.raises(Exception, match=r"missing|UNBOUND") as plain_never_ran:
+        spark.sql(unbound, args={"message": "boom"})
     assert type(traced.value) is type(plain.value)
-    run = classic_auto.only_write()
-    assert run.types == ["START", "FAIL"]
-    facets = run.end.to_dict()["run"]["facets"]
-    assert "boom" in facets["errorMessage"]["message"]
-    [problem] = facets["extractionError"]["errors"]
-    assert "it failed before there was one" in problem["errorMessage"]
+    assert type(never_ran.value) is type(plain_never_ran.value)
 
 
 def test_reads_ending_in_actions_are_runs_with_inputs_only(
