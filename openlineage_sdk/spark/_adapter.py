@@ -5,8 +5,10 @@ How writes are seen
 The adapter wraps the public write methods of PySpark's ``DataFrameWriter`` and
 ``DataFrameWriterV2`` (``save``, ``parquet``, ``saveAsTable``, ``insertInto``, ``jdbc``, ...,
 ``create``, ``append``, ...), for the classic classes and the Connect classes alike. A wrapped
-call on a session the adapter is installed on becomes one write: one start before Spark runs it,
-one finish after, whatever Spark does inside (``saveAsTable`` alone runs three or four commands).
+call on a session the adapter is installed on becomes one write: one start (its target read
+before Spark runs it, what it reads described beside it in classic mode, before it under
+Connect), one finish after, whatever Spark does inside (``saveAsTable`` alone runs three or four
+commands).
 Calls the wrappers make to each other (Connect's ``parquet`` calls ``save``) are one write, not
 two. Writers of other sessions pass straight through.
 
@@ -35,9 +37,10 @@ from Spark's status store for the jobs the save ran (``_rdd``).
 
 Where writes go
 ---------------
-Each write is handed to a :class:`LineageSink`: ``write_started`` before Spark runs it (with the
-inputs, the output, schemas and column lineage), ``write_finished`` after (with the statistics,
-or the error). :func:`install` picks the sink by mode: automatic mode makes each write a run of
+Each write is handed to a :class:`LineageSink`: ``write_started`` once it is described (with the
+inputs, the output, schemas and column lineage; in classic mode on a thread of the adapter's,
+while Spark runs the write), ``write_finished`` after (with the statistics, or the error), never
+before it. :func:`install` picks the sink by mode: automatic mode makes each write a run of
 the client (``_events.RunPerWrite``), explicit mode adds it to the current run
 (``_events.IntoCurrentRun``); a sink of one's own can be given instead.
 
@@ -179,7 +182,12 @@ class LineageSink(Protocol):
     """Where the adapter reports writes: a run of the lifecycle client, or one run per write."""
 
     def write_started(self, write: WriteLineage) -> None:
-        """The write is about to run; inputs, output and what is known before are filled in."""
+        """The write is described: inputs, output, schemas and column lineage are filled in.
+
+        Called once per write, before :meth:`write_finished`: for a classic DataFrame write and
+        an ``INSERT`` from a thread of the adapter's while Spark runs it (with the caller's
+        context variables), otherwise before it runs.
+        """
 
     def write_finished(self, write: WriteLineage) -> None:
         """The write ran (``write.error`` tells whether it failed); statistics are filled in."""
@@ -888,13 +896,43 @@ class SparkLineage:
         args: tuple[Any, ...],
         kwargs: dict[str, Any],
     ) -> Any:
-        """Run one user write with lineage around it; returns what the write returns."""
+        """Run one user write with lineage around it; returns what the write returns.
+
+        What the write targets (the output, its lifecycle, the job's name) is read before it
+        runs, since the write changes it; what it reads (inputs, schemas, column lineage) does
+        not change while it runs, and in classic mode is described on a thread of the adapter's
+        beside it, the START going out when that is done (under Connect, before it). The finish
+        waits for the description, so a run's events keep their order.
+        """
+        describe: Callable[[], None] | None = None
         try:
-            lineage, target = self._before(writer, method, original, args, kwargs)
+            lineage, target, describe = self._before(writer, method, original, args, kwargs)
         except Exception as error:  # whatever broke, the write still runs, with what is known
             lineage, target = self._lineage(method), None
             self._problem(lineage, "lineage", error)
-        self._notify("write_started", lineage)
+
+        def started() -> None:
+            if describe is not None:
+                try:
+                    describe()
+                except Exception as error:
+                    self._problem(lineage, "inputs", error)
+            self._notify("write_started", lineage)
+
+        beside: threading.Thread | None = None
+        if self.session_kind == "classic":
+            beside = threading.Thread(
+                target=contextvars.copy_context().run,  # the caller's current run, explicit mode
+                args=(started,),
+                name="openlineage-describe",
+                daemon=True,
+            )
+            beside.start()
+        else:
+            # The Connect server analyses a DataFrame's plan when the description first sends
+            # it, and keeps the analysis for the write; sent at once, both would be analysed
+            # (a CSV header inferred twice: a Spark job of the adapter's).
+            started()
         observation = self._observation(writer, lineage)
         token = self._listener.begin() if self._listener is not None else None
         guard = _in_write.set(True)
@@ -910,6 +948,8 @@ class SparkLineage:
         finally:
             _in_write.reset(guard)
             lineage.finished = time.time()
+            if beside is not None:
+                beside.join()
             try:
                 self._after(lineage, target, observation, token)
             except Exception as error:
@@ -1040,7 +1080,8 @@ class SparkLineage:
         original: Callable[..., Any],
         args: tuple[Any, ...],
         kwargs: dict[str, Any],
-    ) -> tuple[WriteLineage, _Target | None]:
+    ) -> tuple[WriteLineage, _Target | None, Callable[[], None]]:
+        """The write's record as far as the target tells it, and what describes the rest."""
         lineage = self._lineage(method)
         target: _Target | None = None
         try:
@@ -1066,19 +1107,20 @@ class SparkLineage:
             self.app_name, lineage.command, table or (output.identity.name if output else None)
         )
         df = self._dataframe(writer)
-        if output is not None:
-            try:
-                if method == "insertInto" and target is not None:
-                    output.schema = schema_fields(self._schema(self.spark.table(target.location)))
-                else:
-                    output.schema = schema_fields(self._schema(df))
-            except Exception as error:
-                self._problem(lineage, "output schema", error, output)
-        try:
+
+        def describe() -> None:
+            if output is not None:
+                try:
+                    if method == "insertInto" and target is not None:
+                        table = self.spark.table(target.location)
+                        output.schema = schema_fields(self._schema(table))
+                    else:
+                        output.schema = schema_fields(self._schema(df))
+                except Exception as error:
+                    self._problem(lineage, "output schema", error, output)
             self._inputs(df, lineage, output, method, target)
-        except Exception as error:
-            self._problem(lineage, "inputs", error)
-        return lineage, target
+
+        return lineage, target, describe
 
     def _problem(
         self,

@@ -21,9 +21,9 @@ the write's problems, and left out, and the rest go out.
 
 Where the events go
 -------------------
-:class:`RunPerWrite` (automatic mode) makes each write a run of the client's: START before the
-write with the inputs, the output and what is known before it runs; COMPLETE after it with the
-statistics (or FAIL with the write's exception in an errorMessage facet, or ABORT when it was
+:class:`RunPerWrite` (automatic mode) makes each write a run of the client's: START as the
+write starts, with the inputs, the output and what is known before it ends; COMPLETE after it
+with the statistics (or FAIL with the write's exception in an errorMessage facet, or ABORT when it was
 interrupted). The run's parent is found by the lifecycle (``parent="auto"``): the run whose
 ``with`` block the write is in, such as the application's run.
 
@@ -40,6 +40,7 @@ import threading
 import weakref
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from openlineage_sdk._version import __version__
@@ -422,7 +423,9 @@ class RunPerWrite:
         run.list_empty = True  # "inputs": [] and empty inputFacets, as the JVM agent writes
         with self._lock:
             self._runs[id(write)] = run
-        run.start()
+        # When the write started: its START may be sent later, once it is described beside it.
+        started = datetime.fromtimestamp(write.started, timezone.utc) if write.started else None
+        run.start(event_time=started)
 
     def write_finished(self, write: WriteLineage) -> None:
         """Emit the write's COMPLETE with its statistics, or FAIL or ABORT."""

@@ -78,25 +78,47 @@ def test_a_parquet_write_is_one_run_start_then_complete(
         assert set(stats) == {"_producer", "_schemaURL", "rowCount"}
 
 
-def test_start_goes_out_before_the_write_and_complete_after(
+def test_start_is_described_beside_the_write_and_complete_waits_for_it(
     mode_spark: Any, data_dir: Path
 ) -> None:
+    """In classic mode nothing of the description sits in front of the write: its START goes
+    out from a thread of the adapter's while Spark writes (here held until the write is done,
+    and the write does not wait for it); COMPLETE after it, whatever the order they were ready
+    in, and the START's time is the write's start. Under Connect the START goes out before the
+    write (the server keeps the plan's analysis from the description for the write)."""
+    import time
+    from datetime import datetime
+
     from openlineage_sdk.spark import install, uninstall
 
     out = data_dir / "out"
     seen: list[tuple[str | None, bool]] = []
+    classic = session_kind(mode_spark) == "classic"
 
     class Watching(MemoryTransport):
         def emit(self, event: Any) -> None:
+            if event.event_type == "START" and classic:
+                deadline = time.monotonic() + 60
+                while not (out / "_SUCCESS").exists() and time.monotonic() < deadline:
+                    time.sleep(0.05)
             seen.append((event.event_type, (out / "_SUCCESS").exists()))
             super().emit(event)
 
-    install(mode_spark, OpenLineage(transport=Watching(), namespace=NAMESPACE))
+    transport = Watching()
+    install(mode_spark, OpenLineage(transport=transport, namespace=NAMESPACE))
+    before = time.time()
     try:
         mode_spark.range(10).write.parquet(str(out))
     finally:
         uninstall(mode_spark)
-    assert seen == [("START", False), ("COMPLETE", True)]
+    assert seen == [("START", classic), ("COMPLETE", True)]
+    start, complete = transport.events
+    assert start.inputs == []  # range() reads no dataset
+    assert [o.name for o in start.outputs or []] == [o.name for o in complete.outputs or []]
+    assert start.outputs[0].facets.schema is not None  # described, not a bare name
+    # Its time is when the write started, not when it was sent (in classic mode, after the write).
+    started = datetime.fromisoformat(start.event_time).timestamp()
+    assert before <= started < (out / "_SUCCESS").stat().st_mtime
 
 
 def test_save_as_table_is_one_run_named_by_location_with_a_table_symlink(
