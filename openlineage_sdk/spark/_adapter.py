@@ -75,6 +75,7 @@ from openlineage_sdk.spark._records import (
     DatasetLineage,
     IoStats,
     note_problem,
+    start_beside,
 )
 from openlineage_sdk.spark._schema import schema_fields
 from openlineage_sdk.spark._tables import describe_table, planned_table, table_identity
@@ -657,11 +658,7 @@ class SparkLineage:
         beside: threading.Thread | None = None
         if _connect_statements.described_beside(text):
             token = listener.begin() if listener is not None else None
-            context = contextvars.copy_context()  # the caller's current run, for explicit mode
-            beside = threading.Thread(
-                target=context.run, args=(describe,), name="openlineage-describe", daemon=True
-            )
-            beside.start()
+            beside = start_beside(describe, name="openlineage-describe")
         else:
             describe()
             if described[0] is None:
@@ -921,13 +918,7 @@ class SparkLineage:
 
         beside: threading.Thread | None = None
         if self.session_kind == "classic":
-            beside = threading.Thread(
-                target=contextvars.copy_context().run,  # the caller's current run, explicit mode
-                args=(started,),
-                name="openlineage-describe",
-                daemon=True,
-            )
-            beside.start()
+            beside = start_beside(started, name="openlineage-describe")
         else:
             # The Connect server analyses a DataFrame's plan when the description first sends
             # it, and keeps the analysis for the write; sent at once, both would be analysed

@@ -669,22 +669,15 @@ class ListenerRegistration:
     def __init__(self, spark: Any, listener: Any) -> None:
         jvm = spark._jvm
         self._manager = spark._jsparkSession.listenerManager()
-        self._held = jvm.java.util.ArrayList()
-        self._held.add(listener)  # the one JVM proxy of ``listener``
-        self._register = self._method(spark, "register")
-        self._unregister = self._method(spark, "unregister")
-        self._register.invoke(self._manager, self._held.toArray())
-        self.listener = listener
-
-    def _method(self, spark: Any, name: str) -> Any:
-        jvm = spark._jvm
         manager_class = self._manager.getClass()
-        interface = jvm.java.lang.Class.forName(
+        parameters = spark.sparkContext._gateway.new_array(jvm.java.lang.Class, 1)
+        parameters[0] = jvm.java.lang.Class.forName(
             self._INTERFACE, True, manager_class.getClassLoader()
         )
-        parameters = spark.sparkContext._gateway.new_array(jvm.java.lang.Class, 1)
-        parameters[0] = interface
-        return manager_class.getMethod(name, parameters)
+        self._unregister = manager_class.getMethod("unregister", parameters)
+        self._held: Any = jvm.java.util.ArrayList()
+        self._held.add(listener)  # the one JVM proxy of ``listener``
+        manager_class.getMethod("register", parameters).invoke(self._manager, self._held.toArray())
 
     def remove(self) -> None:
         """Unregister the listener: the session calls it no more."""

@@ -93,6 +93,7 @@ from openlineage_sdk.spark._records import (
     DatasetLineage,
     LifecycleState,
     note_problem,
+    start_beside,
 )
 from openlineage_sdk.spark._schema import schema_fields
 from openlineage_sdk.spark._tables import (
@@ -454,17 +455,13 @@ class ConnectStatements:
         beside: threading.Thread | None = None
         if plan is not None and plan.ready and plan.spec is not None:
             if plan.spec.kind in _LOOKED_UP_BESIDE:
-                beside = threading.Thread(
-                    target=contextvars.copy_context().run,  # the caller's run, explicit mode
-                    args=(self._look_up, plan, lineage, early),
-                    daemon=True,
+                beside = start_beside(
+                    self._look_up, plan, lineage, early, name="openlineage-look-up"
                 )
             else:
                 self._look_up(plan, lineage, early)
         elif early:
             adapter._notify("write_started", lineage)
-        if beside is not None:
-            beside.start()
         try:
             result = self._original(command, observations)
         except BaseException as error:
@@ -508,13 +505,7 @@ class ConnectStatements:
             else:
                 adapter._notify("write_started", lineage)
 
-        beside = threading.Thread(
-            target=contextvars.copy_context().run,  # the caller's current run, explicit mode
-            args=(describe,),
-            name="openlineage-explain",
-            daemon=True,
-        )
-        beside.start()
+        beside = start_beside(describe, name="openlineage-explain")
         try:
             return self._original(command, observations)
         except BaseException as error:

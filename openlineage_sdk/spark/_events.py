@@ -23,8 +23,8 @@ Where the events go
 -------------------
 :class:`RunPerWrite` (automatic mode) makes each write a run of the client's: START as the
 write starts, with the inputs, the output and what is known before it ends; COMPLETE after it
-with the statistics (or FAIL with the write's exception in an errorMessage facet, or ABORT when it was
-interrupted). The run's parent is found by the lifecycle (``parent="auto"``): the run whose
+with the statistics (or FAIL with the write's exception in an errorMessage facet, or ABORT when
+it was interrupted). The run's parent is found by the lifecycle (``parent="auto"``): the run whose
 ``with`` block the write is in, such as the application's run.
 
 :class:`IntoCurrentRun` (explicit mode) adds the same datasets and facets to the run whose block

@@ -9,9 +9,12 @@ what is missing.
 
 from __future__ import annotations
 
+import contextvars
 import logging
+import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Any, Literal
 
 from openlineage_sdk.models.records import (
     ColumnLineageDatasetFacetField,
@@ -138,6 +141,19 @@ class DatasetLineage:
     previous_identity: DatasetIdentity | None = None  # the name before a RENAME
     catalog: CatalogInfo | None = None
     problems: list[str] = field(default_factory=list)
+
+
+def start_beside(function: Callable[..., None], *args: Any, name: str) -> threading.Thread:
+    """Start ``function(*args)`` on a daemon thread of the adapter's, beside the user's work.
+
+    It runs in a copy of the caller's context variables (its current run, for explicit mode);
+    the caller joins the thread before it reports the work's end.
+    """
+    thread = threading.Thread(
+        target=contextvars.copy_context().run, args=(function, *args), name=name, daemon=True
+    )
+    thread.start()
+    return thread
 
 
 def note_problem(problems: list[str], what: str, error: BaseException) -> None:
