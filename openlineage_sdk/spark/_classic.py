@@ -68,7 +68,8 @@ class _JvmClasses:
     _cache: dict[int, _JvmClasses] = {}  # noqa: RUF012 - a process-wide cache by gateway
 
     def __init__(self, jvm: Any) -> None:
-        self.converters = jvm.scala.jdk.javaapi.CollectionConverters
+        # A static method, held: each lookup of a member of a class is a round trip of its own.
+        self.as_java = jvm.scala.jdk.javaapi.CollectionConverters.asJava
         self.project = jvm.org.apache.spark.sql.catalyst.plans.logical.Project
         self.hadoop_path = jvm.org.apache.hadoop.fs.Path
         self.string_writer = jvm.java.io.StringWriter
@@ -150,7 +151,7 @@ def _as_list(jvm: Any, seq: Any) -> list[Any]:
     Indexing by ``size()`` rather than iterating the py4j list proxy: the proxy finds the end
     of a list by provoking an exception in the JVM, which alone costs some 20 ms.
     """
-    java_list = _JvmClasses.of(jvm).converters.asJava(seq)
+    java_list = _JvmClasses.of(jvm).as_java(seq)
     return [java_list.get(i) for i in range(java_list.size())]
 
 
@@ -489,7 +490,7 @@ def _class_name(node: Any) -> str:
 
 
 def _metric_values(jvm: Any, node: Any, names: tuple[str, ...]) -> dict[str, int]:
-    metrics = _JvmClasses.of(jvm).converters.asJava(node.metrics())
+    metrics = _JvmClasses.of(jvm).as_java(node.metrics())
     values: dict[str, int] = {}
     for name in names:
         metric = metrics.get(name)
