@@ -1239,7 +1239,9 @@ class SparkLineage:
                     self._problem(lineage, f"input {path}: declared schema", error, found[-1])
         for name in reads.tables:
             try:
-                info = describe_table(self.spark, name)
+                # Under Connect, one request can answer the location and the columns.
+                connect = self.session_kind == "connect"
+                info = describe_table(self.spark, name, with_schema=connect)
                 if info is None or info.location is None:
                     raise ValueError(f"{name} is not a table with a location")
                 found.append(DatasetLineage(table_identity(info, self._hive_metastore), "input"))
@@ -1248,7 +1250,9 @@ class SparkLineage:
                 continue
             try:
                 # The catalog knows a table's columns: analysing it reads no data.
-                found[-1].schema = schema_fields(self._schema(self.spark.table(name)))
+                found[-1].schema = info.schema or schema_fields(
+                    self._schema(self.spark.table(name))
+                )
             except Exception as error:
                 self._problem(lineage, f"input table {name}: schema", error, found[-1])
         for url, table in reads.jdbc:

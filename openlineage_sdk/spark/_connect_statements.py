@@ -701,7 +701,7 @@ class ConnectStatements:
         for name in explained.input_tables:
             try:
                 # The server's plan of the statement reads it: it exists.
-                info = describe_table(adapter.spark, name, exists=True)
+                info = describe_table(adapter.spark, name, exists=True, with_schema=True)
                 if info is None or info.location is None:
                     raise ValueError(f"{name} is not a table with a location")
                 dataset = DatasetLineage(table_identity(info, adapter._hive_metastore), "input")
@@ -709,7 +709,7 @@ class ConnectStatements:
                 note_problem(lineage.problems, f"input table {name}", error)
                 continue
             try:
-                dataset.schema = schema_fields(adapter.spark.table(name).schema)
+                dataset.schema = info.schema or schema_fields(adapter.spark.table(name).schema)
             except Exception as error:
                 note_problem(dataset.problems, f"input table {name}: schema", error)
             add(dataset)
@@ -731,8 +731,10 @@ class ConnectStatements:
                 f"{explained.unnamed_inputs - located} file input(s) read by path{cut}"
             )
 
-    def _table(self, name: str, *, exists: bool = False) -> TableInfo | None:
-        return describe_table(self.adapter.spark, name, exists=exists)
+    def _table(
+        self, name: str, *, exists: bool = False, with_schema: bool = False
+    ) -> TableInfo | None:
+        return describe_table(self.adapter.spark, name, exists=exists, with_schema=with_schema)
 
     def _describe(self, plan: _Plan, lineage: WriteLineage, *, before: bool) -> None:
         """Fill in the output and the job name, from the catalog (before or after the run)."""
@@ -767,16 +769,17 @@ class ConnectStatements:
             if spec.kind == "rename" and not before:
                 name = _renamed(tables[0], tables[1] if len(tables) > 1 else None)
             # An INSERT's target exists: the server has analysed the INSERT.
-            info = self._table(name, exists=spec.kind == "insert")
+            wants_schema = spec.kind != "drop"
+            info = self._table(name, exists=spec.kind == "insert", with_schema=wants_schema)
             if info is None or info.location is None:
                 info = planned_table(adapter.spark, name)
             output = DatasetLineage(table_identity(info, adapter._hive_metastore), "output")
             if spec.kind == "rename":
                 previous = plan.previous
                 output.previous_identity = previous
-            if spec.kind != "drop":
+            if wants_schema:
                 try:
-                    output.schema = schema_fields(adapter.spark.table(name).schema)
+                    output.schema = info.schema or schema_fields(adapter.spark.table(name).schema)
                 except Exception as error:
                     note_problem(output.problems, "output schema", error)
             suffix = info.qualified_name if spec.suffix == "table" else output.identity.name

@@ -14,14 +14,22 @@ is encoded here; ``DESCRIBE DATABASE`` shows a database's location as a URI alre
 
 from __future__ import annotations
 
+import contextlib
 import importlib
+import json
+import logging
 import re
-from dataclasses import dataclass
+import weakref
+from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
+from openlineage_sdk.models.records import SchemaDatasetFacetFields
 from openlineage_sdk.spark._naming import encode_path, hadoop_location_uri
 from openlineage_sdk.spark._records import DatasetIdentity, Symlink
+from openlineage_sdk.spark._schema import described_fields
+
+log = logging.getLogger("openlineage_sdk.spark")
 
 __all__ = [
     "TableInfo",
@@ -36,11 +44,16 @@ __all__ = [
 
 @dataclass(frozen=True)
 class TableInfo:
-    """What the catalog says about a table; ``location`` is a URI, its path percent-encoded."""
+    """What the catalog says about a table; ``location`` is a URI, its path percent-encoded.
+
+    ``schema``, when the catalog's answer held it, is the table's schema as the schema facet's
+    fields (see :func:`describe_table`).
+    """
 
     database: str | None
     table: str
     location: str | None
+    schema: list[SchemaDatasetFacetFields] | None = field(default=None, compare=False, repr=False)
 
     @property
     def qualified_name(self) -> str:
@@ -107,14 +120,26 @@ def _quote(name: str) -> str:
     return ".".join(p if p.startswith("`") else f"`{p}`" for p in parts)
 
 
-def describe_table(spark: Any, name: str, *, exists: bool = False) -> TableInfo | None:
+def describe_table(
+    spark: Any, name: str, *, exists: bool = False, with_schema: bool = False
+) -> TableInfo | None:
     """The catalog's record of table ``name``, or ``None`` when there is no such table.
 
     With ``exists``, the caller knows the table is there (a statement's analysed plan reads or
     writes it), and the catalog is not asked first: one request less under Spark Connect.
+
+    With ``with_schema``, the record also holds the table's schema when one answer can give both:
+    ``DESCRIBE TABLE EXTENDED ... AS JSON`` (Spark 4 and later) holds the location and the
+    columns, which saves Spark Connect clients the request for the table's schema. A session
+    whose Spark refuses it, or a column type :func:`described_fields` does not translate, gets
+    the plain ``DESCRIBE`` and ``schema`` ``None``: the caller reads the schema itself.
     """
     if not exists and not spark.catalog.tableExists(name):
         return None
+    if with_schema:
+        described = _described_as_json(spark, name)
+        if described is not None:
+            return described
     info = _rows(spark, f"DESCRIBE TABLE EXTENDED {_quote(name)}", "# Detailed Table Information")
     table = info.get("Table") or _NAME_PART.findall(name)[-1].strip("`")
     location = info.get("Location") or None
@@ -123,6 +148,38 @@ def describe_table(spark: Any, name: str, *, exists: bool = False) -> TableInfo 
         table=table,
         location=hadoop_location_uri(location) if location is not None else None,
     )
+
+
+# Sessions whose Spark refused ``DESCRIBE ... AS JSON`` once: not asked again.
+_NO_JSON_DESCRIBE: weakref.WeakSet[Any] = weakref.WeakSet()
+
+
+def _described_as_json(spark: Any, name: str) -> TableInfo | None:
+    """``describe_table`` from ``DESCRIBE TABLE EXTENDED ... AS JSON``; ``None`` if not told."""
+    if spark in _NO_JSON_DESCRIBE:
+        return None
+    try:
+        rows = command_rows(spark.sql(f"DESCRIBE TABLE EXTENDED {_quote(name)} AS JSON"))
+    except Exception as error:  # a Spark before 4, or a catalog that cannot describe so
+        log.debug("openlineage: DESCRIBE ... AS JSON of %s failed: %s", name, error)
+        # A session that cannot be referred to weakly is asked each time.
+        with contextlib.suppress(TypeError):
+            _NO_JSON_DESCRIBE.add(spark)
+        return None
+    try:
+        described = json.loads(rows[0][0])
+        if described.get("catalog_name") == "system":  # a temporary view: no table
+            return None
+        location = described.get("location") or None
+        return TableInfo(
+            database=described.get("schema_name") or None,
+            table=described["table_name"],
+            location=hadoop_location_uri(location) if location is not None else None,
+            schema=described_fields(described["columns"]),
+        )
+    except Exception as error:  # an answer of another shape, or a type not translated
+        log.debug("openlineage: DESCRIBE ... AS JSON of %s not read: %s", name, error)
+        return None
 
 
 def planned_table(spark: Any, name: str, path: str | None = None) -> TableInfo:

@@ -399,17 +399,17 @@ def test_an_insert_does_not_wait_for_the_adapters_explain(
     assert run.output_json()["name"].endswith("/" + src)
 
 
-def test_an_insert_costs_five_requests_of_the_adapters(
+def test_an_insert_costs_three_requests_of_the_adapters(
     spark_connect: Any,
     connect_auto: Captured,
     src: str,
     table: Any,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """``EXPLAIN``; for each table, ``DESCRIBE`` (its rows read from the answer) and its schema.
+    """``EXPLAIN``; for each table, one ``DESCRIBE ... AS JSON``: its location and its schema.
 
     Counted at the client's two doors to the server: every plan or command it executes, every
-    analysis it asks for. The user's statement is the sixth request.
+    analysis it asks for. The user's statement is the fourth request.
     """
     from pyspark.sql.connect.client import core
 
@@ -432,8 +432,13 @@ def test_an_insert_costs_five_requests_of_the_adapters(
     assert run.types == ["START", "COMPLETE"]
     assert [i.name.rsplit("/", 1)[-1] for i in run.start.inputs or []] == [src]
     assert run.output_json()["name"].endswith("/" + dst)
-    assert "schema" in run.output_json()["facets"]
-    assert sorted(requests) == sorted(["_execute_and_fetch_as_iterator"] * 4 + ["_analyze"] * 2)
+    assert run.output_json()["facets"]["schema"]["fields"] == [
+        {"name": "a", "type": "integer"},
+        {"name": "b", "type": "string"},
+    ]
+    (source,) = run.start.inputs or []
+    assert source.to_dict()["facets"]["schema"]["fields"][0]["name"] == "a"
+    assert requests == ["_execute_and_fetch_as_iterator"] * 4
 
 
 def _message(error: BaseException) -> str:

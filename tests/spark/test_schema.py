@@ -4,7 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 from openlineage_sdk.spark import schema_fields
+from openlineage_sdk.spark._schema import described_fields
+from openlineage_sdk.spark._tables import TableInfo, describe_table
 
 RICH = """
 SELECT
@@ -129,3 +133,92 @@ def test_comment_of_a_table_column_becomes_the_description(mode_spark: Any) -> N
         {"name": "id", "type": "long", "description": "primary key"},
         {"name": "v", "type": "string"},
     ]
+
+
+STORED_COLUMNS = (
+    "id BIGINT COMMENT 'the order id', amount DECIMAL(38,10), local_time TIMESTAMP_NTZ, "
+    "event_time TIMESTAMP, day DATE, label STRING, small_int INT, short_int SMALLINT, "
+    "tiny_int TINYINT, flag BOOLEAN, payload BINARY, ratio DOUBLE, score FLOAT, code CHAR(3), "
+    "nested STRUCT<a: INT, b: ARRAY<STRUCT<c: STRING COMMENT 'inner'>>>, numbers ARRAY<INT>, "
+    "lookup MAP<STRING, ARRAY<BIGINT>>"
+)
+
+
+def test_one_describe_answers_the_location_and_the_schema_of_a_table(mode_spark: Any) -> None:
+    """``DESCRIBE ... AS JSON`` gives what the plain ``DESCRIBE`` and the table's schema give."""
+    table = f"described_{type(mode_spark).__module__.split('.')[2]}"
+    mode_spark.sql(f"DROP TABLE IF EXISTS {table}")
+    mode_spark.sql(f"CREATE TABLE {table} ({STORED_COLUMNS}) USING parquet PARTITIONED BY (day)")
+    try:
+        both = describe_table(mode_spark, table, with_schema=True)
+        plain = describe_table(mode_spark, table)
+        assert both is not None
+        assert plain is not None
+        assert both.schema is not None  # told by the one answer, not read apart
+        assert both.schema == schema_fields(mode_spark.table(table).schema)
+        assert (both.database, both.table, both.location) == (
+            plain.database,
+            plain.table,
+            plain.location,
+        )
+        assert both.schema[-1]["name"] == "day"  # a partition column comes last, as in Spark
+        assert plain.schema is None
+    finally:
+        mode_spark.sql(f"DROP TABLE IF EXISTS {table}")
+
+
+def test_described_interval_types_are_named_as_the_jvm_names_them() -> None:
+    columns: list[dict[str, object]] = [
+        {"name": "wait", "type": {"name": "interval", "start_unit": "day", "end_unit": "day"}},
+        {
+            "name": "span",
+            "type": {"name": "interval", "start_unit": "day", "end_unit": "second"},
+        },
+        {"name": "tenure", "type": {"name": "interval", "start_unit": "year", "end_unit": "month"}},
+    ]
+    assert described_fields(columns) == [
+        {"name": "wait", "type": "interval day"},
+        {"name": "span", "type": "interval day to second"},
+        {"name": "tenure", "type": "interval year to month"},
+    ]
+
+
+def test_a_described_type_not_translated_is_refused_by_name() -> None:
+    collated = [{"name": "label", "type": {"name": "string", "collation": "UNICODE_CI"}}]
+    with pytest.raises(ValueError, match="column label: type"):
+        described_fields(collated)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="column when: type"):
+        described_fields([{"name": "when", "type": {"name": "time", "precision": 6}}])
+
+
+class _Refusing:
+    """A session whose Spark refuses ``DESCRIBE ... AS JSON`` (before Spark 4)."""
+
+    def __init__(self) -> None:
+        self.statements: list[str] = []
+
+    def sql(self, statement: str) -> Any:
+        self.statements.append(statement)
+        if statement.endswith("AS JSON"):
+            raise RuntimeError("PARSE_SYNTAX_ERROR at 'AS'")
+        rows = [("id", "bigint", None), ("# Detailed Table Information", "", "")]
+        rows += [("Database", "default", ""), ("Table", "t", ""), ("Location", "file:/w/t", "")]
+        return _Rows(rows)
+
+
+class _Rows:
+    def __init__(self, rows: list[tuple[Any, ...]]) -> None:
+        self._rows = rows
+
+    def collect(self) -> list[tuple[Any, ...]]:
+        return self._rows
+
+
+def test_a_spark_that_refuses_the_json_describe_is_described_plainly_and_not_asked_again() -> None:
+    session = _Refusing()
+    for _ in range(2):
+        info = describe_table(session, "t", exists=True, with_schema=True)
+        assert info == TableInfo("default", "t", "file:/w/t")
+        assert info is not None
+        assert info.schema is None  # the caller reads the schema itself
+    assert [s.endswith("AS JSON") for s in session.statements] == [True, False, False]
