@@ -150,21 +150,27 @@ def describe_table(
     )
 
 
-# Sessions whose Spark refused ``DESCRIBE ... AS JSON`` once: not asked again.
-_NO_JSON_DESCRIBE: weakref.WeakSet[Any] = weakref.WeakSet()
+# What each session's Spark refused to describe ``AS JSON``: ``None`` for every table (a Spark
+# before 4 cannot parse it), else the tables refused (a catalog that cannot describe them so).
+# Neither is asked again.
+_REFUSED: weakref.WeakKeyDictionary[Any, set[str] | None] = weakref.WeakKeyDictionary()
 
 
 def _described_as_json(spark: Any, name: str) -> TableInfo | None:
     """``describe_table`` from ``DESCRIBE TABLE EXTENDED ... AS JSON``; ``None`` if not told."""
-    if spark in _NO_JSON_DESCRIBE:
+    try:
+        refused = _REFUSED.get(spark, set())
+    except TypeError:  # a session that cannot be referred to weakly: asked each time
+        refused = set()
+    if refused is None or name in refused:
         return None
     try:
         rows = command_rows(spark.sql(f"DESCRIBE TABLE EXTENDED {_quote(name)} AS JSON"))
-    except Exception as error:  # a Spark before 4, or a catalog that cannot describe so
+    except Exception as error:
         log.debug("openlineage: DESCRIBE ... AS JSON of %s failed: %s", name, error)
-        # A session that cannot be referred to weakly is asked each time.
+        unparsed = type(error).__name__ == "ParseException" or "PARSE_SYNTAX_ERROR" in str(error)
         with contextlib.suppress(TypeError):
-            _NO_JSON_DESCRIBE.add(spark)
+            _REFUSED[spark] = None if unparsed else {*refused, name}
         return None
     try:
         described = json.loads(rows[0][0])

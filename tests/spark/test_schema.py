@@ -192,18 +192,22 @@ def test_a_described_type_not_translated_is_refused_by_name() -> None:
 
 
 class _Refusing:
-    """A session whose Spark refuses ``DESCRIBE ... AS JSON`` (before Spark 4)."""
+    """A session whose Spark refuses ``DESCRIBE ... AS JSON`` with ``error``."""
 
-    def __init__(self) -> None:
+    def __init__(self, error: str) -> None:
+        self.error = error
         self.statements: list[str] = []
 
     def sql(self, statement: str) -> Any:
         self.statements.append(statement)
         if statement.endswith("AS JSON"):
-            raise RuntimeError("PARSE_SYNTAX_ERROR at 'AS'")
+            raise RuntimeError(self.error)
         rows = [("id", "bigint", None), ("# Detailed Table Information", "", "")]
         rows += [("Database", "default", ""), ("Table", "t", ""), ("Location", "file:/w/t", "")]
         return _Rows(rows)
+
+    def asked_as_json(self) -> list[str]:
+        return [s.split("`")[-2] for s in self.statements if s.endswith("AS JSON")]
 
 
 class _Rows:
@@ -214,11 +218,20 @@ class _Rows:
         return self._rows
 
 
-def test_a_spark_that_refuses_the_json_describe_is_described_plainly_and_not_asked_again() -> None:
-    session = _Refusing()
-    for _ in range(2):
-        info = describe_table(session, "t", exists=True, with_schema=True)
+def test_a_spark_that_cannot_parse_the_json_describe_is_described_plainly_from_then_on() -> None:
+    session = _Refusing("[PARSE_SYNTAX_ERROR] Syntax error at or near 'AS'")  # before Spark 4
+    for name in ("t", "t", "u"):
+        info = describe_table(session, name, exists=True, with_schema=True)
         assert info == TableInfo("default", "t", "file:/w/t")
         assert info is not None
         assert info.schema is None  # the caller reads the schema itself
-    assert [s.endswith("AS JSON") for s in session.statements] == [True, False, False]
+    assert session.asked_as_json() == ["t"]
+    assert len(session.statements) == 4
+
+
+def test_a_table_the_catalog_cannot_describe_as_json_is_not_asked_again() -> None:
+    session = _Refusing("[UNSUPPORTED_FEATURE] not for this catalog's tables")
+    for name in ("t", "t", "u"):
+        info = describe_table(session, name, exists=True, with_schema=True)
+        assert info == TableInfo("default", "t", "file:/w/t")
+    assert session.asked_as_json() == ["t", "u"]  # another table is asked
