@@ -103,6 +103,15 @@ class _Clock:
         return wall, self._cpu() - cpu
 
 
+def within_round(variant: list[float], plain: list[float]) -> float:
+    """The median of each round's ratio of ``variant`` to ``plain``.
+
+    A round runs the variants back to back, so the ratio within it is less exposed to the
+    machine's load drifting over minutes than the ratio of the medians.
+    """
+    return statistics.median(t / p for t, p in zip(variant, plain, strict=True))
+
+
 def ratio_interval(
     adapter: list[float], plain: list[float], resamples: int = 2000
 ) -> tuple[float, float]:
@@ -250,12 +259,7 @@ def run(
                 shutil.rmtree(child, ignore_errors=True)
     medians = {name: statistics.median(values) for name, values in times.items()}
     cpu_medians = {name: statistics.median(values) for name, values in cpu.items()}
-    # Each round runs every variant once, back to back: the ratio within a round is less
-    # exposed to the machine's load drifting over minutes than the ratio of the medians.
-    paired = {
-        name: statistics.median(t / p for t, p in zip(times[name], times["plain"], strict=True))
-        for name in names
-    }
+    paired = {name: within_round(times[name], times["plain"]) for name in names}
     print(f"\n{label}: {rows:,} rows read, filtered and written to Parquet; median of {repeat}")
     print(
         "  variant   wall (s)   ratio   ratio in round   executor CPU (s)   ratio   "
@@ -330,7 +334,7 @@ def run_sql(spark: Any, driver: Any, source: str, repeat: int, label: str) -> fl
     print(f"\n{label}: spark.sql INSERT INTO ... SELECT over the orders; median of {repeat}")
     print(f"  plain   {plain:8.3f} s   " + ", ".join(f"{t:.2f}" for t in times[False]))
     print(f"  adapter {with_adapter:8.3f} s   " + ", ".join(f"{t:.2f}" for t in times[True]))
-    paired = statistics.median(a / p for a, p in zip(times[True], times[False], strict=True))
+    paired = within_round(times[True], times[False])
     print(f"  ratio within a round (median of {repeat}): {paired:.3f}x")
     print(verdict(times[True], times[False]))
     spark.sql("DROP TABLE IF EXISTS bench_sql_out")
@@ -409,8 +413,7 @@ def run_connect_sql(spark: Any, driver: Any, source: str, repeat: int, scratch: 
             f"  {name:<8} {medians[name]:8.3f} s  {medians[name] / medians['plain']:6.3f}x   "
             + ", ".join(f"{t:.2f}" for t in values)
         )
-    # Each round runs both back to back: less exposed to the machine's load drifting.
-    paired = statistics.median(t / p for t, p in zip(times["adapter"], times["plain"], strict=True))
+    paired = within_round(times["adapter"], times["plain"])
     print(f"  ratio within a round (median of {repeat}): {paired:.3f}x")
     print(verdict(times["adapter"], times["plain"]))
     print(

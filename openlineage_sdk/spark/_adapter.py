@@ -1237,10 +1237,10 @@ class SparkLineage:
                     found[-1].schema = schema_fields(_connect.declared_schema(self.spark, declared))
                 except Exception as error:
                     self._problem(lineage, f"input {path}: declared schema", error, found[-1])
+        # Under Connect, one request can answer a table's location and its columns.
+        connect = self.session_kind == "connect"
         for name in reads.tables:
             try:
-                # Under Connect, one request can answer the location and the columns.
-                connect = self.session_kind == "connect"
                 info = describe_table(self.spark, name, with_schema=connect)
                 if info is None or info.location is None:
                     raise ValueError(f"{name} is not a table with a location")

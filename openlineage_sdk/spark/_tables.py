@@ -15,6 +15,7 @@ is encoded here; ``DESCRIBE DATABASE`` shows a database's location as a URI alre
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import importlib
 import json
 import logging
@@ -131,8 +132,9 @@ def describe_table(
     With ``with_schema``, the record also holds the table's schema when one answer can give both:
     ``DESCRIBE TABLE EXTENDED ... AS JSON`` (Spark 4 and later) holds the location and the
     columns, which saves Spark Connect clients the request for the table's schema. A session
-    whose Spark refuses it, or a column type :func:`described_fields` does not translate, gets
-    the plain ``DESCRIBE`` and ``schema`` ``None``: the caller reads the schema itself.
+    whose Spark refuses it gets the plain ``DESCRIBE``; then, or when a column's type is one
+    :func:`described_fields` does not translate, ``schema`` is ``None`` and the caller reads the
+    schema itself.
     """
     if not exists and not spark.catalog.tableExists(name):
         return None
@@ -177,15 +179,19 @@ def _described_as_json(spark: Any, name: str) -> TableInfo | None:
         if described.get("catalog_name") == "system":  # a temporary view: no table
             return None
         location = described.get("location") or None
-        return TableInfo(
+        info = TableInfo(
             database=described.get("schema_name") or None,
             table=described["table_name"],
             location=hadoop_location_uri(location) if location is not None else None,
-            schema=described_fields(described["columns"]),
         )
-    except Exception as error:  # an answer of another shape, or a type not translated
+    except Exception as error:  # an answer of another shape
         log.debug("openlineage: DESCRIBE ... AS JSON of %s not read: %s", name, error)
         return None
+    try:
+        return dataclasses.replace(info, schema=described_fields(described["columns"]))
+    except Exception as error:  # a column type not translated: the location still holds
+        log.debug("openlineage: the columns of %s are read apart: %s", name, error)
+        return info
 
 
 def planned_table(spark: Any, name: str, path: str | None = None) -> TableInfo:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
@@ -235,3 +236,32 @@ def test_a_table_the_catalog_cannot_describe_as_json_is_not_asked_again() -> Non
         info = describe_table(session, name, exists=True, with_schema=True)
         assert info == TableInfo("default", "t", "file:/w/t")
     assert session.asked_as_json() == ["t", "u"]  # another table is asked
+
+
+class _Collated:
+    """A session whose table has a column type ``described_fields`` does not translate."""
+
+    def __init__(self) -> None:
+        self.statements: list[str] = []
+
+    def sql(self, statement: str) -> Any:
+        self.statements.append(statement)
+        described = {
+            "table_name": "t",
+            "catalog_name": "spark_catalog",
+            "schema_name": "default",
+            "location": "file:/w/t",
+            "columns": [{"name": "label", "type": {"name": "string", "collation": "UNICODE"}}],
+        }
+        return _Rows([(json.dumps(described),)])
+
+
+def test_a_column_type_not_translated_leaves_the_schema_to_the_caller_and_keeps_the_location() -> (
+    None
+):
+    session = _Collated()
+    info = describe_table(session, "t", exists=True, with_schema=True)
+    assert info == TableInfo("default", "t", "file:/w/t")
+    assert info is not None
+    assert info.schema is None
+    assert len(session.statements) == 1  # no plain DESCRIBE after the JSON one
