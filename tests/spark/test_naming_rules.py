@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from openlineage_sdk.naming import NamingError
-from openlineage_sdk.spark._naming import dataset_name, job_name
-from openlineage_sdk.spark._tables import TableInfo, table_identity
+from openlineage_sdk.spark.describe._naming import dataset_name, job_name
+from openlineage_sdk.spark.describe._tables import TableInfo, table_identity
 
 
 @pytest.mark.parametrize(

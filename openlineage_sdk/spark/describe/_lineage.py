@@ -30,7 +30,7 @@ from openlineage_sdk.models.records import (
     InputField,
     InputFieldTransformation,
 )
-from openlineage_sdk.spark._records import ColumnLineageRecord, DatasetIdentity
+from openlineage_sdk.spark._execution import ColumnLineageRecord, DatasetIdentity
 
 __all__ = [
     "Attribute",
