@@ -13,10 +13,10 @@ from typing import Any
 
 import pytest
 
-from openlineage_sdk.spark.session import session_kind
-from openlineage_sdk.spark.session.connect._plan import path_uri
 from openlineage_sdk.spark.describe._naming import dataset_name
 from openlineage_sdk.spark.describe._tables import TableInfo, table_identity
+from openlineage_sdk.spark.session import session_kind
+from openlineage_sdk.spark.session.connect._plan import path_uri
 from tests.spark._support import Captured
 
 ODD = "#1 100%"  # a fragment mark, a percent sign that escapes nothing, and a space

@@ -37,6 +37,7 @@ __all__ = [
     "PlanNode",
     "column_lineage",
     "fold_dataset_lineage",
+    "input_fields",
     "leaf_attributes",
     "leaf_nodes",
     "leaf_schema_json",
@@ -569,12 +570,12 @@ def column_lineage(
         deps = walk.deps.get(attribute.expr_id, set())
         if deps:
             start = names[position] if described else None
-            fields[names[position]] = {"inputFields": _input_fields(deps, start)}
-    dataset = _input_fields(walk.dataset, "" if described else None)
+            fields[names[position]] = {"inputFields": input_fields(deps, start)}
+    dataset = input_fields(walk.dataset, "" if described else None)
     return ColumnLineageRecord(fields=fields, dataset=dataset)
 
 
-def _input_fields(deps: Iterable[Dep], start: str | None = None) -> list[InputField]:
+def input_fields(deps: Iterable[Dep], start: str | None = None) -> list[InputField]:
     """Dependencies grouped by input field; with ``start``, each transformation described."""
     grouped: dict[tuple[str, str, str], set[Transform]] = {}
     for source, column, how in deps:

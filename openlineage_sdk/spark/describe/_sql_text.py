@@ -15,8 +15,10 @@ __all__ = [
     "PATH_QUERY",
     "described_beside",
     "directory_query",
+    "insert_table",
     "is_insert_overwrite",
     "may_write",
+    "path_relations",
     "statement_start",
     "table_query",
 ]
@@ -29,7 +31,7 @@ _WRITING = re.compile(
     r"|CREATE\s+(?:OR\s+REPLACE\s+)?(?:EXTERNAL\s+)?TABLE)\b",
     re.IGNORECASE,
 )
-# A query that reads files by path: ``parquet.`/data/x```.
+# A relation that reads files by path: ``parquet.`/data/x```.
 PATH_QUERY = re.compile(r"\b\w+\s*\.\s*`[^`]*[/:][^`]*`")
 # What a statement that reads files by path (``parquet.`/data/x```) is reported with.
 _PATH_STATEMENT = (
@@ -160,3 +162,22 @@ def _spaces(text: str, index: int) -> int:
 def is_insert_overwrite(text: str) -> bool:
     """Whether a statement starts with ``INSERT OVERWRITE``."""
     return _INSERT_OVERWRITE.match(statement_start(text)) is not None
+
+
+_PATH_RELATION = re.compile(r"\b(?P<format>\w+)\s*\.\s*`(?P<path>[^`]*[/:][^`]*)`")
+_INSERT_TABLE = re.compile(
+    r"INSERT\s+(?:INTO|OVERWRITE)\s+(?:TABLE\s+)?(?!(?:LOCAL\s+)?DIRECTORY\b)"
+    r"(?P<name>(?:`(?:[^`]|``)+`|\w+)(?:\s*\.\s*(?:`(?:[^`]|``)+`|\w+))*)",
+    re.IGNORECASE,
+)
+
+
+def path_relations(text: str) -> list[tuple[str, str]]:
+    """The ``(format, path)`` of each relation that reads files by path (``parquet.`/x```)."""
+    return [(m.group("format"), m.group("path")) for m in _PATH_RELATION.finditer(text)]
+
+
+def insert_table(text: str) -> str | None:
+    """The table an ``INSERT INTO`` or ``INSERT OVERWRITE`` statement writes, as written."""
+    match = _INSERT_TABLE.match(statement_start(text))
+    return re.sub(r"\s+", "", match.group("name")) if match is not None else None

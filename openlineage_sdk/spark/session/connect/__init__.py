@@ -32,7 +32,11 @@ from openlineage_sdk.spark._flow import Description
 from openlineage_sdk.spark.describe._schema import schema_fields
 from openlineage_sdk.spark.describe._sql_text import PATH_QUERY
 from openlineage_sdk.spark.session._base import Session, WriteStatistics
-from openlineage_sdk.spark.session.connect._explain import ExplainedStatement, parse_explain
+from openlineage_sdk.spark.session.connect._explain import (
+    ExplainedStatement,
+    parse_explain,
+    physical_root,
+)
 from openlineage_sdk.spark.session.connect._plan import (
     SQL_INPUTS_UNKNOWN,
     ClientPlanReads,
@@ -223,9 +227,14 @@ class ConnectSession(Session):
                 return None
         plan = Plan()
         plan.root.CopyFrom(relation)
+        return self._explain_plan(plan)
+
+    def _explain_plan(self, plan: Any) -> ExplainedStatement:
+        """The server's ``EXPLAIN EXTENDED`` of a client plan (``FORMATTED`` when asked)."""
         text = self.client.explain_string(plan, "extended")
         explained = parse_explain(text)
         explained.text = text
+        explained.formatted = lambda: str(self.client.explain_string(plan, "formatted"))
         return explained
 
     # -- statements and actions
@@ -258,10 +267,12 @@ class ConnectSession(Session):
                     "inputs: a SQL query reads files by path; asking the server would run a job"
                 )
             else:
-                text = self.client.explain_string(plan, "extended")
-                explained = parse_explain(text)
-                explained.text = text
+                explained = self._explain_plan(plan)
                 inputs.extend(explained_inputs(self, explained, problems))
+                # The plan the server will run names the run, as the agent names it.
+                command = physical_root(explained.text)
+                if command:
+                    execution.name_job(command)
         inputs.extend(self._path_inputs(reads, problems))
         inputs.extend(self._jdbc_inputs(reads, problems))
         execution.problems.extend(problems)

@@ -20,6 +20,7 @@ __all__ = [
     "explain_text",
     "location_of",
     "parse_explain",
+    "physical_root",
     "plan_sections",
     "same_query",
     "sql_relation",
@@ -43,6 +44,46 @@ class ExplainedStatement:
     cut_paths: list[str] = field(default_factory=list)  # scanned locations cut short: prefixes
     error: str | None = None
     text: str = ""  # the explanation itself
+    scans: list[list[str] | None] = field(default_factory=list)
+    """Each file scan's locations, in the plan's order; ``None`` for one the text cut short."""
+    scan_prefixes: list[str | None] = field(default_factory=list)
+    """Each file scan's location as far as the text shows it, when it was cut short."""
+    formatted: Callable[[], str] | None = field(default=None, repr=False, compare=False)
+    """Asks the server for ``EXPLAIN FORMATTED`` of the same plan (locations in full)."""
+
+    def resolve_cut_scans(self) -> None:
+        """Locate the scans the text cut short, from ``EXPLAIN FORMATTED`` (one more request).
+
+        ``EXPLAIN EXTENDED`` cuts each scan's location at ``spark.sql.maxMetadataStringLength``
+        characters (100 by default, reached by most paths of a data lake); ``FORMATTED`` lists
+        every scan's ``Location`` in full, in the same order. A cut scan takes the formatted
+        location at its position when both list as many scans and the location begins with
+        what was shown, else the one formatted location that begins so; otherwise it stays
+        unlocated.
+        """
+        if not self.cut_paths or self.formatted is None:
+            return
+        located = [
+            [p for p in match.group(1).split(", ") if p]
+            for match in _FORMATTED_LOCATION.finditer(self.formatted())
+        ]
+        for index, prefix in enumerate(self.scan_prefixes):
+            if prefix is None:
+                continue
+            found: list[str] | None = None
+            if len(located) == len(self.scans) and ", ".join(located[index]).startswith(prefix):
+                found = located[index]
+            else:
+                candidates = [loc for loc in located if ", ".join(loc).startswith(prefix)]
+                if len(candidates) == 1:
+                    found = candidates[0]
+            if found:
+                self.scans[index] = found
+                self.scan_prefixes[index] = None
+                self.cut_paths.remove(prefix)
+                for path in found:
+                    if path not in self.input_paths:
+                        self.input_paths.append(path)
 
 
 _SECTION = re.compile(r"^== (.+?) ==\s*$", re.MULTILINE)
@@ -62,6 +103,8 @@ _FILE_SCAN = re.compile(
 )
 # A node's list of fields cut at spark.sql.debug.maxToStringFields (25): "[a#1, ... 5 more fields]".
 _MORE_FIELDS = re.compile(r"\.\.\. \d+ more fields\]")
+# A scan's location in ``EXPLAIN FORMATTED``: ``Location: InMemoryFileIndex [file:/a, file:/b]``.
+_FORMATTED_LOCATION = re.compile(r"^Location: \w+ \[(.*)\]\s*$", re.MULTILINE)
 _HIVE_CTAS = re.compile(r"\[Database: ([^,\]]+), TableName: ([^,\]]+)")
 _RESOLVED_IDENTIFIER = re.compile(r"ResolvedIdentifier \S+?\((\w+)\), (\S+)")
 _STORAGE_LOCATION = re.compile(r"Storage\(Location: ([^,)]+)")
@@ -113,11 +156,33 @@ def parse_explain(text: str) -> ExplainedStatement:
     for located in _FILE_SCAN.finditer(physical):
         if located.group("paths") is None:
             explained.cut_paths.append(located.group("cut"))  # a prefix is no dataset's name
+            explained.scans.append(None)
+            explained.scan_prefixes.append(located.group("cut"))
             continue
-        for path in located.group("paths").split(", "):
-            if path and path not in explained.input_paths:
+        paths = [path for path in located.group("paths").split(", ") if path]
+        explained.scans.append(paths)
+        explained.scan_prefixes.append(None)
+        for path in paths:
+            if path not in explained.input_paths:
                 explained.input_paths.append(path)
     return explained
+
+
+_PHYSICAL_ROOT = re.compile(r"^(?:\*\(\d+\)\s+)?(\w+)")
+
+
+def physical_root(text: str) -> str | None:
+    """The job-name command of a query's physical plan, as the JVM agent names a read's run.
+
+    The agent names the run of a query that ran in an action after the root of its executed
+    plan, a whole-stage codegen wrapper taken off (``*(1) HashAggregate`` is
+    ``hash_aggregate``), in snake case: ``CollectLimit 10`` is ``collect_limit``.
+    """
+    physical = plan_sections(text).get("Physical Plan", "")
+    match = _PHYSICAL_ROOT.match(physical.split("\n", 1)[0].strip())
+    if match is None:
+        return None
+    return re.sub(r"(?<!^)(?=[A-Z])", "_", match.group(1)).lower()
 
 
 def location_of(line: str) -> str | None:
@@ -159,15 +224,20 @@ class _LegacySql:
         self._command.sql = text
 
 
-def explain_text(original: Callable[..., Any], command: Any, query: str | None = None) -> str:
-    """The server's ``EXPLAIN EXTENDED`` of a ``SqlCommand``: same arguments and views.
+def explain_text(
+    original: Callable[..., Any],
+    command: Any,
+    query: str | None = None,
+    mode: str = "EXTENDED",
+) -> str:
+    """The server's ``EXPLAIN EXTENDED`` (or ``mode``) of a ``SqlCommand``: same arguments and views.
 
     With ``query``, of that text in place of the command's (a part of it).
     """
     explain = type(command)()
     explain.CopyFrom(command)
     sql = sql_relation(explain)
-    sql.query = "EXPLAIN EXTENDED " + (sql.query if query is None else query)
+    sql.query = f"EXPLAIN {mode} " + (sql.query if query is None else query)
     data, properties, _ = original(explain)
     if data is not None and len(data):
         return str(data.iloc[0, 0])

@@ -56,7 +56,9 @@ from openlineage_sdk.spark.describe._sql_text import (
     PATH_QUERY,
     described_beside,
     directory_query,
+    insert_table,
     is_insert_overwrite,
+    path_relations,
     table_query,
 )
 from openlineage_sdk.spark.describe._statement import (
@@ -65,6 +67,7 @@ from openlineage_sdk.spark.describe._statement import (
     apply_statement,
 )
 from openlineage_sdk.spark.describe._tables import TableInfo
+from openlineage_sdk.spark.describe._writes import FILE_FORMATS
 from openlineage_sdk.spark.session.connect._explain import (
     ExplainedStatement,
     explain_text,
@@ -168,13 +171,23 @@ class ConnectStatement(Description):
         execution, text = self.execution, self.text
         if PATH_QUERY.search(text):
             # Explaining it would make the server infer the files' schema: a job of its own.
-            execution.problems.append(_PATH_STATEMENT)
+            table = insert_table(text) if self.insert else None
+            if table is None:
+                execution.problems.append(_PATH_STATEMENT)
+                return None
+            try:
+                self._describe_path_insert(table)
+            except Exception as error:
+                note_problem(execution.problems, "statement", error)
             return None
         try:
             explained = parse_explain(explain_text(self.session.execute, self.sql_command))
         except Exception as error:
             note_problem(execution.problems, "statement", error)
             return None
+        explained.formatted = lambda: explain_text(
+            self.session.execute, self.sql_command, mode="FORMATTED"
+        )
         command = COMMANDS.get(explained.node)
         self.plan = plan = _Plan(explained, command, text)
         if explained.error is not None:
@@ -222,6 +235,9 @@ class ConnectStatement(Description):
             return None
         text = explain_text(self.session.execute, self.sql_command, query)
         explained = parse_explain(text)
+        explained.formatted = lambda: explain_text(
+            self.session.execute, self.sql_command, query, mode="FORMATTED"
+        )
         if explained.error is not None:
             log.debug("openlineage: the server cannot analyse a CTAS's query: %s", explained.error)
             return None
@@ -229,6 +245,42 @@ class ConnectStatement(Description):
             log.debug("openlineage: a CTAS's query, told from its text, is not the statement's")
             return None
         return explained
+
+    def _describe_path_insert(self, name: str) -> None:
+        """An INSERT whose query reads files by path, from its text and the catalog.
+
+        The target table is named in the text and described by the catalog; the folders the
+        query reads by path are its inputs. Their schemas and the column lineage would need the
+        server to infer the files' schema, which runs a job: they are left out, and the run
+        says so.
+        """
+        session, execution, text = self.session, self.execution, self.text
+        info = session.describe_table(name, with_schema=True)
+        if info is None or info.location is None:
+            raise ValueError(f"{name} is not a table with a location")
+        node = (
+            "InsertIntoHiveTable"
+            if (info.provider or "").lower() == "hive"
+            else ("InsertIntoHadoopFsRelationCommand")
+        )
+        output = DatasetLineage(session.table_identity(info), "output")
+        try:
+            output.schema = info.schema or schema_fields(session.table_schema(name))
+        except Exception as error:
+            note_problem(output.problems, "output schema", error)
+        planned = PlannedStatement(node, output, info, overwrite=is_insert_overwrite(text))
+        for fmt, path in path_relations(text):
+            if fmt.lower() not in FILE_FORMATS:
+                continue
+            try:
+                planned.inputs.append(DatasetLineage(session.path_identity(path), "input"))
+            except Exception as error:
+                note_problem(planned.problems, f"input {path}", error)
+        planned.problems.append(
+            "column lineage: the query reads files by path, and asking the server would infer "
+            "their schema in a Spark job: the inputs' schemas and the column lineage are left out"
+        )
+        apply_statement(execution, planned, session.catalog_info())
 
     # -- the output
 
@@ -298,6 +350,10 @@ def explained_inputs(
     """The datasets an explained plan reads: its tables (from the catalog) and file locations."""
     found: list[DatasetLineage] = []
     seen: set[tuple[str, str]] = set()
+    try:
+        explained.resolve_cut_scans()
+    except Exception as error:
+        note_problem(problems, "inputs: the scans' locations in full", error)
 
     def add(dataset: DatasetLineage) -> None:
         key = (dataset.identity.namespace, dataset.identity.name)
@@ -335,7 +391,8 @@ def traced_lineage(
     """The output's column lineage, from the plan's text and the inputs already known."""
     try:
         names = [f["name"] for f in output.schema or []]
-        record = text_column_lineage(explained.text, names, *plan_names(explained, inputs))
+        tables, paths = plan_names(explained, inputs)
+        record = text_column_lineage(explained.text, names, tables, paths, explained.scans)
         if record is not None:
             output.column_lineage = record
     except Exception as error:

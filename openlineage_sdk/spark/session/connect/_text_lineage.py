@@ -295,12 +295,15 @@ def text_column_lineage(
     output_names: list[str],
     tables: dict[str, DatasetIdentity],
     paths: dict[str, DatasetIdentity],
+    scans: list[list[str] | None] | None = None,
 ) -> Any:
     """The column lineage of a query from the server's ``EXPLAIN EXTENDED`` text.
 
     ``tables`` maps each relation's name as the plan shows it (``spark_catalog.default.t``) to
-    its dataset, ``paths`` each scanned location to its dataset. Returns a
-    ``ColumnLineageRecord``, or ``None`` when the plan's text cannot be read as one tree.
+    its dataset, ``paths`` each scanned location to its dataset; ``scans`` the locations of
+    each file scan in order, where they are known in full though the text cut them short.
+    Returns a ``ColumnLineageRecord``, or ``None`` when the plan's text cannot be read as one
+    tree.
     """
     _plan = _lineage
     sections = plan_sections(text)
@@ -316,8 +319,12 @@ def text_column_lineage(
     if tree is None:
         return None
     by_attributes: dict[frozenset[int], DatasetIdentity] = {}
-    for scan in _FILE_SCAN.finditer(sections.get("Physical Plan", "")):
-        located = paths.get(scan.group("paths") or scan.group("cut"))
+    for index, scan in enumerate(_FILE_SCAN.finditer(sections.get("Physical Plan", ""))):
+        known = scans[index] if scans is not None and index < len(scans) else None
+        if scan.group("paths") is None and known is not None and len(known) == 1:
+            located = paths.get(known[0])
+        else:
+            located = paths.get(scan.group("paths") or scan.group("cut"))
         ids = frozenset(int(i) for i in _ATTRIBUTE_ID.findall(scan.group("attributes")))
         if located is not None and ids:
             by_attributes[ids] = located
@@ -330,8 +337,8 @@ def text_column_lineage(
     for name, expr_id in zip(output_names, output, strict=False):
         deps = walk.deps.get(expr_id, set())
         if deps:
-            fields[name] = {"inputFields": _plan._input_fields(deps)}
-    return ColumnLineageRecord(fields=fields, dataset=_plan._input_fields(walk.dataset))
+            fields[name] = {"inputFields": _plan.input_fields(deps)}
+    return ColumnLineageRecord(fields=fields, dataset=_plan.input_fields(walk.dataset))
 
 
 def lineage_section(sections: dict[str, str]) -> str:
