@@ -35,122 +35,151 @@ PRODUCER = "https://github.com/openlineage-sdk/openlineage-sdk/benchmarks"
 FACET = "https://openlineage.io/spec/facets/1-0-0/{}.json#/$defs/{}"
 
 
-def generate(path: Path, seed: int = 7) -> tuple[int, int, int]:
-    """Write the history as JSON Lines at ``path``; return (jobs, datasets, events)."""
+def generate(path: Path, copies: int = 1, seed: int = 7) -> tuple[int, int, int]:
+    """Write the history as JSON Lines at ``path``; return (jobs, datasets, events).
+
+    ``copies`` > 1 writes the history that many times over, each copy with fresh run ids and
+    its times moved on by the length of one history (``RUNS`` days): the same platform over a
+    longer time, with ``copies`` times the runs and events.
+    """
     rng = random.Random(seed)
     written: dict[int, list[tuple[str, str]]] = {n: [] for n in range(NAMESPACES)}
     start = datetime(2026, 1, 1, tzinfo=timezone.utc)
-    datasets = events = 0
+    datasets: set[tuple[str, str]] = set()
     columns = ["id", "customer", "amount", "day", "status"]
+    # The first copy, kept as (line, run id, event time) to write the other copies from.
+    history: list[tuple[str, str, datetime]] = []
+    for number in range(JOBS):
+        space = number % NAMESPACES
+        namespace, job = f"team{space}", f"pipeline{space}.step{number // NAMESPACES:03d}"
+        pool = (
+            written[space]
+            if rng.random() < 0.9 or not number
+            else written[rng.randrange(NAMESPACES)]
+        )
+        inputs = []
+        for _ in range(READS):
+            if pool and rng.random() < 0.85:
+                inputs.append(rng.choice(pool))
+            else:
+                inputs.append((f"s3://raw-{space}", f"landing/source_{number}_{len(inputs)}"))
+        inputs = list(dict.fromkeys(inputs))
+        outputs = [
+            (f"s3://lake-{space}", f"{job.replace('.', '/')}/table{k}") for k in range(WRITES)
+        ]
+        written[space].extend(outputs)
+        datasets.update(inputs, outputs)
+        for run in range(RUNS):
+            run_id = str(uuid.UUID(int=rng.getrandbits(128), version=4))
+            began = start + timedelta(hours=run * 24 + number % 24, seconds=rng.randrange(600))
+            failed = rng.random() < 0.05
+            for state in ("START", "FAIL" if failed else "COMPLETE"):
+                when = (
+                    began if state == "START" else began + timedelta(seconds=rng.randrange(30, 900))
+                )
+                event = _event(rng, state, when, run, run_id, namespace, job, inputs, outputs, columns)
+                history.append((json.dumps(event, separators=(",", ":")), run_id, when))
     with path.open("w", encoding="utf-8") as out:
-        for number in range(JOBS):
-            space = number % NAMESPACES
-            namespace, job = f"team{space}", f"pipeline{space}.step{number // NAMESPACES:03d}"
-            pool = (
-                written[space]
-                if rng.random() < 0.9 or not number
-                else written[rng.randrange(NAMESPACES)]
-            )
-            inputs = []
-            for _ in range(READS):
-                if pool and rng.random() < 0.85:
-                    inputs.append(rng.choice(pool))
-                else:
-                    inputs.append((f"s3://raw-{space}", f"landing/source_{number}_{len(inputs)}"))
-            inputs = list(dict.fromkeys(inputs))
-            outputs = []
-            for k in range(WRITES):
-                outputs.append((f"s3://lake-{space}", f"{job.replace('.', '/')}/table{k}"))
-                datasets += 1
-            written[space].extend(outputs)
-            for run in range(RUNS):
-                run_id = str(uuid.UUID(int=rng.getrandbits(128), version=4))
-                began = start + timedelta(hours=run * 24 + number % 24, seconds=rng.randrange(600))
-                failed = rng.random() < 0.05
-                for state in ("START", "FAIL" if failed else "COMPLETE"):
-                    when = (
-                        began
-                        if state == "START"
-                        else began + timedelta(seconds=rng.randrange(30, 900))
-                    )
-                    run_facets: dict[str, object] = {}
-                    if state == "FAIL":
-                        run_facets["errorMessage"] = {
-                            "_producer": PRODUCER,
-                            "_schemaURL": FACET.format(
-                                "ErrorMessageRunFacet", "ErrorMessageRunFacet"
-                            ),
-                            "message": f"java.io.IOException: disk quota exceeded writing run {run}",
-                            "programmingLanguage": "JAVA",
-                        }
-                    event = {
-                        "eventType": state,
-                        "eventTime": when.isoformat().replace("+00:00", "Z"),
-                        "run": {"runId": run_id, "facets": run_facets},
-                        "job": {"namespace": namespace, "name": job},
-                        "inputs": [{"namespace": ns, "name": name} for ns, name in inputs],
-                        "outputs": [
-                            {
-                                "namespace": ns,
-                                "name": name,
-                                "facets": {
-                                    "schema": {
-                                        "_producer": PRODUCER,
-                                        "_schemaURL": FACET.format(
-                                            "SchemaDatasetFacet", "SchemaDatasetFacet"
-                                        ),
-                                        "fields": [{"name": c, "type": "string"} for c in columns],
-                                    },
-                                    "columnLineage": {
-                                        "_producer": PRODUCER,
-                                        "_schemaURL": FACET.format(
-                                            "ColumnLineageDatasetFacet", "ColumnLineageDatasetFacet"
-                                        ),
-                                        "fields": {
-                                            c: {
-                                                "inputFields": [
-                                                    {
-                                                        "namespace": inputs[0][0],
-                                                        "name": inputs[0][1],
-                                                        "field": c,
-                                                        "transformations": [
-                                                            {
-                                                                "type": "DIRECT",
-                                                                "subtype": "IDENTITY",
-                                                            }
-                                                        ],
-                                                    }
-                                                ]
-                                            }
-                                            for c in columns
-                                        },
-                                    },
-                                }
-                                if state != "START"
-                                else {},
-                                "outputFacets": {
-                                    "outputStatistics": {
-                                        "_producer": PRODUCER,
-                                        "_schemaURL": FACET.format(
-                                            "OutputStatisticsOutputDatasetFacet",
-                                            "OutputStatisticsOutputDatasetFacet",
-                                        ),
-                                        "rowCount": rng.randrange(10**6),
-                                        "size": rng.randrange(10**9),
-                                        "fileCount": rng.randrange(1, 50),
+        for line, _, _ in history:
+            out.write(line + "\n")
+        for copy in range(1, copies):
+            fresh: dict[str, str] = {}
+            shift = timedelta(days=RUNS * copy)
+            for line, run_id, when in history:
+                new_id = fresh.get(run_id)
+                if new_id is None:
+                    new_id = fresh[run_id] = str(uuid.UUID(int=rng.getrandbits(128), version=4))
+                moved = (when + shift).isoformat().replace("+00:00", "Z")
+                out.write(
+                    line.replace(run_id, new_id, 1).replace(_time(when), moved, 1) + "\n"
+                )
+    return JOBS, len(datasets), len(history) * copies
+
+
+def _time(when: datetime) -> str:
+    return when.isoformat().replace("+00:00", "Z")
+
+
+def _event(
+    rng: random.Random,
+    state: str,
+    when: datetime,
+    run: int,
+    run_id: str,
+    namespace: str,
+    job: str,
+    inputs: list[tuple[str, str]],
+    outputs: list[tuple[str, str]],
+    columns: list[str],
+) -> dict[str, object]:
+    run_facets: dict[str, object] = {}
+    if state == "FAIL":
+        run_facets["errorMessage"] = {
+            "_producer": PRODUCER,
+            "_schemaURL": FACET.format("ErrorMessageRunFacet", "ErrorMessageRunFacet"),
+            "message": f"java.io.IOException: disk quota exceeded writing run {run}",
+            "programmingLanguage": "JAVA",
+        }
+    return {
+        "eventType": state,
+        "eventTime": _time(when),
+        "run": {"runId": run_id, "facets": run_facets},
+        "job": {"namespace": namespace, "name": job},
+        "inputs": [{"namespace": ns, "name": name} for ns, name in inputs],
+        "outputs": [
+            {
+                "namespace": ns,
+                "name": name,
+                "facets": {
+                    "schema": {
+                        "_producer": PRODUCER,
+                        "_schemaURL": FACET.format("SchemaDatasetFacet", "SchemaDatasetFacet"),
+                        "fields": [{"name": c, "type": "string"} for c in columns],
+                    },
+                    "columnLineage": {
+                        "_producer": PRODUCER,
+                        "_schemaURL": FACET.format(
+                            "ColumnLineageDatasetFacet", "ColumnLineageDatasetFacet"
+                        ),
+                        "fields": {
+                            c: {
+                                "inputFields": [
+                                    {
+                                        "namespace": inputs[0][0],
+                                        "name": inputs[0][1],
+                                        "field": c,
+                                        "transformations": [
+                                            {"type": "DIRECT", "subtype": "IDENTITY"}
+                                        ],
                                     }
-                                }
-                                if state == "COMPLETE"
-                                else {},
+                                ]
                             }
-                            for ns, name in outputs
-                        ],
-                        "producer": PRODUCER,
-                        "schemaURL": SCHEMA,
+                            for c in columns
+                        },
+                    },
+                }
+                if state != "START"
+                else {},
+                "outputFacets": {
+                    "outputStatistics": {
+                        "_producer": PRODUCER,
+                        "_schemaURL": FACET.format(
+                            "OutputStatisticsOutputDatasetFacet",
+                            "OutputStatisticsOutputDatasetFacet",
+                        ),
+                        "rowCount": rng.randrange(10**6),
+                        "size": rng.randrange(10**9),
+                        "fileCount": rng.randrange(1, 50),
                     }
-                    out.write(json.dumps(event, separators=(",", ":")) + "\n")
-                    events += 1
-    return JOBS, datasets, events
+                }
+                if state == "COMPLETE"
+                else {},
+            }
+            for ns, name in outputs
+        ],
+        "producer": PRODUCER,
+        "schemaURL": SCHEMA,
+    }
 
 
 def _chromium() -> str | None:
