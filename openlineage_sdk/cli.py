@@ -250,7 +250,13 @@ def main(argv: Sequence[str] | None = None, *, out: TextIO | None = None) -> int
         SIGPIPE) when the reader of the output went away, e.g. ``openlineage-sdk report ... | head``.
     """
     try:
-        return _main(argv, out)
+        try:
+            return _main(argv, out)
+        finally:
+            # Flushed here rather than at exit: output still buffered when the reader has gone
+            # would otherwise fail in Python's own flush at exit, which prints "Exception ignored
+            # ... BrokenPipeError" and exits 120, whether the reader left first or not.
+            (out or sys.stdout).flush()
     except BrokenPipeError:
         # The reader closed the pipe: nothing more can be said to it. Point stdout at devnull
         # so Python's flush at exit does not raise (and print a traceback) a second time.

@@ -5,10 +5,12 @@ from __future__ import annotations
 import io
 import itertools
 import json
+import os
 import random
 import re
 import subprocess
 import sys
+import uuid
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -19,7 +21,7 @@ from openlineage_sdk import OpenLineage, naming, report
 from openlineage_sdk import facets as f
 from openlineage_sdk.cli import main
 from openlineage_sdk.lifecycle import output_dataset
-from openlineage_sdk.report import build_graph, lineage_html, load_events, summary
+from openlineage_sdk.report import build_graph, lineage_html, load_events, read_graph, summary
 from openlineage_sdk.transports import FileTransport
 
 
@@ -199,23 +201,75 @@ def test_cli_prints_the_summary_and_writes_the_graph(events_file: Path, tmp_path
     assert html_path.read_text().count("<svg") == 1
 
 
-def test_report_into_a_closed_pipe_ends_quietly(events_file: Path, tmp_path: Path) -> None:
-    # `report ... | head -1`: the reader goes away; no BrokenPipeError traceback, HTML written.
-    html_path = tmp_path / "lineage.html"
-    many = tmp_path / "many.jsonl"
-    many.write_text(events_file.read_text() * 200)
+def _cli(*arguments: str) -> list[str]:
     script = "import sys; from openlineage_sdk.cli import main; sys.exit(main())"
-    command = [sys.executable, "-c", script, "report", str(many), "--html", str(html_path)]
-    with subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE) as proc:
+    return [sys.executable, "-c", script, *arguments]
+
+
+def _environment(unbuffered: bool) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}
+    if unbuffered:
+        env["PYTHONUNBUFFERED"] = "1"
+    return env
+
+
+@pytest.mark.parametrize("unbuffered", [False, True], ids=["buffered", "unbuffered"])
+def test_report_to_a_reader_gone_before_it_writes_ends_quietly(
+    events_file: Path, tmp_path: Path, unbuffered: bool
+) -> None:
+    # The reader has gone before anything is written: every write fails, also the last flush
+    # of what stdout still buffers, which Python would otherwise report at exit (status 120).
+    html_path = tmp_path / "lineage.html"
+    read_end, write_end = os.pipe()
+    os.close(read_end)
+    try:
+        done = subprocess.run(
+            _cli("report", str(events_file), "--html", str(html_path)),
+            stdout=write_end,
+            stderr=subprocess.PIPE,
+            env=_environment(unbuffered),
+            check=False,
+        )
+    finally:
+        os.close(write_end)
+    errors = done.stderr.decode()
+    assert "Traceback" not in errors
+    assert "BrokenPipeError" not in errors
+    assert done.returncode == 141
+    assert html_path.read_text(encoding="utf-8").count("<svg") == 1  # written before the text
+
+
+@pytest.mark.parametrize("unbuffered", [False, True], ids=["buffered", "unbuffered"])
+def test_report_into_a_closed_pipe_ends_quietly(tmp_path: Path, unbuffered: bool) -> None:
+    # `report ... | head -1`: the reader takes the first line and goes away. The summary is
+    # far larger than any pipe holds, so the command is still writing when it goes.
+    many = tmp_path / "many.jsonl"
+    with many.open("w", encoding="utf-8") as out:
+        for number in range(40_000):
+            event = {
+                "eventType": "START",
+                "eventTime": "2026-01-01T00:00:00Z",
+                "run": {"runId": str(uuid.UUID(int=number))},
+                "job": {"namespace": "big", "name": f"job{number:05d}"},
+                "producer": "https://example.com/test",
+                "schemaURL": "https://openlineage.io/spec/2-0-2/OpenLineage.json#/$defs/RunEvent",
+            }
+            out.write(json.dumps(event) + "\n")
+    with subprocess.Popen(
+        _cli("report", str(many)),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=_environment(unbuffered),
+    ) as proc:
         assert proc.stdout is not None
         assert proc.stderr is not None
         first = proc.stdout.readline()
         proc.stdout.close()
         errors = proc.stderr.read().decode()
-    assert first.startswith(b"1200 events")
+    assert first.startswith(b"40000 events, 40000 jobs")
     assert "Traceback" not in errors
     assert "BrokenPipeError" not in errors
-    assert html_path.exists()
+    assert proc.returncode == 141
 
 
 def test_a_line_that_is_not_an_event_is_named(tmp_path: Path) -> None:
@@ -223,6 +277,8 @@ def test_a_line_that_is_not_an_event_is_named(tmp_path: Path) -> None:
     path.write_text('{"eventTime": "x"}\n')
     with pytest.raises(ValueError, match=r"bad\.jsonl:1"):
         load_events(path)
+    with pytest.raises(ValueError, match=r"bad\.jsonl:1"):
+        read_graph(path)
 
 
 @pytest.mark.parametrize("seed", range(12))
