@@ -17,12 +17,14 @@ from typing import Any
 
 import pytest
 
-from openlineage_sdk import OpenLineage, naming, report
+from openlineage_sdk import OpenLineage, naming, read_event, report
+from openlineage_sdk._errors import OpenLineageValidationError
 from openlineage_sdk import facets as f
 from openlineage_sdk.cli import main
 from openlineage_sdk.lifecycle import output_dataset
 from openlineage_sdk.report import build_graph, lineage_html, load_events, read_graph, summary
 from openlineage_sdk.transports import FileTransport
+from tests.conftest import CONFORMANCE
 
 
 @pytest.fixture
@@ -279,6 +281,308 @@ def test_a_line_that_is_not_an_event_is_named(tmp_path: Path) -> None:
         load_events(path)
     with pytest.raises(ValueError, match=r"bad\.jsonl:1"):
         read_graph(path)
+
+
+# ----------------------------------------------------------------------- reading a large file
+RUN_EVENT = "https://openlineage.io/spec/2-0-2/OpenLineage.json#/$defs/RunEvent"
+PRODUCER = "https://example.com/tests"
+
+
+def _event(
+    job: str,
+    run: int | str,
+    state: str | None,
+    when: str,
+    *,
+    namespace: str = "shop",
+    inputs: tuple[tuple[str, str], ...] = (),
+    outputs: tuple[tuple[str, str], ...] = (),
+    error: str | None = None,
+    **more: Any,
+) -> dict[str, Any]:
+    """A run event as a JSON dictionary; ``run`` a number stands for a UUID made from it."""
+    facets: dict[str, Any] = {}
+    if error is not None:
+        facets["errorMessage"] = {
+            "_producer": PRODUCER,
+            "_schemaURL": "https://openlineage.io/spec/facets/1-0-1/ErrorMessageRunFacet.json",
+            "message": error,
+            "programmingLanguage": "python",
+        }
+    event: dict[str, Any] = {
+        "eventTime": when,
+        "run": {"runId": str(uuid.UUID(int=run)) if isinstance(run, int) else run, "facets": facets},
+        "job": {"namespace": namespace, "name": job},
+        "inputs": [{"namespace": ns, "name": name} for ns, name in inputs],
+        "outputs": [{"namespace": ns, "name": name} for ns, name in outputs],
+        "producer": PRODUCER,
+        "schemaURL": RUN_EVENT,
+        **more,
+    }
+    if state is not None:
+        event["eventType"] = state
+    return event
+
+
+def _write(path: Path, events: list[dict[str, Any]]) -> Path:
+    path.write_text("".join(json.dumps(e) + "\n" for e in events), encoding="utf-8")
+    return path
+
+
+def _day(day: int, hour: int = 0) -> str:
+    return f"2026-{1 + day // 28:02d}-{1 + day % 28:02d}T{hour:02d}:00:00Z"
+
+
+def _without_positions(data: dict[str, Any]) -> dict[str, Any]:
+    for node in data["nodes"]:
+        node.pop("x"), node.pop("y")
+    data["edges"] = sorted(e[:3] for e in data["edges"])
+    return data
+
+
+def _outcome(read: Callable[[], report.Graph]) -> tuple[str, Any]:
+    """What a reader makes of a file: the error's title and problems, or the whole report."""
+    try:
+        graph = read()
+    except OpenLineageValidationError as exc:
+        return "refused", (exc.title.rsplit(": ", 1)[-1], [str(p) for p in exc.problems])
+    return "read", (summary(graph), _without_positions(report._page_data(graph, "t")))
+
+
+def _both(path: Path, line: str) -> tuple[tuple[str, Any], tuple[str, Any]]:
+    """The outcome of the fast reader and of read_event, for a file of one line."""
+    path.write_text(line + "\n", encoding="utf-8")
+
+    def slowly() -> report.Graph:  # as load_events reads a line: with its newline
+        try:
+            return build_graph([read_event(line + "\n")])
+        except OpenLineageValidationError as exc:
+            raise OpenLineageValidationError(f"{path}:1: {exc.title}", exc.problems) from None
+
+    return _outcome(lambda: read_graph(path)), _outcome(slowly)
+
+
+def test_read_graph_folds_a_file_as_build_graph_does(events_file: Path) -> None:
+    assert summary(read_graph(events_file)) == summary(build_graph(load_events(events_file)))
+    assert lineage_html(read_graph(events_file), title="Shop") == lineage_html(
+        load_events(events_file), title="Shop"
+    )
+
+
+def test_the_fast_reader_folds_every_conformance_event_as_read_event_does(
+    tmp_path: Path,
+) -> None:
+    from openlineage_sdk._report import fast, fold
+
+    taken = 0
+    paths = sorted((CONFORMANCE / "events").rglob("*.json"))
+    assert len(paths) > 50
+    for number, source in enumerate(paths):
+        line = json.dumps(json.loads(source.read_text(encoding="utf-8")))
+        fast_way, slow_way = _both(tmp_path / f"e{number}.jsonl", line)
+        assert fast_way == slow_way, source
+        taken += fast.Reader(fold.Folder()).fold(line.encode())
+    # Most of them never reach read_event: the fast reader took them itself.
+    assert taken >= 0.8 * len(paths)
+
+
+TRICKY = {
+    "no run id": {"eventTime": "t", "run": {}, "job": {"namespace": "n", "name": "j"}},
+    "a run of no job": {"eventTime": "t", "run": {"runId": "r"}},
+    "a null run": {"eventTime": "t", "run": None, "job": {"namespace": "n", "name": "j"}},
+    "a job name not a string": {"eventTime": "t", "job": {"namespace": "n", "name": 5}},
+    "a numeric time": {"eventTime": 5, "run": {"runId": "r"}, "job": {"namespace": "n", "name": "j"}},
+    "a null producer": _event("j", 1, "START", "t", producer=None),
+    "a null schema URL": _event("j", 1, "START", "t", schemaURL=None),
+    "an unknown event type": _event("j", 1, "DONE", "t"),
+    "a null event type": _event("j", 1, "START", "t", eventType=None),
+    "no event type": _event("j", 1, None, "t"),
+    "a null input": {**_event("j", 1, "START", "t"), "inputs": [None]},
+    "input facets not an object": {
+        **_event("j", 1, "START", "t"),
+        "inputs": [{"namespace": "n", "name": "d", "facets": "x"}],
+    },
+    "output facets an array": {
+        **_event("j", 1, "START", "t"),
+        "outputs": [{"namespace": "n", "name": "d", "outputFacets": []}],
+    },
+    "run facets a number": {**_event("j", 1, "START", "t"), "run": {"runId": "r", "facets": 5}},
+    "job facets an array": {**_event("j", 1, "START", "t"), "job": {"namespace": "n", "name": "j", "facets": []}},
+    "a job event": {"eventTime": "t", "job": {"namespace": "n", "name": "j"}, "outputs": [{"namespace": "n", "name": "d"}]},
+    "a job event with an odd event type": {"eventTime": "t", "job": {"namespace": "n", "name": "j"}, "eventType": 5},
+    "a dataset event": {
+        "eventTime": "t",
+        "dataset": {"namespace": "n", "name": "d", "facets": {"lifecycleStateChange": {"lifecycleStateChange": "DROP"}}},
+    },
+    "a dataset event with null facets": {"eventTime": "t", "dataset": {"namespace": "n", "name": "d", "facets": None}},
+    "a dataset event with an odd input": {"eventTime": "t", "dataset": {"namespace": "n", "name": "d"}, "inputs": 5},
+    "no kind at all": {"eventTime": "t", "producer": "p"},
+    "row count not a number": {
+        **_event("j", 1, "COMPLETE", "t"),
+        "outputs": [{"namespace": "n", "name": "d", "outputFacets": {"outputStatistics": {"rowCount": "abc", "size": 5}}}],
+    },
+    "an error message without message": {
+        **_event("j", 1, "FAIL", "t"),
+        "run": {"runId": "r", "facets": {"errorMessage": {"programmingLanguage": "x"}, "parent": {"job": 5}}},
+    },
+    "schema fields not objects": {
+        **_event("j", 1, "COMPLETE", "t"),
+        "outputs": [{"namespace": "n", "name": "d", "facets": {"schema": {"fields": [1, {"name": "a"}]}}}],
+    },
+    "a run event that also names a dataset": {**_event("j", 1, "START", "t"), "dataset": "x"},
+    "an array": [1, 2],
+    "a string": "event",
+}
+
+
+@pytest.mark.parametrize("name", sorted(TRICKY))
+def test_the_fast_reader_refuses_and_reads_as_read_event_does(tmp_path: Path, name: str) -> None:
+    fast_way, slow_way = _both(tmp_path / "one.jsonl", json.dumps(TRICKY[name]))
+    assert fast_way == slow_way
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        '{"eventTime": "t", "run": {"runId": "r"}, "job": {"namespace": "n", "name": "j"}, "x": NaN}',
+        '{"eventTime": "t", "run": {"runId": "r"}, "job": {"namespace": "n", "name": "\\udc00"}}',
+        '{"eventTime": "t", "run": {"runId": "r"}, "job": {"namespace": "n", "name": "j"}, "x": "\\ud800"}',
+        '{"eventTime": "t", "run": {"runId": "r"}, "job": {"namespace": "n", "name": "j"}',
+        '{"eventTime": "t", "eventType": "START", "eventType": "FAIL", "run": {"runId": "r"}, "job": {"namespace": "n", "name": "j"}}',
+        '{"eventTime": "t", "run": {"runId": "r"}, "job": {"namespace": "n", "name": "j"}, '
+        '"outputs": [{"namespace": "n", "name": "d", "outputFacets": {"outputStatistics": {"rowCount": 1e999}}}]}',
+    ],
+    ids=["NaN", "a lone surrogate read", "a lone surrogate skipped", "cut short", "a repeated key", "a huge row count"],
+)
+def test_the_fast_reader_takes_text_as_read_event_does(tmp_path: Path, line: str) -> None:
+    fast_way, slow_way = _both(tmp_path / "one.jsonl", line)
+    assert fast_way == slow_way
+
+
+def test_a_huge_number_where_the_report_does_not_read_is_skipped(tmp_path: Path) -> None:
+    # As read_graph's documentation says: values in parts the report does not read are only
+    # checked to be JSON; read_event refuses this number (it would be written back as null).
+    event = _event("j", 1, "START", _day(0))
+    line = json.dumps(event)[:-1] + ', "x-custom": {"big": 1e999}}'
+    path = tmp_path / "huge.jsonl"
+    path.write_text(line + "\n", encoding="utf-8")
+    assert summary(read_graph(path)).startswith("1 events, 1 jobs, 1 runs")
+    with pytest.raises(OpenLineageValidationError):
+        load_events(path)
+
+
+def test_only_the_latest_runs_are_kept_and_the_others_counted(tmp_path: Path) -> None:
+    days = list(range(50))
+    random.Random(5).shuffle(days)  # the file is not in time order: "latest" is by start time
+    events = []
+    for day in days:
+        failed = day in (3, 13, 40)
+        events.append(_event("etl", day, "START", _day(day)))
+        events.append(
+            _event("etl", day, "FAIL" if failed else "COMPLETE", _day(day, 1), error="boom" if failed else None)
+        )
+    path = _write(tmp_path / "runs.jsonl", events)
+    graph = read_graph(path, keep_runs=20)
+    kept = graph.jobs["shop/etl"]
+    assert sorted(r.run_id for r in kept) == sorted(str(uuid.UUID(int=d)) for d in range(30, 50))
+    earlier = graph.earlier["shop/etl"]
+    assert (earlier.runs, earlier.states) == (30, {"COMPLETE": 28, "FAIL": 2})
+    assert (earlier.first, earlier.last) == (_day(0), _day(29))
+    assert (graph.run_count("shop/etl"), graph.failed_count("shop/etl")) == (50, 3)
+    text = summary(graph)
+    assert text.startswith("100 events, 1 jobs, 50 runs, 0 datasets")
+    assert f"    30 earlier runs, {_day(0)[:10]} to {_day(29)[:10]}: 28 COMPLETE, 2 FAIL\n" in text
+    assert text.count("    run ") == 20
+    data = report._page_data(graph, "t")
+    [job] = data["nodes"]
+    assert (job["total"], job["failed"], job["earlier"][0], len(job["runs"])) == (50, 3, 30, 20)
+    assert job["runs"][-1][2] == _day(49)  # the latest last
+    # keep_runs=None keeps them all, as build_graph and read_graph agree.
+    assert len(read_graph(path, keep_runs=None).jobs["shop/etl"]) == 50
+    assert summary(read_graph(path)) == summary(build_graph(load_events(path)))
+
+
+def test_a_late_event_of_a_run_folded_away_is_counted_with_it(tmp_path: Path) -> None:
+    events = [_event("stream", 0, "START", _day(0))]
+    for day in range(1, 46):
+        events += [_event("stream", day, "START", _day(day)), _event("stream", day, "COMPLETE", _day(day, 1))]
+    events.append(_event("stream", 0, "COMPLETE", _day(46)))  # the first run ends last
+    events.append(_event("stream", 0, "OTHER", _day(47)))  # and says more after its end
+    graph = read_graph(_write(tmp_path / "late.jsonl", events), keep_runs=20)
+    earlier = graph.earlier["shop/stream"]
+    assert graph.run_count("shop/stream") == 46  # not a 47th run
+    assert earlier.states == {"COMPLETE": 26}  # it was folded away while RUNNING
+    assert str(uuid.UUID(int=0)) not in {r.run_id for r in graph.jobs["shop/stream"]}
+
+
+def test_repeated_events_of_a_run_are_counted_not_listed(tmp_path: Path) -> None:
+    events = [_event("poll", 1, "START", _day(0))]
+    events += [_event("poll", 1, "RUNNING", _day(0, 1))] * 1000
+    events.append(_event("poll", 1, "COMPLETE", _day(1)))
+    for k in range(100):  # a run that keeps changing state: its first and last changes stay
+        events.append(_event("flap", 2, "RUNNING" if k % 2 else "OTHER", _day(0, 1)))
+    events.append(_event("flap", 2, "FAIL", _day(1)))
+    graph = read_graph(_write(tmp_path / "repeats.jsonl", events))
+    text = summary(graph)
+    assert f"run {uuid.UUID(int=1)}: START -> RUNNING ×1000 -> COMPLETE in 86400.00s" in text
+    [flap] = graph.jobs["shop/flap"]
+    assert len(flap.states) <= 12
+    assert sum(count for _, count in flap.states) == 101
+    assert flap.states[0] == ["OTHER", 1] and flap.states[-1] == ["FAIL", 1]
+    assert (
+        "OTHER -> RUNNING -> OTHER -> RUNNING -> … (90 events) -> "
+        "OTHER -> RUNNING -> OTHER -> RUNNING -> OTHER -> RUNNING -> FAIL\n"
+    ) in text
+
+
+def test_a_longer_history_keeps_as_many_runs_and_counts_the_rest(tmp_path: Path) -> None:
+    # Memory grows with jobs, datasets and kept runs: ten times the events, the same graph.
+    events = []
+    for copy in range(10):
+        for job in range(30):
+            run = copy * 100 + job
+            io = {"inputs": ((f"s3://lake", f"t{job}"),), "outputs": ((f"s3://lake", f"t{job + 1}"),)}
+            events.append(_event(f"job{job}", run, "START", _day(copy), **io))
+            events.append(_event(f"job{job}", run, "COMPLETE", _day(copy, 1), **io))
+    path = _write(tmp_path / "long.jsonl", events)
+    graph = read_graph(path, keep_runs=3)
+    assert graph.events == 600
+    assert {len(runs) for runs in graph.jobs.values()} == {3}
+    assert {e.runs for e in graph.earlier.values()} == {7}
+    assert len(graph.datasets) == 31
+    assert len(graph.edges) == 60
+
+
+def test_line_numbers_count_as_text_mode_does(tmp_path: Path) -> None:
+    good = json.dumps(_event("j", 1, "START", _day(0)))
+    path = tmp_path / "numbered.jsonl"
+    # Line 2 is blank, and a lone carriage return ends line 3 as text mode reads it.
+    path.write_bytes((good + "\n\n" + good + '\r{"eventTime": 5}\n').encode())
+    for read in (load_events, read_graph):
+        with pytest.raises(OpenLineageValidationError, match=r"numbered\.jsonl:4: "):
+            read(path)
+
+
+def test_a_line_that_is_not_utf8_is_named(tmp_path: Path, capsys) -> None:
+    path = tmp_path / "latin1.jsonl"
+    event = json.dumps(_event("j", 1, "START", _day(0), namespace="caf\u00e9"), ensure_ascii=False)
+    path.write_bytes((event + "\n").encode() + (event + "\n").encode("latin-1"))
+    with pytest.raises(OpenLineageValidationError, match=r"latin1\.jsonl:2: .*not UTF-8"):
+        read_graph(path)
+    assert main(["report", str(path)], out=io.StringIO()) == 2
+    assert "latin1.jsonl:2" in capsys.readouterr().err
+
+
+def test_cli_lists_the_runs_asked_for(tmp_path: Path, capsys) -> None:
+    events = [_event("etl", day, "COMPLETE", _day(day)) for day in range(8)]
+    path = _write(tmp_path / "eight.jsonl", events)
+    out = io.StringIO()
+    assert main(["report", str(path), "--runs", "3"], out=out) == 0
+    assert "    5 earlier runs, " in out.getvalue()
+    assert out.getvalue().count("    run ") == 3
+    with pytest.raises(SystemExit):
+        main(["report", str(path), "--runs", "0"], out=io.StringIO())
+    assert "--runs: expected a whole number of at least 1, got '0'" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize("seed", range(12))

@@ -204,6 +204,8 @@ class Folder:
                 if state in ENDED and state != before:
                     counts = job.earlier.states
                     counts[before] -= 1
+                    if not counts[before]:
+                        del counts[before]
                     counts[state] = counts.get(state, 0) + 1
                     job.folded[run_id] = state
                 return
