@@ -638,6 +638,7 @@ def _node(page: Any, label: str) -> Any:
 def test_browser_page_loads_offline_with_every_node_in_view(events_file: Path, page_of) -> None:
     page = page_of(lineage_html(load_events(events_file), title="Shop"))
     assert page.problems == []
+    assert page.evaluate("window.lineageReport.view().kind") == "whole"  # small: all of it
     canvas = page.locator("#graph").bounding_box()
     boxes = [n.bounding_box() for n in page.locator(".node").all()]
     assert len(boxes) == 6
@@ -705,6 +706,177 @@ def test_browser_search_filters_and_recentres(events_file: Path, page_of) -> Non
     page.locator("#search").fill("")
     page.locator("#namespace").select_option("shop")
     assert page.locator(".node:not(.dim)").count() == 3  # the jobs, not the s3 datasets
+
+
+# A platform too large to read whole: 6 teams of 8 jobs in a chain, each job writing a dataset
+# its successor reads (96 nodes). Four jobs' latest runs failed, at different times; the latest
+# failure also reads a dataset of team2 and is read by team4, so other namespaces lie two steps
+# from it; team3's job5 derives its column "amount" from job4's output.
+FAILED_AT = {("team3", 4): 23, ("team1", 6): 22, ("team5", 2): 21, ("team0", 1): 20}
+
+
+def _platform_events() -> list[dict[str, Any]]:
+    events = []
+    for team in range(6):
+        for step in range(8):
+            job, lake = f"job{step}", f"s3://lake-{team}"
+            inputs = [(lake, f"t{team}/d{step - 1}")] if step else []
+            if (team, step) == (3, 4):
+                inputs.append(("s3://lake-2", "t2/d7"))
+            if (team, step) == (4, 0):
+                inputs.append(("s3://lake-3", "t3/d4"))
+            output: dict[str, Any] = {"namespace": lake, "name": f"t{team}/d{step}"}
+            if (team, step) == (3, 5):
+                output["facets"] = {
+                    "schema": {"fields": [{"name": "amount", "type": "double"}]},
+                    "columnLineage": {
+                        "fields": {
+                            "amount": {
+                                "inputFields": [
+                                    {"namespace": lake, "name": "t3/d4", "field": "total"}
+                                ]
+                            }
+                        }
+                    },
+                }
+            for day in range(3):
+                run = team * 1000 + step * 10 + day
+                hour = FAILED_AT.get((f"team{team}", step), 10)
+                failed = day == 2 and (f"team{team}", step) in FAILED_AT
+                common = {"namespace": f"team{team}", "inputs": tuple(inputs)}
+                events.append(_event(job, run, "START", _day(day, hour - 1), **common))
+                end = _event(
+                    job,
+                    run,
+                    "FAIL" if failed else "COMPLETE",
+                    _day(day, hour),
+                    error=f"disk full on team{team}" if failed else None,
+                    **common,
+                )
+                end["outputs"] = [output]
+                events.append(end)
+    return events
+
+
+@pytest.fixture
+def platform(tmp_path: Path) -> str:
+    path = _write(tmp_path / "platform.jsonl", _platform_events())
+    return lineage_html(read_graph(path), title="Platform")
+
+
+def _drawn(page: Any) -> list[str]:
+    return sorted(t.text_content() for t in page.locator(".node > title").all())
+
+
+def _set_depth(page: Any, depth: int) -> None:
+    page.locator("#depth").fill(str(depth))
+    page.locator("#depth").dispatch_event("change")
+
+
+@pytest.mark.slow
+def test_browser_a_large_history_opens_on_its_latest_failures(platform: str, page_of) -> None:
+    page = page_of(platform)
+    assert page.evaluate("window.lineageReport.view().kind") == "failures"
+    seeds = sorted(t.text_content() for t in page.locator(".node.seed > title").all())
+    assert seeds == ["team1/job6", "team3/job4", "team5/job2"]  # the three latest failures
+    drawn = _drawn(page)
+    assert "team0/job1" not in drawn  # an older failure, and far from these
+    assert 12 <= len(drawn) <= 40  # of 96 nodes
+    # Upstream and downstream two steps, within the namespaces one step away...
+    for name in ("team3/job3", "s3://lake-3/t3/d3", "s3://lake-3/t3/d4", "team3/job5"):
+        assert name in drawn
+    assert "s3://lake-3/t3/d2" not in drawn  # three steps away
+    # ...and other namespaces folded: team2's writer upstream, team4's reader downstream.
+    assert page.locator(".node.folded").count() == 2
+    assert "team2/job7" not in drawn and "team4/job0" not in drawn
+    assert page.locator(".node.folded[data-ns='team2'] .tag").text_content().startswith("▲ UPSTREAM")
+    assert page.locator(".node.folded[data-ns='team4'] .tag").text_content().startswith("▼ DOWNSTREAM")
+    info = page.locator("#view-info").text_content()
+    assert "The 3 latest failures (of 4 jobs whose latest run failed)" in info
+    # Readable as it opens: names drawn, boxes at least 0.6 of their size, seeds in the window.
+    assert "far" not in (page.locator("#graph").get_attribute("class") or "").split()
+    assert page.locator(".node .short").count() == len(drawn)
+    canvas = page.locator("#graph").bounding_box()
+    for seed in page.locator(".node.seed").all():
+        box = seed.bounding_box()
+        assert box["height"] >= 0.6 * 60 - 1
+        assert canvas["x"] <= box["x"] and box["x"] + box["width"] <= canvas["x"] + canvas["width"]
+        assert canvas["y"] <= box["y"] and box["y"] + box["height"] <= canvas["y"] + canvas["height"]
+    # The failed run and its error are one click away, as in the whole graph.
+    _node(page, "team3/job4").click()
+    assert page.locator("#panel tr.run.FAIL").count() == 1
+    assert "disk full on team3" in page.locator("#panel .error").text_content()
+
+
+@pytest.mark.slow
+def test_browser_the_depth_changes_what_is_shown(platform: str, page_of) -> None:
+    page = page_of(platform)
+    two = _drawn(page)
+    _set_depth(page, 1)  # the failures, what they read and what they wrote
+    one = _drawn(page)
+    assert set(one) < set(two)
+    assert "team3/job3" not in one and "s3://lake-3/t3/d3" in one
+    assert page.locator(".node.folded").count() == 0
+    _set_depth(page, 3)
+    three = _drawn(page)
+    assert set(two) < set(three)
+    assert "s3://lake-3/t3/d2" in three and "s3://lake-3/t3/d5" in three
+    assert page.evaluate("window.lineageReport.view().depth") == 3
+    assert "with 3 steps up- and downstream" in page.locator("#view-info").text_content()
+
+
+@pytest.mark.slow
+def test_browser_a_folded_namespace_opens(platform: str, page_of) -> None:
+    page = page_of(platform)
+    folded = page.locator(".node.folded[data-ns='team2']")
+    assert "1 job" in folded.locator(".sub").text_content()
+    folded.click()
+    drawn = _drawn(page)
+    assert "team2/job7" in drawn  # drawn as itself now
+    assert page.locator(".node.folded[data-ns='team2']").count() == 0
+    assert page.locator(".node.folded[data-ns='team4']").count() == 1  # the other stays folded
+    assert page.evaluate("window.lineageReport.view().kind") == "failures"
+
+
+@pytest.mark.slow
+def test_browser_the_whole_graph_is_one_click_away(platform: str, page_of) -> None:
+    page = page_of(platform)
+    page.locator("#whole").click()
+    assert page.locator(".node").count() == 96
+    assert page.locator(".node.folded").count() == 0
+    assert page.locator("#depth").is_disabled()
+    page.locator("#view").select_option("failures")
+    assert page.locator(".node").count() < 40
+    page.locator("#view").select_option("ns:team4")  # a namespace and its lineage
+    drawn = _drawn(page)
+    assert all(f"team4/job{k}" in drawn for k in range(8))
+    assert "s3://lake-3/t3/d4" in drawn  # what team4 reads from team3
+
+
+@pytest.mark.slow
+def test_browser_search_panels_and_column_lineage_in_a_neighbourhood(
+    platform: str, page_of
+) -> None:
+    page = page_of(platform)
+    assert "s3://lake-3/t3/d5" not in _drawn(page)
+    page.locator("#search").fill("t3/d5")
+    page.locator("#search").press("Enter")  # not drawn: the view moves to it
+    assert page.evaluate("window.lineageReport.view().kind") == "node"
+    chosen = _node(page, "s3://lake-3/t3/d5")
+    assert "selected" in (chosen.get_attribute("class") or "").split()
+    assert page.locator("#view option:checked").text_content() == "Around s3://lake-3/t3/d5"
+    page.locator("#search").fill("")
+    page.locator("#panel button.col[data-field='amount']").click()
+    source = _node(page, "s3://lake-3/t3/d4")
+    assert "upstream" in (source.get_attribute("class") or "").split()
+    assert source.locator(".cols").text_content() == "⇢ total"
+    page.locator("#panel a", has_text="team3/job5").click()  # a link in the panel
+    assert "selected" in (_node(page, "team3/job5").get_attribute("class") or "").split()
+    assert page.locator("#panel h2").text_content() == "job5"
+    page.locator("#panel button.around").click()
+    assert page.locator(".node.seed > title").all_text_contents() == ["team3/job5"]
+    page.locator("#namespace").select_option("team3")
+    assert page.locator(".node:not(.dim)").count() == 3  # team3's jobs within two steps
 
 
 def test_a_source_sits_just_before_its_first_reader() -> None:
