@@ -32,7 +32,6 @@ from typing import Any
 
 from openlineage_sdk._read import Event, read_event
 from openlineage_sdk._report.fold import (
-    ENDED,
     KEEP_RUNS,
     Graph,
     _RunInfo,
@@ -136,10 +135,19 @@ def _size(count: int) -> str:
     return f"{value:.1f} TiB"
 
 
+#: Between a state and how many events in a row reported it (a multiplication sign).
+_TIMES = "\u00d7"
+
+
 def _states(info: _RunInfo) -> str:
-    """A run's states in order: ``START -> RUNNING ×3 -> COMPLETE``."""
+    """A run's states in order, with repeats counted (``START -> RUNNING x3 -> COMPLETE``,
+    written with a multiplication sign)."""
     return " -> ".join(
-        f"… ({count} events)" if state == "…" else state if count == 1 else f"{state} ×{count}"
+        f"… ({count} events)"
+        if state == "…"
+        else state
+        if count == 1
+        else f"{state} {_TIMES}{count}"
         for state, count in info.states
     )
 

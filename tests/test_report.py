@@ -18,8 +18,8 @@ from typing import Any
 import pytest
 
 from openlineage_sdk import OpenLineage, naming, read_event, report
-from openlineage_sdk._errors import OpenLineageValidationError
 from openlineage_sdk import facets as f
+from openlineage_sdk._errors import OpenLineageValidationError
 from openlineage_sdk.cli import main
 from openlineage_sdk.lifecycle import output_dataset
 from openlineage_sdk.report import build_graph, lineage_html, load_events, read_graph, summary
@@ -311,7 +311,10 @@ def _event(
         }
     event: dict[str, Any] = {
         "eventTime": when,
-        "run": {"runId": str(uuid.UUID(int=run)) if isinstance(run, int) else run, "facets": facets},
+        "run": {
+            "runId": str(uuid.UUID(int=run)) if isinstance(run, int) else run,
+            "facets": facets,
+        },
         "job": {"namespace": namespace, "name": job},
         "inputs": [{"namespace": ns, "name": name} for ns, name in inputs],
         "outputs": [{"namespace": ns, "name": name} for ns, name in outputs],
@@ -391,7 +394,11 @@ TRICKY = {
     "a run of no job": {"eventTime": "t", "run": {"runId": "r"}},
     "a null run": {"eventTime": "t", "run": None, "job": {"namespace": "n", "name": "j"}},
     "a job name not a string": {"eventTime": "t", "job": {"namespace": "n", "name": 5}},
-    "a numeric time": {"eventTime": 5, "run": {"runId": "r"}, "job": {"namespace": "n", "name": "j"}},
+    "a numeric time": {
+        "eventTime": 5,
+        "run": {"runId": "r"},
+        "job": {"namespace": "n", "name": "j"},
+    },
     "a null producer": _event("j", 1, "START", "t", producer=None),
     "a null schema URL": _event("j", 1, "START", "t", schemaURL=None),
     "an unknown event type": _event("j", 1, "DONE", "t"),
@@ -407,27 +414,60 @@ TRICKY = {
         "outputs": [{"namespace": "n", "name": "d", "outputFacets": []}],
     },
     "run facets a number": {**_event("j", 1, "START", "t"), "run": {"runId": "r", "facets": 5}},
-    "job facets an array": {**_event("j", 1, "START", "t"), "job": {"namespace": "n", "name": "j", "facets": []}},
-    "a job event": {"eventTime": "t", "job": {"namespace": "n", "name": "j"}, "outputs": [{"namespace": "n", "name": "d"}]},
-    "a job event with an odd event type": {"eventTime": "t", "job": {"namespace": "n", "name": "j"}, "eventType": 5},
+    "job facets an array": {
+        **_event("j", 1, "START", "t"),
+        "job": {"namespace": "n", "name": "j", "facets": []},
+    },
+    "a job event": {
+        "eventTime": "t",
+        "job": {"namespace": "n", "name": "j"},
+        "outputs": [{"namespace": "n", "name": "d"}],
+    },
+    "a job event with an odd event type": {
+        "eventTime": "t",
+        "job": {"namespace": "n", "name": "j"},
+        "eventType": 5,
+    },
     "a dataset event": {
         "eventTime": "t",
-        "dataset": {"namespace": "n", "name": "d", "facets": {"lifecycleStateChange": {"lifecycleStateChange": "DROP"}}},
+        "dataset": {
+            "namespace": "n",
+            "name": "d",
+            "facets": {"lifecycleStateChange": {"lifecycleStateChange": "DROP"}},
+        },
     },
-    "a dataset event with null facets": {"eventTime": "t", "dataset": {"namespace": "n", "name": "d", "facets": None}},
-    "a dataset event with an odd input": {"eventTime": "t", "dataset": {"namespace": "n", "name": "d"}, "inputs": 5},
+    "a dataset event with null facets": {
+        "eventTime": "t",
+        "dataset": {"namespace": "n", "name": "d", "facets": None},
+    },
+    "a dataset event with an odd input": {
+        "eventTime": "t",
+        "dataset": {"namespace": "n", "name": "d"},
+        "inputs": 5,
+    },
     "no kind at all": {"eventTime": "t", "producer": "p"},
     "row count not a number": {
         **_event("j", 1, "COMPLETE", "t"),
-        "outputs": [{"namespace": "n", "name": "d", "outputFacets": {"outputStatistics": {"rowCount": "abc", "size": 5}}}],
+        "outputs": [
+            {
+                "namespace": "n",
+                "name": "d",
+                "outputFacets": {"outputStatistics": {"rowCount": "abc", "size": 5}},
+            }
+        ],
     },
     "an error message without message": {
         **_event("j", 1, "FAIL", "t"),
-        "run": {"runId": "r", "facets": {"errorMessage": {"programmingLanguage": "x"}, "parent": {"job": 5}}},
+        "run": {
+            "runId": "r",
+            "facets": {"errorMessage": {"programmingLanguage": "x"}, "parent": {"job": 5}},
+        },
     },
     "schema fields not objects": {
         **_event("j", 1, "COMPLETE", "t"),
-        "outputs": [{"namespace": "n", "name": "d", "facets": {"schema": {"fields": [1, {"name": "a"}]}}}],
+        "outputs": [
+            {"namespace": "n", "name": "d", "facets": {"schema": {"fields": [1, {"name": "a"}]}}}
+        ],
     },
     "a run event that also names a dataset": {**_event("j", 1, "START", "t"), "dataset": "x"},
     "an array": [1, 2],
@@ -452,7 +492,14 @@ def test_the_fast_reader_refuses_and_reads_as_read_event_does(tmp_path: Path, na
         '{"eventTime": "t", "run": {"runId": "r"}, "job": {"namespace": "n", "name": "j"}, '
         '"outputs": [{"namespace": "n", "name": "d", "outputFacets": {"outputStatistics": {"rowCount": 1e999}}}]}',
     ],
-    ids=["NaN", "a lone surrogate read", "a lone surrogate skipped", "cut short", "a repeated key", "a huge row count"],
+    ids=[
+        "NaN",
+        "a lone surrogate read",
+        "a lone surrogate skipped",
+        "cut short",
+        "a repeated key",
+        "a huge row count",
+    ],
 )
 def test_the_fast_reader_takes_text_as_read_event_does(tmp_path: Path, line: str) -> None:
     fast_way, slow_way = _both(tmp_path / "one.jsonl", line)
@@ -471,6 +518,19 @@ def test_a_huge_number_where_the_report_does_not_read_is_skipped(tmp_path: Path)
         load_events(path)
 
 
+def test_without_msgspec_every_line_is_read_by_read_event(
+    events_file: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    fast_graph = read_graph(events_file)
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text(events_file.read_text() + '{"eventTime": "x"}\n')
+    # As if the [report] extra were missing: the same report, the same refusal.
+    monkeypatch.setitem(sys.modules, "openlineage_sdk._report.fast", None)
+    assert summary(read_graph(events_file)) == summary(fast_graph)
+    with pytest.raises(OpenLineageValidationError, match=r"bad\.jsonl:7: "):
+        read_graph(bad)
+
+
 def test_only_the_latest_runs_are_kept_and_the_others_counted(tmp_path: Path) -> None:
     days = list(range(50))
     random.Random(5).shuffle(days)  # the file is not in time order: "latest" is by start time
@@ -479,7 +539,13 @@ def test_only_the_latest_runs_are_kept_and_the_others_counted(tmp_path: Path) ->
         failed = day in (3, 13, 40)
         events.append(_event("etl", day, "START", _day(day)))
         events.append(
-            _event("etl", day, "FAIL" if failed else "COMPLETE", _day(day, 1), error="boom" if failed else None)
+            _event(
+                "etl",
+                day,
+                "FAIL" if failed else "COMPLETE",
+                _day(day, 1),
+                error="boom" if failed else None,
+            )
         )
     path = _write(tmp_path / "runs.jsonl", events)
     graph = read_graph(path, keep_runs=20)
@@ -505,7 +571,10 @@ def test_only_the_latest_runs_are_kept_and_the_others_counted(tmp_path: Path) ->
 def test_a_late_event_of_a_run_folded_away_is_counted_with_it(tmp_path: Path) -> None:
     events = [_event("stream", 0, "START", _day(0))]
     for day in range(1, 46):
-        events += [_event("stream", day, "START", _day(day)), _event("stream", day, "COMPLETE", _day(day, 1))]
+        events += [
+            _event("stream", day, "START", _day(day)),
+            _event("stream", day, "COMPLETE", _day(day, 1)),
+        ]
     events.append(_event("stream", 0, "COMPLETE", _day(46)))  # the first run ends last
     events.append(_event("stream", 0, "OTHER", _day(47)))  # and says more after its end
     graph = read_graph(_write(tmp_path / "late.jsonl", events), keep_runs=20)
@@ -524,11 +593,12 @@ def test_repeated_events_of_a_run_are_counted_not_listed(tmp_path: Path) -> None
     events.append(_event("flap", 2, "FAIL", _day(1)))
     graph = read_graph(_write(tmp_path / "repeats.jsonl", events))
     text = summary(graph)
-    assert f"run {uuid.UUID(int=1)}: START -> RUNNING ×1000 -> COMPLETE in 86400.00s" in text
+    assert f"run {uuid.UUID(int=1)}: START -> RUNNING \u00d71000 -> COMPLETE in 86400.00s" in text
     [flap] = graph.jobs["shop/flap"]
     assert len(flap.states) <= 12
     assert sum(count for _, count in flap.states) == 101
-    assert flap.states[0] == ["OTHER", 1] and flap.states[-1] == ["FAIL", 1]
+    assert flap.states[0] == ["OTHER", 1]
+    assert flap.states[-1] == ["FAIL", 1]
     assert (
         "OTHER -> RUNNING -> OTHER -> RUNNING -> … (90 events) -> "
         "OTHER -> RUNNING -> OTHER -> RUNNING -> OTHER -> RUNNING -> FAIL\n"
@@ -541,7 +611,7 @@ def test_a_longer_history_keeps_as_many_runs_and_counts_the_rest(tmp_path: Path)
     for copy in range(10):
         for job in range(30):
             run = copy * 100 + job
-            io = {"inputs": ((f"s3://lake", f"t{job}"),), "outputs": ((f"s3://lake", f"t{job + 1}"),)}
+            io = {"inputs": (("s3://lake", f"t{job}"),), "outputs": (("s3://lake", f"t{job + 1}"),)}
             events.append(_event(f"job{job}", run, "START", _day(copy), **io))
             events.append(_event(f"job{job}", run, "COMPLETE", _day(copy, 1), **io))
     path = _write(tmp_path / "long.jsonl", events)
@@ -788,9 +858,14 @@ def test_browser_a_large_history_opens_on_its_latest_failures(platform: str, pag
     assert "s3://lake-3/t3/d2" not in drawn  # three steps away
     # ...and other namespaces folded: team2's writer upstream, team4's reader downstream.
     assert page.locator(".node.folded").count() == 2
-    assert "team2/job7" not in drawn and "team4/job0" not in drawn
-    assert page.locator(".node.folded[data-ns='team2'] .tag").text_content().startswith("▲ UPSTREAM")
-    assert page.locator(".node.folded[data-ns='team4'] .tag").text_content().startswith("▼ DOWNSTREAM")
+    assert "team2/job7" not in drawn
+    assert "team4/job0" not in drawn
+    assert (
+        page.locator(".node.folded[data-ns='team2'] .tag").text_content().startswith("▲ UPSTREAM")
+    )
+    assert (
+        page.locator(".node.folded[data-ns='team4'] .tag").text_content().startswith("▼ DOWNSTREAM")
+    )
     info = page.locator("#view-info").text_content()
     assert "The 3 latest failures (of 4 jobs whose latest run failed)" in info
     # Readable as it opens: names drawn, boxes at least 0.6 of their size, seeds in the window.
@@ -800,8 +875,10 @@ def test_browser_a_large_history_opens_on_its_latest_failures(platform: str, pag
     for seed in page.locator(".node.seed").all():
         box = seed.bounding_box()
         assert box["height"] >= 0.6 * 60 - 1
-        assert canvas["x"] <= box["x"] and box["x"] + box["width"] <= canvas["x"] + canvas["width"]
-        assert canvas["y"] <= box["y"] and box["y"] + box["height"] <= canvas["y"] + canvas["height"]
+        assert canvas["x"] <= box["x"]
+        assert box["x"] + box["width"] <= canvas["x"] + canvas["width"]
+        assert canvas["y"] <= box["y"]
+        assert box["y"] + box["height"] <= canvas["y"] + canvas["height"]
     # The failed run and its error are one click away, as in the whole graph.
     _node(page, "team3/job4").click()
     assert page.locator("#panel tr.run.FAIL").count() == 1
@@ -815,12 +892,14 @@ def test_browser_the_depth_changes_what_is_shown(platform: str, page_of) -> None
     _set_depth(page, 1)  # the failures, what they read and what they wrote
     one = _drawn(page)
     assert set(one) < set(two)
-    assert "team3/job3" not in one and "s3://lake-3/t3/d3" in one
+    assert "team3/job3" not in one
+    assert "s3://lake-3/t3/d3" in one
     assert page.locator(".node.folded").count() == 0
     _set_depth(page, 3)
     three = _drawn(page)
     assert set(two) < set(three)
-    assert "s3://lake-3/t3/d2" in three and "s3://lake-3/t3/d5" in three
+    assert "s3://lake-3/t3/d2" in three
+    assert "s3://lake-3/t3/d5" in three
     assert page.evaluate("window.lineageReport.view().depth") == 3
     assert "with 3 steps up- and downstream" in page.locator("#view-info").text_content()
 

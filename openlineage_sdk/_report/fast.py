@@ -92,7 +92,7 @@ _FAILED: Final = (msgspec.DecodeError,)  # ValidationError is a DecodeError
 
 def _container(raw: Raw) -> bool:
     """Whether a facet container is absent, null or an object, as events allow."""
-    if not len(raw):
+    if not raw:
         return True
     first = memoryview(raw)[0]
     return first == 0x7B or (first == 0x6E and bytes(raw) == b"null")  # "{", "null"
@@ -112,8 +112,6 @@ class Reader:
         self, info: _DatasetInfo, raw: Raw, pending: list[tuple[_DatasetInfo, bytes, Any]]
     ) -> bool:
         """Note the facets to fold into ``info`` unless they are the ones it last had."""
-        if not len(raw):
-            return True
         data = bytes(raw)
         if data == info.seen or data == b"{}" or data == b"null":
             return True
@@ -138,9 +136,8 @@ class Reader:
             if not isinstance(run, UnsetType) or isinstance(dataset, UnsetType):
                 return False  # a run event without a job, or no kind of event at all
             info = folder.dataset(dataset.namespace, dataset.name)
-            if not _container(dataset.facets) or not self._dataset_facets(
-                info, dataset.facets, pending
-            ):
+            raw = dataset.facets
+            if raw and (not _container(raw) or not self._dataset_facets(info, raw, pending)):
                 return False
             folder.graph.events += 1
             self._apply(pending)
@@ -173,27 +170,34 @@ class Reader:
         job_key = _named(job.namespace, job.name)
         inputs = event.inputs or ()
         outputs = event.outputs or ()
+        by_name = folder.by_name
         read = []
         for source in inputs:
-            if not _container(source.inputFacets):
+            if source.inputFacets and not _container(source.inputFacets):
                 return False
-            info = folder.dataset(source.namespace, source.name)
-            if not self._dataset_facets(info, source.facets, pending):
+            info = by_name.get((source.namespace, source.name)) or folder.dataset(
+                source.namespace, source.name
+            )
+            if source.facets and not self._dataset_facets(info, source.facets, pending):
                 return False
             read.append(info)
         written = []
         for target in outputs:
-            info = folder.dataset(target.namespace, target.name)
-            if not self._dataset_facets(info, target.facets, pending):
+            info = by_name.get((target.namespace, target.name)) or folder.dataset(
+                target.namespace, target.name
+            )
+            if target.facets and not self._dataset_facets(info, target.facets, pending):
                 return False
             raw = target.outputFacets
             stats = None
-            if len(raw) > 2 and bytes(raw) != b"null":
-                try:
-                    stats = _OUTPUT_FACETS.decode(raw).outputStatistics
-                except _FAILED:
-                    return False
-            elif not _container(raw):
+            if len(raw) > 2:
+                data = bytes(raw)
+                if data != b"null":
+                    try:
+                        stats = _OUTPUT_FACETS.decode(data).outputStatistics
+                    except _FAILED:
+                        return False
+            elif raw and not _container(raw):
                 return False
             written.append((info, stats))
         # Everything read: from here on nothing can fail.
@@ -224,4 +228,3 @@ class Reader:
                 facets.columnLineage,
             )
             info.seen = data
-

@@ -31,6 +31,7 @@ _WINDOW: Final = 256
 #: and the number of events between them (repeats of one state are counted, not listed).
 _TRANSITIONS: Final = 12
 ENDED: Final = ("COMPLETE", "FAIL", "ABORT")
+_Raw = bytes  # for the one field of _DatasetInfo that a field named "bytes" would shadow
 
 
 @dataclass
@@ -84,7 +85,7 @@ class _DatasetInfo:
     # output column -> the input columns it comes from: (dataset URI, column, transformation)
     column_lineage: dict[str, list[tuple[str, str, str]]] = field(default_factory=dict)
     # The raw JSON of the facets last folded in: the same bytes again need no parsing.
-    seen: bytes | None = field(default=None, repr=False, compare=False)
+    seen: _Raw | None = field(default=None, repr=False, compare=False)
 
 
 @dataclass
@@ -155,11 +156,6 @@ def _transformation(item: dict[str, Any], entry: dict[str, Any]) -> str:
     return old if isinstance(old, str) else ""
 
 
-def _count(value: Any) -> int | None:
-    """A statistic as the report shows it: a JSON integer, else nothing."""
-    return value if isinstance(value, int) and not isinstance(value, bool) else None
-
-
 class Folder:
     """Folds events, one at a time, into a :class:`Graph` of bounded size.
 
@@ -175,7 +171,7 @@ class Folder:
         self._keep = keep_runs
         self._jobs: dict[str, _Job] = {}
         # (namespace, name) -> dataset: the URI is built once per dataset, not once per mention.
-        self._named: dict[tuple[str, str], _DatasetInfo] = {}
+        self.by_name: dict[tuple[str, str], _DatasetInfo] = {}
 
     # ------------------------------------------------------------------ jobs and runs
     def _job(self, key: str) -> _Job:
@@ -257,13 +253,13 @@ class Folder:
     # ------------------------------------------------------------------ datasets
     def dataset(self, namespace: str, name: str) -> _DatasetInfo:
         """The dataset of that namespace and name (created on first sight)."""
-        info = self._named.get((namespace, name))
+        info = self.by_name.get((namespace, name))
         if info is None:
             key = dataset_uri(namespace, name)
             info = self.graph.datasets.get(key)
             if info is None:
                 info = self.graph.datasets[key] = _DatasetInfo(key, namespace=namespace, name=name)
-            self._named[(namespace, name)] = info
+            self.by_name[(namespace, name)] = info
         return info
 
     @staticmethod
@@ -305,13 +301,20 @@ class Folder:
 
     @staticmethod
     def statistics(info: _DatasetInfo, stats: Any) -> None:
-        """Update a dataset's rows, bytes and files from an outputStatistics facet."""
+        """Update a dataset's rows, bytes and files from an outputStatistics facet (each a
+        JSON integer; anything else is not shown)."""
         if not isinstance(stats, dict):
             return
-        for attribute, key in (("rows", "rowCount"), ("bytes", "size"), ("files", "fileCount")):
-            value = _count(stats.get(key))
-            if value is not None:
-                setattr(info, attribute, value)
+        # type() rather than isinstance(): True is an int to isinstance, not a count.
+        value = stats.get("rowCount")
+        if type(value) is int:
+            info.rows = value
+        value = stats.get("size")
+        if type(value) is int:
+            info.bytes = value
+        value = stats.get("fileCount")
+        if type(value) is int:
+            info.files = value
 
     # ------------------------------------------------------------------ whole events
     def event(self, raw: Mapping[str, Any], kind: Literal["run", "job", "dataset"]) -> None:
@@ -425,19 +428,26 @@ def read_graph(path: str | Path, *, keep_runs: int | None = KEEP_RUNS) -> Graph:
         OpenLineageValidationError: a line is not an event; the message names the line.
         OSError: the file cannot be read.
     """
-    from openlineage_sdk._report import fast
-
     folder = Folder(keep_runs)
     path = Path(path)
-    reader = fast.Reader(folder)
+    try:
+        from openlineage_sdk._report.fast import Reader
+    except ImportError:  # no msgspec (the [report] extra): every line is read by read_event
+        fold = _never
+    else:
+        fold = Reader(folder).fold
     for number, line in _lines(path):
         if line.isspace():
             continue
         if not line.isascii():
             _check_utf8(line, path, number)
-        if not reader.fold(line):
+        if not fold(line):
             _fold_slowly(folder, line, path, number)
     return folder.finish()
+
+
+def _never(line: bytes) -> bool:
+    return False
 
 
 def _check_utf8(line: bytes, path: Path, number: int) -> None:
