@@ -186,7 +186,7 @@ def _report(args: argparse.Namespace, out: TextIO) -> int:
     from openlineage_sdk.report import lineage_html, read_graph, summary
 
     try:
-        graph = read_graph(args.path, keep_runs=args.runs)
+        graph = read_graph(args.path, keep_runs=args.runs) if args.runs else read_graph(args.path)
     except (OSError, OpenLineageValidationError) as exc:
         print(f"openlineage-sdk report: {exc}", file=sys.stderr)
         return 2
@@ -331,7 +331,7 @@ def _main(argv: Sequence[str] | None, out: TextIO | None) -> int:
     report.add_argument(
         "--runs",
         type=_positive,
-        default=20,
+        default=None,
         metavar="N",
         help="runs listed per job, the latest; the earlier ones are counted (default 20)",
     )

@@ -1,22 +1,27 @@
 """Readable reports of lineage events: a text summary and a self-contained HTML lineage graph.
 
-    from openlineage_sdk.report import load_events, summary, lineage_html
+    from openlineage_sdk.report import read_graph, summary, lineage_html
 
-    events = load_events("openlineage_events.jsonl")
-    print(summary(events))
-    Path("lineage.html").write_text(lineage_html(events))
+    graph = read_graph("openlineage_events.jsonl")
+    print(summary(graph))
+    Path("lineage.html").write_text(lineage_html(graph))
 
-Both take the events or a :class:`Graph` already built from them with :func:`build_graph`.
+:func:`read_graph` reads a file in one pass into a :class:`Graph` whose size does not grow with
+the number of events (each job keeps its latest runs and counts the others); :func:`build_graph`
+folds events already read (:func:`load_events`) the same way. Both reports take the graph or the
+events.
 
 Also on the command line: ``openlineage-sdk report openlineage_events.jsonl --html lineage.html``.
 
-The HTML file is self-contained and opens offline in any browser. Its layout is computed when it
-is written, by igraph's layered (Sugiyama) layout in C (the ``[report]`` extra), not in the
-browser: JavaScript layered layouts (dagre, elkjs) took 15 to 200 s on a history of 500 jobs and
-2,000 datasets, which this page must open in under 2 s. The page carries the laid-out graph as
-JSON and a small script of its own (``_report/report.js``) that draws it as SVG and adds zoom,
-pan, fit, search, a namespace filter, and the panels of jobs (runs, states, durations, errors)
-and datasets (schema, statistics, symlinks, column lineage).
+The HTML file is self-contained and opens offline in any browser. The whole graph's layout is
+computed when the page is written, by igraph's layered (Sugiyama) layout in C (the ``[report]``
+extra), not in the browser: JavaScript layered layouts (dagre, elkjs) took 15 to 200 s on a
+history of 500 jobs and 2,000 datasets. A large history opens on a neighbourhood instead (its
+latest failures, a namespace or one node, to a depth the reader sets, other namespaces folded),
+small enough for the page's own script (``_report/report.js``) to lay out at once. That script
+draws the graph as SVG and adds zoom, pan, fit, search, a namespace filter, the views, and the
+panels of jobs (runs, states, durations, errors) and datasets (schema, statistics, symlinks,
+column lineage).
 """
 
 from __future__ import annotations
@@ -425,11 +430,14 @@ def _asset(name: str) -> str:
 def lineage_html(events: Iterable[Event] | Graph, *, title: str = "Lineage") -> str:
     """A self-contained HTML page of the lineage graph: open it offline in any browser.
 
-    The graph is laid out left to right when the page is made (see :func:`_layout`) and drawn
-    as SVG by the page's own script: zoom (wheel), pan (drag), fit to window; jobs coloured and
-    labelled by their latest run's state, with their runs, durations and error messages one
-    click away; datasets with schema, statistics, symlinks, readers and writers, and the
-    upstream columns of any column (column lineage); search and a namespace filter.
+    The whole graph is laid out left to right when the page is made (see :func:`_layout`) and
+    drawn as SVG by the page's own script: zoom (wheel), pan (drag), fit to window; jobs
+    coloured and labelled by their latest run's state, with their runs, durations and error
+    messages one click away; datasets with schema, statistics, symlinks, readers and writers,
+    and the upstream columns of any column (column lineage); search and a namespace filter.
+    A graph of more than ``WHOLE_GRAPH_NODES`` nodes opens on the neighbourhood of its latest
+    failures instead (upstream and downstream to a depth the reader sets, other namespaces
+    folded into a box each), with namespaces, any one node and the whole graph one click away.
 
     Args:
         events: the events, or a :class:`Graph` already built from them.
