@@ -915,6 +915,11 @@ def test_browser_a_folded_namespace_opens(platform: str, page_of) -> None:
     assert page.locator(".node.folded[data-ns='team2']").count() == 0
     assert page.locator(".node.folded[data-ns='team4']").count() == 1  # the other stays folded
     assert page.evaluate("window.lineageReport.view().kind") == "failures"
+    _set_depth(page, 3)  # the same view, deeper: still open
+    assert "team2/job7" in _drawn(page)
+    page.locator("#view").select_option("whole")
+    page.locator("#view").select_option("failures")  # a view shown anew starts folded
+    assert page.locator(".node.folded[data-ns='team2']").count() == 1
 
 
 @pytest.mark.slow
@@ -953,6 +958,9 @@ def test_browser_search_panels_and_column_lineage_in_a_neighbourhood(
     assert "selected" in (_node(page, "team3/job5").get_attribute("class") or "").split()
     assert page.locator("#panel h2").text_content() == "job5"
     page.locator("#panel button.around").click()
+    assert page.locator(".node.seed > title").all_text_contents() == ["team3/job5"]
+    page.locator("#view").select_option("failures")
+    page.locator("#view").select_option("node")  # back to the last node shown
     assert page.locator(".node.seed > title").all_text_contents() == ["team3/job5"]
     page.locator("#namespace").select_option("team3")
     assert page.locator(".node:not(.dim)").count() == 3  # team3's jobs within two steps

@@ -334,7 +334,11 @@
   // ---------------------------------------------------------------- views
   var viewSelect = document.getElementById("view"), depthInput = document.getElementById("depth");
   var info = document.getElementById("view-info");
+  var lastNode = null;
+  function key(v) { return v ? v.kind + " " + (v.kind === "ns" ? v.ns : v.kind === "node" ? v.node : "") : ""; }
   function show(v) {
+    if (key(v) !== key(view)) opened = {}; // folded namespaces opened belong to one view
+    if (v.kind === "node") lastNode = v.node;
     view = v;
     if (v.kind === "whole") draw(whole());
     else draw(neighbourhood(v));
@@ -368,7 +372,7 @@
     var v = viewSelect.value;
     if (v === "whole") show({ kind: "whole" });
     else if (v === "failures") show({ kind: "failures" });
-    else if (v === "node") show({ kind: "node", node: view.node });
+    else if (v === "node") show({ kind: "node", node: lastNode });
     else show({ kind: "ns", ns: v.slice(3) });
   });
   depthInput.addEventListener("change", function () {
