@@ -244,10 +244,13 @@ def render_seconds(page_path: Path, loads: int = 3) -> list[tuple[float, float]]
     return figures
 
 
-def run_report(events: Path, html: Path | None = None) -> tuple[float, float, int]:
+def run_report(
+    events: Path, html: Path | None = None, source: Path | None = None
+) -> tuple[float, float, int]:
     """Run ``openlineage-sdk report`` in a child process: its wall seconds, CPU seconds (user
     and system: what other work on the machine does not inflate) and peak memory (maximum
-    resident set) in bytes."""
+    resident set) in bytes. ``source``: a folder whose ``openlineage_sdk`` is run instead of
+    this one."""
     command = [
         sys.executable,
         "-c",
@@ -257,8 +260,13 @@ def run_report(events: Path, html: Path | None = None) -> tuple[float, float, in
     ]
     if html is not None:
         command += ["--html", str(html)]
+    env = None
+    if source is not None:
+        path = os.pathsep.join(filter(None, [str(source), os.environ.get("PYTHONPATH")]))
+        env = {**os.environ, "PYTHONPATH": path}
     began = time.perf_counter()
-    child = subprocess.Popen(command, stdout=subprocess.DEVNULL)
+    # Run from the history's folder: "python -c" would import a package from the current one.
+    child = subprocess.Popen(command, stdout=subprocess.DEVNULL, env=env, cwd=events.parent)
     _, status, usage = os.wait4(child.pid, 0)
     seconds = time.perf_counter() - began
     child.returncode = os.waitstatus_to_exitcode(status)
@@ -279,6 +287,12 @@ class _Row:
     page_size: int
     drawn: float | None = None
     whole: float | None = None
+    earlier: tuple[float, float, int, float, float, int] | None = None
+
+
+def _figures(figures: tuple[float, float, int]) -> str:
+    seconds, cpu, peak = figures
+    return f"{seconds:.2f} s (CPU {cpu:.2f} s), peak memory {_mib(peak)}"
 
 
 def _mib(count: float) -> str:
@@ -293,6 +307,22 @@ def main(argv: list[str] | None = None) -> int:
         help="events per history, multiples of 10,000, comma-separated (default: %(default)s)",
     )
     parser.add_argument("--keep", type=Path, default=None, help="also copy the pages here")
+    parser.add_argument(
+        "--earlier",
+        type=Path,
+        default=None,
+        metavar="DIR",
+        help="also run the report of the openlineage_sdk in DIR (an earlier version, e.g. "
+        "`git archive REV openlineage_sdk | tar -x -C DIR`), right after this one's",
+    )
+    parser.add_argument(
+        "--earlier-up-to",
+        type=int,
+        default=100_000,
+        metavar="N",
+        help="only on histories of up to N events (default %(default)s: the report before "
+        "streaming held every event, about 30 GB for 1,000,000)",
+    )
     args = parser.parse_args(argv)
     sizes = [int(size) for size in args.sizes.split(",")]
     if any(size % 10_000 or size <= 0 for size in sizes):
@@ -308,12 +338,16 @@ def main(argv: list[str] | None = None) -> int:
                 f"({_mib(events_path.stat().st_size)} of JSON Lines)",
                 flush=True,
             )
+            page_path = Path(folder) / "lineage.html"
             text_s, text_cpu, text_peak = run_report(events_path)
             print(
                 f"  text: {text_s:.2f} s (CPU {text_cpu:.2f} s), peak memory {_mib(text_peak)}",
                 flush=True,
             )
-            page_path = Path(folder) / "lineage.html"
+            earlier = None
+            if args.earlier is not None and events <= args.earlier_up_to:
+                old_text = run_report(events_path, source=args.earlier)
+                print(f"  earlier version, text: {_figures(old_text)}", flush=True)
             html_s, html_cpu, html_peak = run_report(events_path, page_path)
             page_size = page_path.stat().st_size
             print(
@@ -321,6 +355,10 @@ def main(argv: list[str] | None = None) -> int:
                 f"{_mib(html_peak)}; page {page_size / 1e6:.1f} MB",
                 flush=True,
             )
+            if args.earlier is not None and events <= args.earlier_up_to:
+                old_html = run_report(events_path, Path(folder) / "earlier.html", args.earlier)
+                print(f"  earlier version, text and HTML: {_figures(old_html)}", flush=True)
+                earlier = old_text + old_html
             if args.keep is not None:
                 args.keep.mkdir(parents=True, exist_ok=True)
                 shutil.copy(page_path, args.keep / f"lineage-{size}.html")
@@ -338,10 +376,11 @@ def main(argv: list[str] | None = None) -> int:
             rows.append(
                 _Row(events, text_s, text_cpu, text_peak, html_s, html_cpu, html_peak, page_size)
             )
-            rows[-1].drawn, rows[-1].whole = drawn, whole
+            rows[-1].drawn, rows[-1].whole, rows[-1].earlier = drawn, whole, earlier
     print(
         "\n| events | text: time (CPU), peak memory | text and HTML: time (CPU), peak memory "
-        "| page | drawn (whole graph) |\n|---|---|---|---|---|"
+        "| page | drawn (whole graph) | earlier version: text; text and HTML |"
+        "\n|---|---|---|---|---|---|"
     )
     for row in rows:
         drawn_text = (
@@ -352,7 +391,14 @@ def main(argv: list[str] | None = None) -> int:
         print(
             f"| {row.events:,} | {row.text_s:.1f} s ({row.text_cpu:.1f} s), "
             f"{_mib(row.text_peak)} | {row.html_s:.1f} s ({row.html_cpu:.1f} s), "
-            f"{_mib(row.html_peak)} | {row.page_size / 1e6:.1f} MB | {drawn_text} |"
+            f"{_mib(row.html_peak)} | {row.page_size / 1e6:.1f} MB | {drawn_text} | "
+            + (
+                "not run"
+                if row.earlier is None
+                else f"{row.earlier[0]:.1f} s ({row.earlier[1]:.1f} s), {_mib(row.earlier[2])}; "
+                f"{row.earlier[3]:.1f} s ({row.earlier[4]:.1f} s), {_mib(row.earlier[5])}"
+            )
+            + " |"
         )
     if not browser:
         print("draw times skipped: no browser found (install Debian's chromium)")
