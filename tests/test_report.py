@@ -506,6 +506,25 @@ def test_the_fast_reader_takes_text_as_read_event_does(tmp_path: Path, line: str
     assert fast_way == slow_way
 
 
+def test_facets_read_either_way_fold_in_file_order(tmp_path: Path) -> None:
+    # The fast reader skips a dataset's facets when they are the bytes it last folded in; a
+    # line read the careful way in between changes them, so they are folded in again.
+    def schema(column: str) -> dict[str, Any]:
+        return {"schema": {"fields": [{"name": column, "type": "string"}]}}
+
+    first = _event("j", 1, "COMPLETE", _day(0))
+    first["outputs"] = [{"namespace": "n", "name": "d", "facets": schema("a")}]
+    careful = {  # a dataset event with a field of its own the fast reader cannot take
+        "eventTime": _day(1),
+        "dataset": {"namespace": "n", "name": "d", "facets": schema("b")},
+        "inputs": 5,
+    }
+    third = {**first, "eventTime": _day(2)}
+    path = _write(tmp_path / "order.jsonl", [first, careful, third])
+    assert "    schema     a: string" in summary(read_graph(path))
+    assert summary(read_graph(path)) == summary(build_graph(load_events(path)))
+
+
 def test_a_huge_number_where_the_report_does_not_read_is_skipped(tmp_path: Path) -> None:
     # As read_graph's documentation says: values in parts the report does not read are only
     # checked to be JSON; read_event refuses this number (it would be written back as null).

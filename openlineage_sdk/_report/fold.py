@@ -323,14 +323,7 @@ class Folder:
         if kind == "dataset":
             data = _mapping(raw, "dataset")
             info = self.dataset(str(data.get("namespace", "")), str(data.get("name", "")))
-            facets = _mapping(data, "facets")
-            self.facets(
-                info,
-                facets.get("schema"),
-                facets.get("symlinks"),
-                facets.get("lifecycleStateChange"),
-                facets.get("columnLineage"),
-            )
+            self._facets_of(info, _mapping(data, "facets"))
             return
         job_data = _mapping(raw, "job")
         job = f"{job_data.get('namespace', '')}/{job_data.get('name', '')}"
@@ -356,31 +349,25 @@ class Folder:
             )
         for source in raw.get("inputs") or ():
             info = self.dataset(str(source.get("namespace", "")), str(source.get("name", "")))
-            facets = _mapping(source, "facets")
-            if facets:
-                info.seen = None
-                self.facets(
-                    info,
-                    facets.get("schema"),
-                    facets.get("symlinks"),
-                    facets.get("lifecycleStateChange"),
-                    facets.get("columnLineage"),
-                )
+            self._facets_of(info, _mapping(source, "facets"))
             info.read_by.add(job)
         for target in raw.get("outputs") or ():
             info = self.dataset(str(target.get("namespace", "")), str(target.get("name", "")))
-            facets = _mapping(target, "facets")
-            if facets:
-                info.seen = None
-                self.facets(
-                    info,
-                    facets.get("schema"),
-                    facets.get("symlinks"),
-                    facets.get("lifecycleStateChange"),
-                    facets.get("columnLineage"),
-                )
+            self._facets_of(info, _mapping(target, "facets"))
             self.statistics(info, _mapping(target, "outputFacets").get("outputStatistics"))
             info.written_by.add(job)
+
+    def _facets_of(self, info: _DatasetInfo, facets: dict[str, Any]) -> None:
+        if not facets:
+            return
+        info.seen = None  # what it last had is no longer the raw JSON the fast reader saw
+        self.facets(
+            info,
+            facets.get("schema"),
+            facets.get("symlinks"),
+            facets.get("lifecycleStateChange"),
+            facets.get("columnLineage"),
+        )
 
     def finish(self) -> Graph:
         """The graph: each job's latest runs, the others counted, and the edges."""
