@@ -905,6 +905,18 @@ def test_browser_a_large_history_opens_on_its_latest_failures(platform: str, pag
 
 
 @pytest.mark.slow
+def test_browser_without_failures_it_opens_on_the_jobs_run_last(tmp_path: Path, page_of) -> None:
+    events = _platform_events()
+    for event in events:
+        if event.get("eventType") == "FAIL":
+            event["eventType"] = "COMPLETE"
+    page = page_of(lineage_html(read_graph(_write(tmp_path / "fine.jsonl", events))))
+    seeds = sorted(t.text_content() for t in page.locator(".node.seed > title").all())
+    assert seeds == ["team1/job6", "team3/job4", "team5/job2"]  # their runs ended last
+    assert "No job's latest run failed: the 3 jobs run last" in page.locator("#view-info").text_content()
+
+
+@pytest.mark.slow
 def test_browser_the_depth_changes_what_is_shown(platform: str, page_of) -> None:
     page = page_of(platform)
     two = _drawn(page)

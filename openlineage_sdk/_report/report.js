@@ -362,7 +362,7 @@
       var what = view.kind === "ns" ? "Namespace <b>" + esc(view.ns) + "</b>" :
         view.kind === "node" ? "<b>" + esc(label(nodes[view.node])) + "</b>" :
         view.failed ? "The " + (scene.seeds.length < view.failed ? plural(scene.seeds.length, "latest failure") + " (of " + plural(view.failed, "job") + " whose latest run failed)" : plural(view.failed, "job") + " whose latest run failed") :
-        "No job's latest run failed: the " + plural(scene.seeds.length, "job") + " run last";
+        scene.seeds.length ? "No job's latest run failed: the " + plural(scene.seeds.length, "job") + " run last" : "No job has a run";
       h = what + " with " + plural(depth, "step") + " up- and downstream: " + num(scene.reached) + " of " + total +
         (scene.folded ? "; other namespaces folded into " + plural(scene.folded, "box", "boxes") + " (click one to open it)" : "") + ".";
     }
@@ -534,7 +534,8 @@
   var jobCount = nodes.filter(function (n) { return n.kind === "job"; }).length;
   document.getElementById("meta").textContent = num(D.events) + " events · " + plural(jobCount, "job") + " · " + plural(D.runs, "run") + " · " +
     plural(nodes.length - jobCount, "dataset");
-  show(D.start === "whole" ? { kind: "whole" } : { kind: "failures" });
+  // A history without runs (dataset events only) has no failures nor last runs to start from.
+  show(D.start === "whole" || !seedsOf({ kind: "failures" }).length ? { kind: "whole" } : { kind: "failures" });
   window.lineageReport = {
     select: select, fit: fit, chooseColumn: chooseColumn, renderedAt: performance.now(),
     show: show, view: function () { return { kind: view.kind, depth: depth, items: scene.items.length, folded: scene.folded }; }
