@@ -913,7 +913,10 @@ def test_browser_without_failures_it_opens_on_the_jobs_run_last(tmp_path: Path, 
     page = page_of(lineage_html(read_graph(_write(tmp_path / "fine.jsonl", events))))
     seeds = sorted(t.text_content() for t in page.locator(".node.seed > title").all())
     assert seeds == ["team1/job6", "team3/job4", "team5/job2"]  # their runs ended last
-    assert "No job's latest run failed: the 3 jobs run last" in page.locator("#view-info").text_content()
+    assert (
+        "No job's latest run failed: the 3 jobs run last"
+        in page.locator("#view-info").text_content()
+    )
 
 
 @pytest.mark.slow
