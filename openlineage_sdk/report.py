@@ -33,9 +33,8 @@ from collections import defaultdict
 from collections.abc import Iterable
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from openlineage_sdk._read import Event, read_event
 from openlineage_sdk._report.fold import (
     KEEP_RUNS,
     Graph,
@@ -43,6 +42,9 @@ from openlineage_sdk._report.fold import (
     fold_events,
 )
 from openlineage_sdk._report.fold import read_graph as _read_graph
+
+if TYPE_CHECKING:  # the models load in a third of a second: only reading events needs them
+    from openlineage_sdk._read import Event
 
 __all__ = ["Graph", "build_graph", "lineage_html", "load_events", "read_graph", "summary"]
 
@@ -57,6 +59,7 @@ def load_events(path: str | Path) -> list[Event]:
         OpenLineageValidationError: a line is not an event; the message names the line.
     """
     from openlineage_sdk._errors import OpenLineageValidationError
+    from openlineage_sdk._read import read_event
 
     events: list[Event] = []
     with Path(path).open(encoding="utf-8") as handle:
