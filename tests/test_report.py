@@ -920,6 +920,19 @@ def test_browser_without_failures_it_opens_on_the_jobs_run_last(tmp_path: Path, 
 
 
 @pytest.mark.slow
+def test_browser_a_job_counts_the_runs_it_does_not_list(tmp_path: Path, page_of) -> None:
+    path = _write(tmp_path / "platform.jsonl", _platform_events())
+    page = page_of(lineage_html(read_graph(path, keep_runs=2)))
+    failed = _node(page, "team3/job4")
+    assert "✖ FAIL · 3 runs, 1 failed" in failed.locator(".tag").text_content()
+    failed.click()
+    assert page.locator("#panel h3", has_text="Runs").text_content() == "Runs (3, 1 failed)"
+    assert page.locator("#panel tr.run").count() == 2
+    earlier = page.locator("#panel .earlier").text_content()
+    assert earlier == "1 earlier run (2026-01-01 to 2026-01-01): 1 COMPLETE. The latest 2 runs below."
+
+
+@pytest.mark.slow
 def test_browser_the_depth_changes_what_is_shown(platform: str, page_of) -> None:
     page = page_of(platform)
     two = _drawn(page)

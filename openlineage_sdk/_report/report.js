@@ -414,7 +414,7 @@
     h += "<h3>Runs (" + num(n.total) + (n.failed ? ", " + num(n.failed) + " failed" : "") + ")</h3>";
     if (n.earlier) {
       var counts = Object.keys(n.earlier[1]).filter(function (s) { return n.earlier[1][s]; }).map(function (s) { return num(n.earlier[1][s]) + " " + s; }).join(", ");
-      h += '<p class="sub earlier">The latest ' + plural(n.runs.length, "run") + " below; " + plural(n.earlier[0], "earlier run") + ", " + esc(when(n.earlier[2]).slice(0, 10)) + " to " + esc(when(n.earlier[3]).slice(0, 10)) + ": " + esc(counts) + ".</p>";
+      h += '<p class="sub earlier">' + plural(n.earlier[0], "earlier run") + " (" + esc(when(n.earlier[2]).slice(0, 10)) + " to " + esc(when(n.earlier[3]).slice(0, 10)) + "): " + esc(counts) + ". The latest " + plural(n.runs.length, "run") + " below.</p>";
     }
     h += "<table><tr><th>state</th><th>start</th><th>end</th><th>duration</th></tr>";
     n.runs.slice().reverse().forEach(function (r) {
