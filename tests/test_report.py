@@ -929,7 +929,9 @@ def test_browser_a_job_counts_the_runs_it_does_not_list(tmp_path: Path, page_of)
     assert page.locator("#panel h3", has_text="Runs").text_content() == "Runs (3, 1 failed)"
     assert page.locator("#panel tr.run").count() == 2
     earlier = page.locator("#panel .earlier").text_content()
-    assert earlier == "1 earlier run (2026-01-01 to 2026-01-01): 1 COMPLETE. The latest 2 runs below."
+    assert (
+        earlier == "1 earlier run (2026-01-01 to 2026-01-01): 1 COMPLETE. The latest 2 runs below."
+    )
 
 
 @pytest.mark.slow
