@@ -182,7 +182,7 @@ def _positive(text: str) -> int:
 
 
 def _report(args: argparse.Namespace, out: TextIO) -> int:
-    from openlineage_sdk._errors import OpenLineageValidationError
+    from openlineage_sdk import OpenLineageValidationError
     from openlineage_sdk.report import lineage_html, read_graph, summary
 
     try:

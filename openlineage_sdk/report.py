@@ -44,7 +44,7 @@ from openlineage_sdk._report.fold import (
 from openlineage_sdk._report.fold import read_graph as _read_graph
 
 if TYPE_CHECKING:  # the models load in a third of a second: only reading events needs them
-    from openlineage_sdk._read import Event
+    from openlineage_sdk import Event
 
 __all__ = ["Graph", "build_graph", "lineage_html", "load_events", "read_graph", "summary"]
 
@@ -58,8 +58,7 @@ def load_events(path: str | Path) -> list[Event]:
     Raises:
         OpenLineageValidationError: a line is not an event; the message names the line.
     """
-    from openlineage_sdk._errors import OpenLineageValidationError
-    from openlineage_sdk._read import read_event
+    from openlineage_sdk import OpenLineageValidationError, read_event
 
     events: list[Event] = []
     with Path(path).open(encoding="utf-8") as handle:

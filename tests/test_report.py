@@ -17,9 +17,8 @@ from typing import Any
 
 import pytest
 
-from openlineage_sdk import OpenLineage, naming, read_event, report
+from openlineage_sdk import OpenLineage, OpenLineageValidationError, naming, read_event, report
 from openlineage_sdk import facets as f
-from openlineage_sdk._errors import OpenLineageValidationError
 from openlineage_sdk.cli import main
 from openlineage_sdk.lifecycle import output_dataset
 from openlineage_sdk.report import build_graph, lineage_html, load_events, read_graph, summary

@@ -438,7 +438,7 @@ def _never(line: bytes) -> bool:
 
 
 def _check_utf8(line: bytes, path: Path, number: int) -> None:
-    from openlineage_sdk._errors import OpenLineageValidationError, Problem
+    from openlineage_sdk import OpenLineageValidationError, Problem
 
     try:
         line.decode("utf-8")
@@ -452,7 +452,7 @@ def _check_utf8(line: bytes, path: Path, number: int) -> None:
 def _fold_slowly(folder: Folder, line: bytes, path: Path, number: int) -> None:
     """A line the fast reader could not take: read it as :func:`read_event` does, which
     refuses it with the reason, or reads it leniently; then fold its dictionary."""
-    from openlineage_sdk._errors import OpenLineageValidationError
+    from openlineage_sdk import OpenLineageValidationError
 
     try:
         event = _read(line)
@@ -462,14 +462,14 @@ def _fold_slowly(folder: Folder, line: bytes, path: Path, number: int) -> None:
 
 
 def _read(line: bytes) -> Any:
-    from openlineage_sdk._read import read_event
+    from openlineage_sdk import read_event
 
     return read_event(line)
 
 
 def fold_event(folder: Folder, event: Any) -> None:
     """Fold a typed event (a RunEvent, JobEvent or DatasetEvent) through its dictionary."""
-    from openlineage_sdk.models.core import DatasetEvent, RunEvent
+    from openlineage_sdk import DatasetEvent, RunEvent
 
     kind: Literal["run", "job", "dataset"] = (
         "run"
