@@ -36,7 +36,7 @@ from openlineage_sdk._facet_rules import (
     expected_class_name,
     standard_facet_keys,
 )
-from openlineage_sdk._json import find_unwritable
+from openlineage_sdk._json import CheckedWhenBuilt, find_unwritable
 from openlineage_sdk._freeform_checks import Checker, accept_json_extras, refusal, value_checker
 from openlineage_sdk._types import READ_CONTEXT_KEY as _READ_KEY
 
@@ -114,7 +114,7 @@ def _unchecked_fields(cls: type["OpenLineageModel"]) -> tuple[tuple[str, str, Ch
     return checks
 
 
-class OpenLineageModel(BaseModel):
+class OpenLineageModel(BaseModel, CheckedWhenBuilt):
     """Base of every generated OpenLineage model: events, runs, jobs, datasets and facets."""
 
     model_config = ConfigDict(

@@ -149,12 +149,21 @@ def _package_inits(
     staged: Sequence[StagedDocument], documents: Sequence[SchemaDocument], header: str
 ) -> list[GeneratedFile]:
     record_names = _record_names(staged)
+    keys = sorted({facet.key for doc in documents for facet in doc.facets})
     lines = [
         file_header(header, "spec/OpenLineage.json and spec/facets/*.json"),
         "",
         '"""The generated OpenLineage models. Import them from ``openlineage_sdk`` and',
         '``openlineage_sdk.facets``; this package is regenerated from the schemas."""',
         "",
+        "from openlineage_sdk._facet_rules import register_standard_facet_keys",
+        "",
+        "# The standard facet keys, which no custom facet's prefix may take. The package registers",
+        "# them as it is imported, before any facet base class exists, so the hand-written naming",
+        "# rules know them without importing generated code.",
+        "register_standard_facet_keys(",
+        *(f'    "{key}",' for key in keys),
+        ")",
     ]
     models_init = GeneratedFile(
         Path(*STANDARD_PACKAGE.split("."), "__init__.py"), "\n".join(lines) + "\n"
@@ -207,6 +216,8 @@ def _key_of(documents: Sequence[SchemaDocument], name: str) -> str:
 
 def check_custom_rules(documents: Sequence[SchemaDocument]) -> list[str]:
     """The custom facet naming rules, applied to schemas; one ``file: problem`` line each."""
+    import openlineage_sdk.models  # registers the standard facet keys the rules check against
+
     standard = standard_facet_keys()
     problems: list[str] = []
     for doc in documents:
