@@ -36,8 +36,8 @@ from openlineage_sdk._facet_rules import (
     expected_class_name,
     standard_facet_keys,
 )
-from openlineage_sdk._json import CheckedWhenBuilt, find_unwritable
 from openlineage_sdk._freeform_checks import Checker, accept_json_extras, refusal, value_checker
+from openlineage_sdk._json import CheckedWhenBuilt, find_unwritable
 from openlineage_sdk._types import READ_CONTEXT_KEY as _READ_KEY
 
 __all__ = [

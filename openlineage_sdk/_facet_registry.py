@@ -50,7 +50,7 @@ class FacetRegistry:
         """
         from openlineage_sdk._base import FacetModel
         from openlineage_sdk._facet_rules import standard_facet_keys
-        from openlineage_sdk._validate import register_schema
+        from openlineage_sdk._schema_store import register_schema
 
         standard = standard_facet_keys()
         with self._lock:

@@ -31,8 +31,8 @@ __all__ = [
     "check_schema_id",
     "check_schema_url",
     "expected_class_name",
-    "split_key",
     "register_standard_facet_keys",
+    "split_key",
     "standard_facet_keys",
     "suggest_key",
 ]
