@@ -307,7 +307,7 @@ class FacetContainer(OpenLineageModel):
     # JSON key -> Python attribute name of the declared facet fields (computed per class).
     __openlineage_keys__: ClassVar[dict[str, str]] = {}
     #: The entity's base facet class: what the container holds under any key it does not declare
-    #: (set by each entity's container base in openlineage_sdk._slots).
+    #: (set by each entity's container base in openlineage_sdk.models.containers).
     generic_facet: ClassVar[type[FacetModel]]
 
     @classmethod
