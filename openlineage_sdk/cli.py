@@ -204,12 +204,8 @@ def _report(args: argparse.Namespace, out: TextIO) -> int:
 
 
 def _rejected(args: argparse.Namespace, out: TextIO) -> int:
-    from openlineage_sdk.transports._delivery import default_spool_dir
-    from openlineage_sdk.transports._rejected import (
-        describe_line,
-        rejected_files,
-        replay_rejected,
-    )
+    from openlineage_sdk.transports._delivery.spool import default_spool_dir, rejected_files
+    from openlineage_sdk.transports._rejected import describe_line, replay_rejected
 
     files = rejected_files(args.path if args.path is not None else default_spool_dir())
     if not args.replay:
