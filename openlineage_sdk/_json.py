@@ -28,6 +28,7 @@ __all__ = [
     "BIG_EXPONENT",
     "BIG_EXPONENT_BYTES",
     "MAX_DEPTH",
+    "CheckedWhenBuilt",
     "find_unwritable",
     "has_surrogate",
     "surrogate_free",
@@ -46,6 +47,16 @@ _SURROGATE: Final = re.compile("[\ud800-\udfff]")
 #: would then write it as ``null``. Text that may hold one is read the careful way.
 BIG_EXPONENT: Final = re.compile(r"[eE][+-]?\d\d\d")
 BIG_EXPONENT_BYTES: Final = re.compile(rb"[eE][+-]?\d\d\d")
+
+
+class CheckedWhenBuilt:
+    """Base of objects whose values were checked to be writable when they were built.
+
+    The SDK's models derive from it (:class:`openlineage_sdk._base.OpenLineageModel`): a walk
+    that meets one inside a value takes it as checked, without this module knowing the models.
+    """
+
+    __slots__ = ()
 
 
 def has_surrogate(text: str) -> bool:
@@ -97,8 +108,6 @@ def find_unwritable(
         ``(path, reason)`` of the first offending value, the path relative to ``value``; None
         when all of it can be written as given.
     """
-    from openlineage_sdk._base import OpenLineageModel
-
     stack: list[tuple[tuple[int | str, ...], Any]] = [((), value)]
     while stack:
         path, item = stack.pop()
@@ -121,7 +130,7 @@ def find_unwritable(
             if len(path) >= max_depth:
                 return path, f"nested more than {max_depth} levels deep"
             stack.extend(reversed([((*path, index), child) for index, child in enumerate(item)]))
-        elif models and isinstance(item, OpenLineageModel):
+        elif models and isinstance(item, CheckedWhenBuilt):
             continue
         else:
             problem = _scalar_problem(item)
