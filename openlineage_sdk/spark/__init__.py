@@ -84,7 +84,7 @@ if TYPE_CHECKING:
         WriteLineage,
     )
     from openlineage_sdk.spark._flow import LineageSink
-    from openlineage_sdk.spark.build._extensions import FacetBuilder, FacetContext
+    from openlineage_sdk.spark.events._extensions import FacetBuilder, FacetContext
     from openlineage_sdk.spark.describe._schema import schema_fields, spark_type_name
 
 __all__ = [
@@ -134,7 +134,7 @@ if not TYPE_CHECKING:
                 "WriteLineage",
             ),
             "._flow": ("LineageSink",),
-            ".build._extensions": ("FacetBuilder", "FacetContext"),
+            ".events._extensions": ("FacetBuilder", "FacetContext"),
             ".describe._schema": (
                 "schema_fields",
                 "spark_type_name",

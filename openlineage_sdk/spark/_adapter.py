@@ -7,13 +7,13 @@ Every Spark execution the adapter reports goes one way, one layer down at each s
            -> the session asked what it reads and writes           session/ (classic | connect)
                 -> the shared knowledge of Spark commands          describe/
       -> the record of the execution                               _execution
-      -> events built from the record, facet builders' included    build/
+      -> events built from the record, facet builders' included   events/
       -> the client, its transport                                 openlineage_sdk.client
 
 :func:`install` puts an adapter (:class:`SparkLineage`) on a session: it opens the session's
 :class:`~openlineage_sdk.spark.session.Session` (classic or Connect), hooks the observers of that
 kind, and picks the sink by mode: automatic mode makes each execution a run of the client
-(``build.RunPerWrite``), explicit mode adds it to the current run (``build.IntoCurrentRun``);
+(``events.RunPerWrite``), explicit mode adds it to the current run (``events.IntoCurrentRun``);
 a sink of one's own can be given instead.
 
 Errors
@@ -34,10 +34,10 @@ from typing import TYPE_CHECKING, Any, Literal
 from openlineage_sdk.spark import _conf
 from openlineage_sdk.spark._execution import SparkExecution, job_name
 from openlineage_sdk.spark._flow import LineageSink
-from openlineage_sdk.spark.build._client import configured_client
-from openlineage_sdk.spark.build._extensions import FacetBuilder, FacetBuilders
-from openlineage_sdk.spark.build._facets import application_facets
-from openlineage_sdk.spark.build._sinks import IntoCurrentRun, RunPerWrite
+from openlineage_sdk.spark.events._client import configured_client
+from openlineage_sdk.spark.events._extensions import FacetBuilder, FacetBuilders
+from openlineage_sdk.spark.events._facets import application_facets
+from openlineage_sdk.spark.events._sinks import IntoCurrentRun, RunPerWrite
 from openlineage_sdk.spark.observe import _hooks
 from openlineage_sdk.spark.observe._actions import ConnectActions, listen_for_reads
 from openlineage_sdk.spark.observe._rdd import hook_rdd_saves
@@ -199,7 +199,7 @@ def install(
             them out.
         facet_builders: Facet builders whose facets join every event the adapter builds,
             before those registered through the ``openlineage_sdk.spark.facet_builders`` entry
-            points (see :mod:`openlineage_sdk.spark.build._extensions`). Not with ``sink``.
+            points (see :mod:`openlineage_sdk.spark.events._extensions`). Not with ``sink``.
 
     Returns:
         The adapter on this session. Installing again on the same session replaces how its

@@ -154,7 +154,7 @@ def _on_session(session: Any) -> None:
     """Install the adapter on a session the script made; the first one starts the application."""
     try:
         from openlineage_sdk.spark import application_run, install, installed
-        from openlineage_sdk.spark.build._client import ConfiguredClient
+        from openlineage_sdk.spark.events._client import ConfiguredClient
 
         if installed(session) is not None:
             return

@@ -155,7 +155,7 @@ def test_a_facet_that_cannot_be_built_is_left_out_and_the_rest_goes_out(
     target: str,
     facet: str,
 ) -> None:
-    from openlineage_sdk.spark.build import _facets
+    from openlineage_sdk.spark.events import _facets
 
     def fail(*args: Any, **kwargs: Any) -> Any:
         raise ValueError(f"cannot build {facet}")
@@ -238,7 +238,7 @@ def _parquet_write(
 def test_an_interrupted_write_is_aborted() -> None:
     """The sink's side alone: a write stopped by KeyboardInterrupt ends its run with ABORT."""
     from openlineage_sdk.spark import DatasetIdentity, DatasetLineage
-    from openlineage_sdk.spark.build._sinks import RunPerWrite
+    from openlineage_sdk.spark.events._sinks import RunPerWrite
 
     memory = MemoryTransport()
     sink = RunPerWrite(OpenLineage(transport=memory, namespace=NAMESPACE))
@@ -258,7 +258,7 @@ def test_the_end_adds_the_statistics_to_the_datasets_the_start_built(
 ) -> None:
     """The sink's side alone: each dataset facet is built once, the statistics merge into it."""
     from openlineage_sdk.spark import DatasetIdentity, DatasetLineage, IoStats
-    from openlineage_sdk.spark.build import _facets, _sinks
+    from openlineage_sdk.spark.events import _facets, _sinks
 
     built: list[object] = []
 

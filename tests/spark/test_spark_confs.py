@@ -461,7 +461,7 @@ def test_the_api_key_never_appears_in_a_problem() -> None:
 def test_folding_dataset_lineage_into_fields_keeps_each_transformation_once() -> None:
     from openlineage_sdk.models.records import InputFieldTransformation
     from openlineage_sdk.spark._execution import ColumnLineageRecord
-    from openlineage_sdk.spark.describe._lineage import fold_dataset_lineage
+    from openlineage_sdk.spark.events._sinks import fold_dataset_lineage
 
     direct: InputFieldTransformation = {"type": "DIRECT", "subtype": "IDENTITY", "masking": False}
     join: InputFieldTransformation = {"type": "INDIRECT", "subtype": "JOIN", "masking": False}

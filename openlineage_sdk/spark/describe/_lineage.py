@@ -36,7 +36,6 @@ __all__ = [
     "Attribute",
     "PlanNode",
     "column_lineage",
-    "fold_dataset_lineage",
     "input_fields",
     "leaf_attributes",
     "leaf_nodes",
@@ -591,35 +590,6 @@ def input_fields(deps: Iterable[Dep], start: str | None = None) -> list[InputFie
             {"namespace": namespace, "name": name, "field": column, "transformations": records}
         )
     return fields
-
-
-def fold_dataset_lineage(record: ColumnLineageRecord) -> ColumnLineageRecord:
-    """The record with its dataset-wide lineage repeated in each field, and no ``dataset`` part.
-
-    The form of the column lineage facet before it had ``dataset`` (1-2-0), which the JVM agent
-    sends with ``spark.openlineage.columnLineage.datasetLineageEnabled=false``: every field that
-    has inputs of its own also lists, for each input field a filter, a join, a grouping or a
-    sort reads, those ``INDIRECT`` transformations. Fields with no input of their own stay out.
-    """
-    if not record.dataset:
-        return record
-    fields: dict[str, ColumnLineageDatasetFacetField] = {}
-    for name, own in record.fields.items():
-        merged: dict[tuple[str, str, str], list[InputFieldTransformation]] = {}
-        for item in [*own["inputFields"], *record.dataset]:
-            key = (item["namespace"], item["name"], item["field"])
-            known = merged.setdefault(key, [])
-            for transformation in item.get("transformations") or []:
-                if transformation not in known:
-                    known.append(transformation)
-        fields[name] = {
-            **own,
-            "inputFields": [
-                {"namespace": ns, "name": dataset, "field": column, "transformations": hows}
-                for (ns, dataset, column), hows in merged.items()
-            ],
-        }
-    return ColumnLineageRecord(fields=fields, dataset=[])
 
 
 def root_output(nodes: Sequence[JsonNode]) -> tuple[list[Attribute], PlanNode]:

@@ -41,7 +41,7 @@ def hook_classic_sql() -> None:
 
 def _classic_sql(original: Callable[..., Any]) -> Callable[..., Any]:
     @functools.wraps(original)
-    def sql(self: Any, sqlQuery: str, args: Any = None, **kwargs: Any) -> Any:  # noqa: N803
+    def sql(self: Any, sqlQuery: Any, args: Any = None, **kwargs: Any) -> Any:  # noqa: N803
         adapter = None if inside_adapter() else adapter_of(self)
         if adapter is None or not isinstance(sqlQuery, str) or not may_write(sqlQuery):
             return original(self, sqlQuery, args, **kwargs)

@@ -60,7 +60,7 @@ from openlineage_sdk.spark._execution import note_problem
 
 if TYPE_CHECKING:
     from openlineage_sdk.spark._execution import DatasetIdentity, DatasetLineage
-    from openlineage_sdk.spark.build._extensions import AnyDatasetFacet, Built
+    from openlineage_sdk.spark.events._extensions import AnyDatasetFacet, Built
     from openlineage_sdk.spark._execution import SparkExecution as WriteLineage
 
 __all__ = [
