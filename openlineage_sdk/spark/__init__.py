@@ -84,8 +84,8 @@ if TYPE_CHECKING:
         WriteLineage,
     )
     from openlineage_sdk.spark._flow import LineageSink
-    from openlineage_sdk.spark.events._extensions import FacetBuilder, FacetContext
     from openlineage_sdk.spark.describe._schema import schema_fields, spark_type_name
+    from openlineage_sdk.spark.events._extensions import FacetBuilder, FacetContext
 
 __all__ = [
     "ColumnLineageRecord",

@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from openlineage_sdk.spark import _conf
 from openlineage_sdk.spark._execution import SparkExecution, job_name
 from openlineage_sdk.spark._flow import LineageSink
-from openlineage_sdk.spark.events._client import configured_client
+from openlineage_sdk.spark.events._client import configured_client, fallback_parent
 from openlineage_sdk.spark.events._extensions import FacetBuilder, FacetBuilders
 from openlineage_sdk.spark.events._facets import application_facets
 from openlineage_sdk.spark.events._sinks import IntoCurrentRun, RunPerWrite
@@ -327,6 +327,10 @@ def application_run(
     client, settings = configured_client(spark, client)
     app_name = settings.app_name or app_name
     run_id = run_id if run_id is not None else settings.application_run_id
+    if parent == "auto":
+        parent = fallback_parent(settings)
+    if namespace is None and settings.namespace is not None:
+        namespace = client.namespace
     run_facets, job_facets = application_facets(version, client.producer)
     return client.run(
         job_name(app_name, None, None),

@@ -187,7 +187,9 @@ class FacetBuilders:
         return iter(self.builders)
 
 
-def built_facets(builders: FacetBuilders, execution: SparkExecution, event_type: EventType) -> Built:
+def built_facets(
+    builders: FacetBuilders, execution: SparkExecution, event_type: EventType
+) -> Built:
     """Call every builder for one event; what each added (a builder that raises adds nothing)."""
     built = Built()
     for name, builder in builders.builders:

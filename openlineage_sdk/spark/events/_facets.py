@@ -60,8 +60,8 @@ from openlineage_sdk.spark._execution import note_problem
 
 if TYPE_CHECKING:
     from openlineage_sdk.spark._execution import DatasetIdentity, DatasetLineage
-    from openlineage_sdk.spark.events._extensions import AnyDatasetFacet, Built
     from openlineage_sdk.spark._execution import SparkExecution as WriteLineage
+    from openlineage_sdk.spark.events._extensions import AnyDatasetFacet, Built
 
 __all__ = [
     "application_facets",

@@ -25,13 +25,14 @@ from datetime import datetime, timezone
 from typing import TYPE_CHECKING
 
 from openlineage_sdk.lifecycle import LineageRun, current_run
-from openlineage_sdk.models.records import ExtractionErrorRunFacetError
-from openlineage_sdk.spark._conf import SparkConfSettings
 from openlineage_sdk.models.records import (
     ColumnLineageDatasetFacetField,
+    ExtractionErrorRunFacetError,
     InputFieldTransformation,
 )
+from openlineage_sdk.spark._conf import SparkConfSettings
 from openlineage_sdk.spark._execution import ColumnLineageRecord, SparkExecution, job_name
+from openlineage_sdk.spark.events._client import fallback_parent
 from openlineage_sdk.spark.events._extensions import EventType, FacetBuilders, built_facets
 from openlineage_sdk.spark.events._facets import (
     _attempt,
@@ -129,6 +130,9 @@ class RunPerWrite:
         self.client = client
         self.settings = settings
         self.builders = builders if builders is not None else FacetBuilders()
+        #: The parent of runs made outside every run, before the confs' parent: the launcher
+        #: sets the application run here, which is started but not entered as a block.
+        self.default_parent: LineageRun | None = None
         self._lock = threading.Lock()
         self._runs: dict[int, LineageRun] = {}
 
@@ -144,13 +148,16 @@ class RunPerWrite:
             "jobType facet",
             lambda: job_type_facet(producer, write.job_type, write.processing_type),
         )
+        settings = self.settings
         run = self.client.run(
-            job_name_for(write, self.settings),
+            job_name_for(write, settings),
+            # The conf's namespace, as the JVM agent's: not the parent's, as a child would have.
+            namespace=self.client.namespace if settings and settings.namespace else None,
             inputs=inputs,
             outputs=outputs,
             run_facets=[*run_facets(write, producer).values(), *extra.run],
             job_facets=[*([job_type] if job_type is not None else []), *extra.job],
-            parent="auto",
+            parent=fallback_parent(settings, self.default_parent),
         )
         run.list_empty = True  # "inputs": [] and empty inputFacets, as the JVM agent writes
         with self._lock:
