@@ -928,3 +928,26 @@ def test_statement_text_is_read_from_both_forms_of_the_sql_command() -> None:
     assert not may_write("CREATE TEMPORARY VIEW v AS SELECT 1")
     assert not may_write("SELECT * FROM t")
     assert not may_write("DROP VIEW v")
+
+
+def test_a_jdbc_read_ending_in_an_action_is_a_run_of_its_input(
+    spark_connect: Any, connect_auto: Captured
+) -> None:
+    """The one walk over a Connect plan sees JDBC reads in actions too, as in writes.
+
+    No database answers here (the JDBC tests against a real PostgreSQL are elsewhere): the
+    action fails, and its run says what it read before it failed.
+    """
+    frame = (
+        spark_connect.read.format("jdbc")
+        .option("url", "jdbc:postgresql://127.0.0.1:9/shop")
+        .option("dbtable", "sales.orders")
+        .load()
+    )
+    with pytest.raises(Exception):  # noqa: B017 - the driver's or the connection's error
+        frame.count()
+    [run] = connect_auto.read_runs()
+    assert run.types == ["START", "FAIL"]
+    assert [(i.namespace, i.name) for i in run.start.inputs or []] == [
+        ("postgres://127.0.0.1:9", "shop.sales.orders")
+    ]
