@@ -206,3 +206,24 @@ def test_a_described_table_location_keeps_its_folder_names() -> None:
     )
     [link] = identity.symlinks
     assert link.namespace == "hdfs://nn:8020/wh #1 100%/sales.db"
+
+
+@pytest.mark.parametrize("scheme", ["abfss", "abfs"])
+def test_an_azure_data_lake_location_is_named_relative_to_its_container(scheme: str) -> None:
+    """As the JVM agent names it: ``path/t`` in ``abfss://{container}@{account}...``."""
+    from openlineage_sdk.spark import DatasetIdentity
+    from openlineage_sdk.spark.describe._naming import hadoop_location_uri
+
+    location = f"{scheme}://raw@lake.dfs.core.windows.net/sales/orders"
+    identity = DatasetIdentity.from_uri(hadoop_location_uri(location))
+    assert (identity.namespace, identity.name) == (
+        "abfss://raw@lake.dfs.core.windows.net",
+        "sales/orders",
+    )
+    table = table_identity(TableInfo("sales", "orders", hadoop_location_uri(location)))
+    assert (table.namespace, table.name) == (
+        "abfss://raw@lake.dfs.core.windows.net",
+        "sales/orders",
+    )
+    [link] = table.symlinks
+    assert link.namespace == "abfss://raw@lake.dfs.core.windows.net/sales"
