@@ -135,8 +135,6 @@ class ClassicSession(Session):
         self._registration: ListenerRegistration | None = None
         self.listener_timeout_ms = 10_000
         self.fast_wait_s = 0.25
-        #: ``columnLineage.descriptionsEnabled``: each transformation described by Spark's SQL.
-        self.descriptions = False
         #: Called with each query that ran in an action, ``(function name, QueryExecution)``.
         self.on_query: Callable[[str, Any], None] | None = None
         try:
