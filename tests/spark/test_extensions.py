@@ -10,6 +10,8 @@ import pytest
 
 from tests.spark._support import Captured, files_of
 
+pytestmark = pytest.mark.plugin_facets
+
 
 def _facet_builders_of_the_plugin() -> list[Any]:
     from importlib.metadata import entry_points
