@@ -162,26 +162,10 @@ class _Reader:
             with _BUILDING:
                 validator = self._text or _compile(self._cls, text=True)
                 self._text = validator
-        state = _STATE
-        state.reset()
-        try:
-            event = validator.validate_json(data)
-            if state.kept or state.absent:
-                _settle(event, state)
-        finally:
-            state.reset()
-        return event
+        return _finish(validator.validate_json, data)
 
     def validate_python(self, data: Any) -> Any:
-        state = _STATE
-        state.reset()
-        try:
-            event = self._python.validate_python(data)
-            if state.kept or state.absent:
-                _settle(event, state)
-        finally:
-            state.reset()
-        return event
+        return _finish(self._python.validate_python, data)
 
     def forgives_formats(self) -> bool:
         probe = {
@@ -196,6 +180,26 @@ class _Reader:
         except ValidationError:
             return False
         return True
+
+
+def _finish(validate: Callable[[Any], Any], data: Any) -> Any:
+    """Validate, then settle the facets the pass set aside (see :func:`_settle`).
+
+    The thread's read state is clean before every pass, as every pass leaves it, so it is
+    looked at (and cleared) only when something was noted: nothing else runs on a clean event.
+    """
+    state = _STATE
+    try:
+        event = validate(data)
+    except BaseException:
+        state.reset()
+        raise
+    if state.kept or state.absent:
+        try:
+            _settle(event, state)
+        finally:
+            state.reset()
+    return event
 
 
 class _ContextReader(_Reader):
