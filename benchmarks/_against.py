@@ -189,7 +189,7 @@ def print_race(result: Race, against: str) -> None:
 
     A ratio above 1 means this tree takes longer than ``against``.
     """
-    print(f"{'':<44} {'this tree':>10} {against[:10]:>10} {'ratio':>7}  per round")
+    print(f"{'':<52} {'this tree':>10} {against[:10]:>10} {'ratio':>7}  per round")
     for name, ours in result.ours.items():
         theirs = result.theirs.get(name)
         if not theirs:
@@ -197,7 +197,7 @@ def print_race(result: Race, against: str) -> None:
         best_ours, best_theirs = min(ours), min(theirs)
         ratios = sorted(o / t for o, t in zip(ours, theirs, strict=False))
         print(
-            f"{name:<44} {_figure(best_ours):>10} {_figure(best_theirs):>10} "
+            f"{name:<52} {_figure(best_ours):>10} {_figure(best_theirs):>10} "
             f"{best_ours / best_theirs:>6.2f}x  {ratios[0]:.2f}x to {ratios[-1]:.2f}x, "
             f"median {statistics.median(ratios):.2f}x"
         )

@@ -19,7 +19,7 @@ def test_a_model_rebuilt_with_a_name_defined_later_builds() -> None:
     # The names of this function are found through model_rebuild's own frame.
     Outer.model_rebuild()
     assert Outer(inner=Inner(x=1)).to_dict() == {"inner": {"x": 1}}
-    with pytest.raises(OpenLineageValidationError, match="inner.x"):
+    with pytest.raises(OpenLineageValidationError, match=r"inner\.x"):
         Outer(inner={"x": "one"})
 
 
@@ -41,7 +41,8 @@ def test_built_objects_write_what_was_given_and_the_pinned_defaults() -> None:
     written = source.to_dict()
     assert written["name"] == "s3://b"
     assert "deleted" not in written  # given as None: absent
-    assert written["_producer"] and written["_schemaURL"]
+    assert written["_producer"]
+    assert written["_schemaURL"]
     job = Job(namespace="n", name="j", facets=None, x={"a": [1.5]})
     assert job.to_dict() == {"namespace": "n", "name": "j", "x": {"a": [1.5]}}
     assert job.to_json() == '{"namespace":"n","name":"j","x":{"a":[1.5]}}'
