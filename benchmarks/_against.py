@@ -185,19 +185,19 @@ def _figure(seconds: float) -> str:
 
 
 def print_race(result: Race, against: str) -> None:
-    """One line per measure: the best round of each tree, their ratio, the per-round spread.
+    """One line per measure: the best round of each tree, and the ratio of the two.
 
-    A ratio above 1 means this tree takes longer than ``against``.
+    The ratio is the median of the rounds' own ratios (both trees measured back to back in
+    each round, so a slow minute slows both), with the lowest and highest beside it; above 1,
+    this tree takes longer than ``against``.
     """
-    print(f"{'':<52} {'this tree':>10} {against[:10]:>10} {'ratio':>7}  per round")
+    print(f"{'':<52} {'this tree':>10} {against[:10]:>10} {'ratio':>7}  rounds")
     for name, ours in result.ours.items():
         theirs = result.theirs.get(name)
         if not theirs:
             continue
-        best_ours, best_theirs = min(ours), min(theirs)
         ratios = sorted(o / t for o, t in zip(ours, theirs, strict=False))
         print(
-            f"{name:<52} {_figure(best_ours):>10} {_figure(best_theirs):>10} "
-            f"{best_ours / best_theirs:>6.2f}x  {ratios[0]:.2f}x to {ratios[-1]:.2f}x, "
-            f"median {statistics.median(ratios):.2f}x"
+            f"{name:<52} {_figure(min(ours)):>10} {_figure(min(theirs)):>10} "
+            f"{statistics.median(ratios):>6.2f}x  {ratios[0]:.2f}x to {ratios[-1]:.2f}x"
         )
