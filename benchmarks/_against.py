@@ -2,8 +2,9 @@
 
 ``python -m benchmarks --against REV`` (``nox -s bench -- --against REV``) checks REV out into
 a temporary git worktree and runs the same measures on both trees, each in fresh child
-processes that take turns round after round, so that both see the same machine; a ratio then
-tells a regression from a slow hour. The generated models are checked in, so a tree needs no
+processes that take turns round after round, so that both see the same machine, and counts
+the CPU time of those processes, which other work on the machine changes far less than the time
+on the clock; the median of the rounds' ratios then tells a regression from a slow hour. The generated models are checked in, so a tree needs no
 install: it goes first on ``sys.path`` of the child. The measuring code is always this tree's
 (the ``benchmarks`` package of the tree under test is never imported), so both trees run the
 same measures on the same event.
@@ -16,12 +17,12 @@ from __future__ import annotations
 
 import contextlib
 import json
+import resource
 import shutil
 import statistics
 import subprocess
 import sys
 import tempfile
-import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -151,14 +152,16 @@ def race(tree: Path, module: str, function: str, rounds: int, **kwargs: object) 
 def import_race(tree: Path, statements: Sequence[str], repeat: int) -> Race:
     """Cold import times of ``statements`` in fresh interpreters, this tree and ``tree`` in turns.
 
-    Each figure is the statement's wall time minus that of an interpreter that only puts the
-    tree on ``sys.path``.
+    Each figure is the CPU time of an interpreter running the statement (which other work on
+    the machine changes far less than the time on the clock) minus that of an interpreter that
+    only puts the tree on ``sys.path``.
     """
 
     def run(code: str) -> float:
-        start = time.perf_counter()
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
         subprocess.run([sys.executable, "-c", code], check=True, cwd=tempfile.gettempdir())
-        return time.perf_counter() - start
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        return (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
 
     def once(root: Path, statement: str) -> float:
         prefix = f"import sys; sys.path.insert(0, {str(root)!r})\n"
