@@ -47,10 +47,13 @@ def typecheck(session: nox.Session) -> None:
 
 @nox.session
 def lint(session: nox.Session) -> None:
-    """ruff: lint and formatting (generated code is checked by codegen --check instead)."""
+    """ruff (lint, formatting) and the layering contracts of pyproject.toml (import-linter)."""
     session.install(*group("lint"))
     session.run("ruff", "check", ".", *session.posargs)
     session.run("ruff", "format", "--check", ".")
+    # Reads the package's source from the working directory (put first on sys.path): nothing
+    # of it is run, so it needs no install.
+    session.run("lint-imports")
 
 
 @nox.session(default=False)

@@ -117,11 +117,11 @@ def _jsonschema_validator() -> Callable[[dict[str, Any]], None]:
     from referencing import Registry, Resource
     from referencing.jsonschema import DRAFT202012
 
-    from openlineage_sdk._validate import _bundle
+    from openlineage_sdk._schema_store import bundled
 
     registry: Registry = Registry().with_resources(
         (uri, Resource.from_contents(doc, default_specification=DRAFT202012))
-        for uri, doc in _bundle().items()
+        for uri, doc in bundled().items()
     )
     core = Draft202012Validator(
         {"$ref": "https://openlineage.io/spec/2-0-2/OpenLineage.json#/$defs/RunEvent"},

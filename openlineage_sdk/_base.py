@@ -34,8 +34,8 @@ from openlineage_sdk._facet_rules import (
     expected_class_name,
     standard_facet_keys,
 )
-from openlineage_sdk._json import find_unwritable, is_clean
-from openlineage_sdk._records import Checker, accept_json_extras, refusal, value_checker
+from openlineage_sdk._freeform_checks import Checker, accept_json_extras, refusal, value_checker
+from openlineage_sdk._json import CheckedWhenBuilt, find_unwritable, is_clean
 from openlineage_sdk._types import READ_CONTEXT_KEY as _READ_KEY
 
 __all__ = [
@@ -116,7 +116,7 @@ def _plan(cls: type["OpenLineageModel"]) -> _Plan:
     return plan
 
 
-class OpenLineageModel(BaseModel):
+class OpenLineageModel(BaseModel, CheckedWhenBuilt):
     """Base of every generated OpenLineage model: events, runs, jobs, datasets and facets."""
 
     model_config = ConfigDict(
@@ -345,7 +345,7 @@ class FacetContainer(OpenLineageModel):
     # JSON key -> Python attribute name of the declared facet fields (computed per class).
     __openlineage_keys__: ClassVar[dict[str, str]] = {}
     #: The entity's base facet class: what the container holds under any key it does not declare
-    #: (set by each entity's container base in openlineage_sdk._slots).
+    #: (set by each entity's container base in openlineage_sdk.models.containers).
     generic_facet: ClassVar[type[FacetModel]]
 
     @classmethod

@@ -18,6 +18,8 @@ import threading
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any, Final
 
+from openlineage_sdk._schema_store import register_schema
+
 if TYPE_CHECKING:
     from openlineage_sdk._base import FacetModel
 
@@ -50,7 +52,6 @@ class FacetRegistry:
         """
         from openlineage_sdk._base import FacetModel
         from openlineage_sdk._facet_rules import standard_facet_keys
-        from openlineage_sdk._validate import register_schema
 
         standard = standard_facet_keys()
         with self._lock:

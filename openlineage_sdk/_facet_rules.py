@@ -11,14 +11,14 @@ From the spec's custom facet rules (``spec/custom-facets.md``):
 
 Every check returns messages that say which rule broke and what the right name would be. The
 tables the rules rest on live here too, for the models and codegen alike: the entity of each core
-facet base (:data:`ENTITY_OF_BASE`) and the standard facet keys (:func:`standard_facet_keys`).
+facet base (:data:`ENTITY_OF_BASE`) and the standard facet keys (:func:`standard_facet_keys`),
+which the generated models package registers as it is imported.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Collection, Mapping
-from functools import cache
 from typing import Final, Literal, TypeAlias
 from urllib.parse import urlsplit
 
@@ -31,6 +31,7 @@ __all__ = [
     "check_schema_id",
     "check_schema_url",
     "expected_class_name",
+    "register_standard_facet_keys",
     "split_key",
     "standard_facet_keys",
     "suggest_key",
@@ -99,12 +100,24 @@ def expected_class_name(key: str, entity: str) -> str:
     return f"{_pascal(parts[0])}{_pascal(parts[1])}{ENTITY_WORDS[entity]}Facet"
 
 
-@cache
+# The standard facet keys, as the generated models package registered them (see below).
+_standard_keys: frozenset[str] = frozenset()
+
+
+def register_standard_facet_keys(*keys: str) -> None:
+    """Make ``keys`` standard facet keys, which no custom facet's prefix may take.
+
+    The generated package :mod:`openlineage_sdk.models` calls this as it is imported, before any
+    of its facet base classes exists. Every facet class extends one of those bases, so the keys
+    are known before any facet is checked, and these rules never import generated code.
+    """
+    global _standard_keys
+    _standard_keys = _standard_keys.union(keys)
+
+
 def standard_facet_keys() -> frozenset[str]:
     """The keys of the standard facets, which no custom facet's prefix may take."""
-    from openlineage_sdk.models.facets import STANDARD_FACETS
-
-    return frozenset(cls.facet_key for cls in STANDARD_FACETS if cls.facet_key is not None)
+    return _standard_keys
 
 
 def check_key(key: str, standard_keys: Collection[str] = ()) -> list[str]:

@@ -30,6 +30,7 @@ from openlineage_sdk._errors import Problem, format_path
 
 __all__ = [
     "MAX_DEPTH",
+    "CheckedWhenBuilt",
     "find_unwritable",
     "has_surrogate",
     "is_clean",
@@ -44,6 +45,16 @@ __all__ = [
 MAX_DEPTH: Final = 200
 
 _SURROGATE: Final = re.compile("[\ud800-\udfff]")
+
+
+class CheckedWhenBuilt:
+    """Base of objects whose values were checked to be writable when they were built.
+
+    The SDK's models derive from it (:class:`openlineage_sdk._base.OpenLineageModel`): a walk
+    that meets one inside a value takes it as checked, without this module knowing the models.
+    """
+
+    __slots__ = ()
 
 
 def has_surrogate(text: str) -> bool:
@@ -95,8 +106,6 @@ def find_unwritable(
         ``(path, reason)`` of the first offending value, the path relative to ``value``; None
         when all of it can be written as given.
     """
-    from openlineage_sdk._base import OpenLineageModel
-
     stack: list[tuple[tuple[int | str, ...], Any]] = [((), value)]
     while stack:
         path, item = stack.pop()
@@ -119,7 +128,7 @@ def find_unwritable(
             if len(path) >= max_depth:
                 return path, f"nested more than {max_depth} levels deep"
             stack.extend(reversed([((*path, index), child) for index, child in enumerate(item)]))
-        elif models and isinstance(item, OpenLineageModel):
+        elif models and isinstance(item, CheckedWhenBuilt):
             continue
         else:
             problem = _scalar_problem(item)
@@ -218,11 +227,7 @@ def _clean(value: Any, levels: int, models: bool) -> bool:
         return True
     if kind is float:
         return bool(value - value == 0)
-    if models:
-        from openlineage_sdk._base import OpenLineageModel
-
-        return isinstance(value, OpenLineageModel)
-    return False
+    return models and isinstance(value, CheckedWhenBuilt)
 
 
 # A float is marshalled as its type code (``g``, or 0xE7 with the reference flag) and its eight

@@ -26,7 +26,7 @@ from typing import Any, ClassVar, Final, TypeAlias
 from pydantic import ValidationError
 from pydantic_core import PydanticCustomError, SchemaValidator, core_schema
 
-from openlineage_sdk import _records, _types
+from openlineage_sdk import _freeform_checks, _types
 from openlineage_sdk._base import FacetContainer, FacetModel
 from openlineage_sdk._errors import (
     OpenLineageValidationError,
@@ -260,7 +260,7 @@ def _for_reading(node: Any, *, text: bool) -> Any:
             return core_schema.union_schema(
                 [core_schema.int_schema(strict=True), core_schema.float_schema(strict=True)]
             )
-        if function is _records._json_value:  # a record's keys of its own
+        if function is _freeform_checks._json_value:  # a record's keys of its own
             return core_schema.no_info_plain_validator_function(_value_check(text))
     out = {
         key: value if key in _NOT_VALIDATING else _for_reading(value, text=text)

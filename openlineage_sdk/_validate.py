@@ -18,9 +18,9 @@ import json
 import re
 from collections.abc import Iterator, Mapping
 from functools import cache
-from importlib import resources
 from typing import TYPE_CHECKING, Any, Final
 
+from openlineage_sdk import _schema_store as schema_store
 from openlineage_sdk._errors import TYPE_WORDS, Problem, format_path, not_an_object
 from openlineage_sdk._json import (
     may_hold_non_finite,
@@ -33,7 +33,7 @@ if TYPE_CHECKING:
     from jsonschema.protocols import Validator
     from referencing import Registry
 
-__all__ = ["bundled_core_versions", "register_schema", "validate_event"]
+__all__ = ["bundled_core_versions", "validate_event"]
 
 _CORE = re.compile(
     r"https://openlineage\.io/spec/(?P<version>\d+-\d+-\d+)/OpenLineage\.json"
@@ -42,32 +42,20 @@ _CORE = re.compile(
 _CORE_ID: Final = "https://openlineage.io/spec/{version}/OpenLineage.json"
 _EVENT_KINDS: Final = ("RunEvent", "JobEvent", "DatasetEvent")
 
-# Extra schemas registered at run time (custom facets of installed plugins), by $id.
-_EXTRA: dict[str, dict[str, Any]] = {}
+# The schema store's generation the compiled validators below were built for.
+_built_for = -1
 
 
-def register_schema(schema: Mapping[str, Any]) -> None:
-    """Make a schema (by its ``$id``) available to strict validation, e.g. a custom facet's.
-
-    Raises:
-        ValueError: the schema has no ``$id``.
-    """
-    schema_id = schema.get("$id")
-    if not isinstance(schema_id, str):
-        raise ValueError("a schema needs an '$id' to be registered")
-    _EXTRA[schema_id] = dict(schema)
-    _schemas.cache_clear()
-    _registry.cache_clear()
-    _validator.cache_clear()
-    _fast_registry.cache_clear()
-    _fast_validator.cache_clear()
-
-
-@cache
-def _bundle() -> dict[str, dict[str, Any]]:
-    text = resources.files("openlineage_sdk.models").joinpath("schemas.json").read_text("utf-8")
-    bundle: dict[str, dict[str, Any]] = json.loads(text)["schemas"]
-    return bundle
+def _forget_stale_validators() -> None:
+    """Drop the validators compiled before a schema was registered: they do not know it."""
+    global _built_for
+    current = schema_store.generation()
+    if current != _built_for:
+        _registry.cache_clear()
+        _validator.cache_clear()
+        _fast_registry.cache_clear()
+        _fast_validator.cache_clear()
+        _built_for = current
 
 
 def _version_key(version: str) -> tuple[int, ...]:
@@ -78,7 +66,7 @@ def _version_key(version: str) -> tuple[int, ...]:
 def bundled_core_versions() -> tuple[str, ...]:
     """The core spec versions whose schema is bundled, oldest first."""
     versions = []
-    for schema_id in _bundle():
+    for schema_id in schema_store.bundled():
         match = _CORE.fullmatch(schema_id)
         if match:
             versions.append(match.group("version"))
@@ -96,42 +84,6 @@ def _closest_core(version: str) -> str:
     return below[-1] if below else candidates[0]
 
 
-# A relative reference of a core schema (``facets/SQLJobFacet.json`` in 1-0-4 to 2-0-1), resolved
-# against the core schema's URL; no such document is published at that address.
-_RELATIVE_FACET = re.compile(r"https://openlineage\.io/spec/\d+-\d+-\d+/facets/(?P<name>\w+)\.json")
-_FACET_ID = re.compile(
-    r"https://openlineage\.io/spec/facets/(?P<version>\d+-\d+-\d+)/(?P<name>\w+)\.json"
-)
-_REF = re.compile(r'"\$ref": "(?P<ref>[^"#]+)')
-
-
-@cache
-def _schemas() -> dict[str, dict[str, Any]]:
-    """Every schema by the URL it is referenced by: the bundle, the registered ones, and aliases.
-
-    Core schemas 1-0-4 to 2-0-1 refer to their facets by relative URLs (``facets/X.json``),
-    which resolve to addresses where nothing is published; each is an alias of the newest
-    bundled version of that facet schema, so that no reference is left unresolvable.
-    """
-    schemas = {**_bundle(), **_EXTRA}
-    newest: dict[str, tuple[tuple[int, ...], str]] = {}
-    for schema_id in schemas:
-        match = _FACET_ID.fullmatch(schema_id)
-        if match:
-            key = _version_key(match.group("version"))
-            name = match.group("name")
-            if name not in newest or newest[name][0] < key:
-                newest[name] = (key, schema_id)
-    aliases: dict[str, dict[str, Any]] = {}
-    for schema_id, schema in schemas.items():
-        base = schema_id.rpartition("/")[0] + "/"
-        for ref in set(_REF.findall(json.dumps(schema))):
-            target = _RELATIVE_FACET.fullmatch(base + ref) if "://" not in ref else None
-            if target is not None and target.group("name") in newest:
-                aliases[target.group(0)] = schemas[newest[target.group("name")][1]]
-    return {**aliases, **schemas}
-
-
 @cache
 def _registry() -> Registry:
     from referencing import Registry, Resource
@@ -139,7 +91,7 @@ def _registry() -> Registry:
 
     resources_ = [
         (uri, Resource.from_contents(doc, default_specification=DRAFT202012))
-        for uri, doc in _schemas().items()
+        for uri, doc in schema_store.by_url().items()
     ]
     registry: Registry = Registry().with_resources(resources_)
     return registry.crawl()
@@ -161,7 +113,7 @@ def _fast_registry() -> Any:
     except ImportError:  # pragma: no cover - a dependency; checked without it
         return None
     try:
-        return jsonschema_rs.Registry(list(_schemas().items()))
+        return jsonschema_rs.Registry(list(schema_store.by_url().items()))
     except (ValueError, jsonschema_rs.ReferencingError):  # pragma: no cover - a bad extra schema
         return None
 
@@ -226,8 +178,7 @@ def _format_checker() -> Any:
 
 def _resolvable(url: str) -> bool:
     doc, _, fragment = url.partition("#")
-    bundle = _bundle()
-    schema = bundle.get(doc) or _EXTRA.get(doc)
+    schema = schema_store.find(doc)
     if schema is None or not fragment.startswith("/"):
         return False
     node: Any = schema
@@ -257,7 +208,7 @@ def _core_ref(event: Mapping[str, Any]) -> tuple[str, list[Problem]]:
     else:
         version = _closest_core(match.group("version"))
         kind = match.group("kind") or "RunEvent"
-    schema = _bundle()[_CORE_ID.format(version=version)]
+    schema = schema_store.bundled()[_CORE_ID.format(version=version)]
     container = "$defs" if "$defs" in schema else "definitions"
     if kind not in schema.get(container, {}):
         problems.append(
@@ -378,6 +329,7 @@ def validate_event(
     from openlineage_sdk._facet_registry import registry
 
     registry.load_entry_points()  # plugins' facet schemas join the bundled ones
+    _forget_stale_validators()
     ref, problems = _core_ref(event)
     if noted is not None:
         problems.insert(0, noted)

@@ -7,9 +7,10 @@ custom facet schemas into an importable package of typed facet classes (see
 schema gets a new version (a new ``$id``), the package keeps the earlier version's schema under
 ``schemas/<version>/``, so events that name it still validate.
 
-``openlineage-sdk report EVENTS.jsonl [--html FILE]`` prints a summary of the jobs, runs and
-datasets in a JSON Lines file of events and, with ``--html``, writes a self-contained HTML page
-of their lineage graph (see :mod:`openlineage_sdk.report`).
+``openlineage-sdk report EVENTS.jsonl [--html FILE] [--runs N]`` prints a summary of the jobs,
+runs and datasets in a JSON Lines file of events and, with ``--html``, writes a self-contained
+HTML page of their lineage graph (see :mod:`openlineage_sdk.report`). The file is read in one
+pass, line by line; each job keeps its latest N runs (20 by default) and counts the others.
 
 ``openlineage-sdk rejected [SPOOL_DIR|FILE] [--replay --url URL]`` lists the events a
 destination refused (kept in the spool's ``rejected.jsonl``) or sends one file's events again,
@@ -170,12 +171,22 @@ def _codegen(args: argparse.Namespace, out: TextIO) -> int:
     return 0
 
 
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a whole number of at least 1, got {text!r}")
+    return value
+
+
 def _report(args: argparse.Namespace, out: TextIO) -> int:
-    from openlineage_sdk._errors import OpenLineageValidationError
-    from openlineage_sdk.report import build_graph, lineage_html, load_events, summary
+    from openlineage_sdk import OpenLineageValidationError
+    from openlineage_sdk.report import lineage_html, read_graph, summary
 
     try:
-        graph = build_graph(load_events(args.path))
+        graph = read_graph(args.path, keep_runs=args.runs) if args.runs else read_graph(args.path)
     except (OSError, OpenLineageValidationError) as exc:
         print(f"openlineage-sdk report: {exc}", file=sys.stderr)
         return 2
@@ -193,12 +204,8 @@ def _report(args: argparse.Namespace, out: TextIO) -> int:
 
 
 def _rejected(args: argparse.Namespace, out: TextIO) -> int:
-    from openlineage_sdk.transports._delivery import default_spool_dir
-    from openlineage_sdk.transports._rejected import (
-        describe_line,
-        rejected_files,
-        replay_rejected,
-    )
+    from openlineage_sdk.transports._delivery.spool import default_spool_dir, rejected_files
+    from openlineage_sdk.transports._rejected import describe_line, replay_rejected
 
     files = rejected_files(args.path if args.path is not None else default_spool_dir())
     if not args.replay:
@@ -239,7 +246,13 @@ def main(argv: Sequence[str] | None = None, *, out: TextIO | None = None) -> int
         SIGPIPE) when the reader of the output went away, e.g. ``openlineage-sdk report ... | head``.
     """
     try:
-        return _main(argv, out)
+        try:
+            return _main(argv, out)
+        finally:
+            # Flushed here rather than at exit: output still buffered when the reader has gone
+            # would otherwise fail in Python's own flush at exit, which prints "Exception ignored
+            # ... BrokenPipeError" and exits 120, whether the reader left first or not.
+            (out or sys.stdout).flush()
     except BrokenPipeError:
         # The reader closed the pipe: nothing more can be said to it. Point stdout at devnull
         # so Python's flush at exit does not raise (and print a traceback) a second time.
@@ -311,6 +324,13 @@ def _main(argv: Sequence[str] | None, out: TextIO | None) -> int:
     )
     report.add_argument("path", type=Path, metavar="EVENTS.jsonl")
     report.add_argument("--html", type=Path, default=None, help="write the lineage graph here")
+    report.add_argument(
+        "--runs",
+        type=_positive,
+        default=None,
+        metavar="N",
+        help="runs listed per job, the latest; the earlier ones are counted (default 20)",
+    )
     rejected = commands.add_parser(
         "rejected",
         help="look at or replay the events a destination refused (rejected.jsonl)",

@@ -15,6 +15,7 @@ transport are logged, and raised only when asked for with ``raise_on_error``.
 
 from __future__ import annotations
 
+import copy
 import logging
 import os
 from collections.abc import Iterable, Mapping
@@ -301,6 +302,26 @@ class OpenLineage:
             if self.raise_on_error:
                 raise
             log.exception("OpenLineage: the event could not be emitted")
+
+    def with_event_config(self, extra: EventConfig) -> Self:
+        """A client that also edits its events as ``extra`` says, through the same transport.
+
+        Each event is edited once, by ``extra`` and this client's configuration combined
+        (:meth:`EventConfig.combine <openlineage_sdk._event_config.EventConfig.combine>`):
+        ``extra``'s changes first, then the configuration's ``filters``, ``tags``, ``facets``
+        and ``dataset`` sections, as if ``extra`` were applied before this client's ``emit``.
+        The Spark adapter gives a client a session's ``spark.openlineage.*`` confs this way.
+
+        Args:
+            extra: the changes to make before this client's own.
+
+        Returns:
+            A copy of this client (same transport, producer, namespace and settings); this
+            client is not changed. Closing either closes the transport they share.
+        """
+        client = copy.copy(self)
+        client._events = extra.combine(self._events)
+        return client
 
     def run(self, job_name: str, **options: Unpack[RunOptions]) -> LineageRun:
         """A run of a job, whose events this client emits; nothing is emitted yet.

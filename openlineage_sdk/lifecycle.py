@@ -51,7 +51,17 @@ from contextvars import ContextVar, Token
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from types import TracebackType
-from typing import TYPE_CHECKING, Any, Final, Generic, Literal, TypeAlias, TypedDict, TypeVar
+from typing import (
+    TYPE_CHECKING,
+    Any,
+    Final,
+    Generic,
+    Literal,
+    Protocol,
+    TypeAlias,
+    TypedDict,
+    TypeVar,
+)
 
 from openlineage_sdk._base import PRODUCER, FacetContainer
 from openlineage_sdk._ids import deterministic_run_id, uuid7
@@ -88,8 +98,6 @@ from openlineage_sdk.naming._model import DatasetName, _nonempty
 if TYPE_CHECKING:
     from typing_extensions import Self, Unpack
 
-    from openlineage_sdk.client import OpenLineage
-
 __all__ = [
     "EventMetadata",
     "EventType",
@@ -98,6 +106,7 @@ __all__ = [
     "InvalidTransitions",
     "LineageRun",
     "OutputLike",
+    "RunClient",
     "RunOptions",
     "RunRef",
     "RunState",
@@ -508,6 +517,32 @@ def _event_time(value: datetime | None) -> str:
 # --------------------------------------------------------------------------- the run
 
 
+class RunClient(Protocol):
+    """What a run needs from the client its events go through.
+
+    :class:`~openlineage_sdk.client.OpenLineage` is one; the run knows it only by this much.
+    """
+
+    @property
+    def producer(self) -> str:
+        """The ``producer`` of the run's events and of the facets the run adds."""
+
+    @property
+    def namespace(self) -> str:
+        """The job namespace of runs given none (and without a parent)."""
+
+    @property
+    def invalid_transitions(self) -> InvalidTransitions:
+        """What a wrong transition does when the run does not say: raise or warn."""
+
+    @property
+    def raise_on_error(self) -> bool:
+        """Whether an event that cannot be emitted raises out of the run's block."""
+
+    def emit(self, event: RunEvent) -> None:
+        """Send one of the run's events."""
+
+
 class LineageRun:
     """One run of a job, and the events that tell its story.
 
@@ -547,7 +582,7 @@ class LineageRun:
 
     def __init__(
         self,
-        client: OpenLineage,
+        client: RunClient,
         job_name: str,
         *,
         namespace: str | None = None,

@@ -1,22 +1,27 @@
 """Readable reports of lineage events: a text summary and a self-contained HTML lineage graph.
 
-    from openlineage_sdk.report import load_events, summary, lineage_html
+    from openlineage_sdk.report import read_graph, summary, lineage_html
 
-    events = load_events("openlineage_events.jsonl")
-    print(summary(events))
-    Path("lineage.html").write_text(lineage_html(events))
+    graph = read_graph("openlineage_events.jsonl")
+    print(summary(graph))
+    Path("lineage.html").write_text(lineage_html(graph))
 
-Both take the events or a :class:`Graph` already built from them with :func:`build_graph`.
+:func:`read_graph` reads a file in one pass into a :class:`Graph` whose size does not grow with
+the number of events (each job keeps its latest runs and counts the others); :func:`build_graph`
+folds events already read (:func:`load_events`) the same way. Both reports take the graph or the
+events.
 
 Also on the command line: ``openlineage-sdk report openlineage_events.jsonl --html lineage.html``.
 
-The HTML file is self-contained and opens offline in any browser. Its layout is computed when it
-is written, by igraph's layered (Sugiyama) layout in C (the ``[report]`` extra), not in the
-browser: JavaScript layered layouts (dagre, elkjs) took 15 to 200 s on a history of 500 jobs and
-2,000 datasets, which this page must open in under 2 s. The page carries the laid-out graph as
-JSON and a small script of its own (``_report/report.js``) that draws it as SVG and adds zoom,
-pan, fit, search, a namespace filter, and the panels of jobs (runs, states, durations, errors)
-and datasets (schema, statistics, symlinks, column lineage).
+The HTML file is self-contained and opens offline in any browser. The whole graph's layout is
+computed when the page is written, by igraph's layered (Sugiyama) layout in C (the ``[report]``
+extra), not in the browser: JavaScript layered layouts (dagre, elkjs) took 15 to 200 s on a
+history of 500 jobs and 2,000 datasets. A large history opens on a neighbourhood instead (its
+latest failures, a namespace or one node, to a depth the reader sets, other namespaces folded),
+small enough for the page's own script (``_report/report.js``) to lay out at once. That script
+draws the graph as SVG and adds zoom, pan, fit, search, a namespace filter, the views, and the
+panels of jobs (runs, states, durations, errors) and datasets (schema, statistics, symlinks,
+column lineage).
 """
 
 from __future__ import annotations
@@ -26,25 +31,34 @@ import json
 import math
 from collections import defaultdict
 from collections.abc import Iterable
-from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from openlineage_sdk._read import Event, read_event
-from openlineage_sdk.models.core import DatasetEvent, JobEvent, RunEvent
-from openlineage_sdk.naming._model import dataset_uri
+from openlineage_sdk._report.fold import (
+    KEEP_RUNS,
+    Graph,
+    _RunInfo,
+    fold_events,
+)
+from openlineage_sdk._report.fold import read_graph as _read_graph
 
-__all__ = ["Graph", "build_graph", "lineage_html", "load_events", "summary"]
+if TYPE_CHECKING:  # the models load in a third of a second: only reading events needs them
+    from openlineage_sdk import Event
+
+__all__ = ["Graph", "build_graph", "lineage_html", "load_events", "read_graph", "summary"]
 
 
 def load_events(path: str | Path) -> list[Event]:
-    """Read every event of a JSON Lines file (blank lines skipped).
+    """Read every event of a JSON Lines file (blank lines skipped) into typed events.
+
+    For a report of a large file, :func:`read_graph` reads it in one pass into the graph
+    instead, without holding its events.
 
     Raises:
         OpenLineageValidationError: a line is not an event; the message names the line.
     """
-    from openlineage_sdk._errors import OpenLineageValidationError
+    from openlineage_sdk import OpenLineageValidationError, read_event
 
     events: list[Event] = []
     with Path(path).open(encoding="utf-8") as handle:
@@ -60,174 +74,45 @@ def load_events(path: str | Path) -> list[Event]:
     return events
 
 
-@dataclass
-class _RunInfo:
-    run_id: str
-    job: str
-    states: list[str] = field(default_factory=list)
-    started: str | None = None
-    ended: str | None = None
-    parent: str | None = None
-    error: str | None = None  # the errorMessage run facet's message, when a run reported one
-    first_seen: str | None = None  # the time of its first event (ordering runs without START)
+def read_graph(path: str | Path, *, keep_runs: int | None = KEEP_RUNS) -> Graph:
+    """Read a JSON Lines file of events straight into the graph the reports draw.
+
+    The file is read line by line, and memory grows with its jobs, datasets and kept runs, not
+    with its events: each job keeps its latest ``keep_runs`` runs (by start time) and counts
+    the others by final state; a dataset keeps the facts of its latest facets. With msgspec
+    installed (the ``[report]`` extra) each line is read straight into what the report shows,
+    skipping the rest: a line is checked to be JSON, and its core structure (the kind of event,
+    its time, run id, job and dataset names, and that facet containers are objects) as
+    :func:`~openlineage_sdk.read_event` checks it; a line that fails goes to ``read_event``,
+    which refuses it as :func:`load_events` does, or reads it. Values the report does not read
+    are not checked further: a number too large for a double or nesting deeper than 200 levels
+    in a part it skips does not stop the report, where ``read_event`` would refuse the event.
+
+    Args:
+        path: the JSON Lines file (blank lines skipped).
+        keep_runs: runs kept per job; None keeps them all.
+
+    Raises:
+        OpenLineageValidationError: a line is not an event, or not UTF-8 text; the message
+            names the line.
+        OSError: the file cannot be read.
+    """
+    return _read_graph(path, keep_runs=keep_runs)
 
 
-@dataclass
-class _DatasetInfo:
-    key: str
-    rows: int | None = None
-    bytes: int | None = None
-    files: int | None = None
-    fields: list[str] = field(default_factory=list)
-    written_by: set[str] = field(default_factory=set)
-    read_by: set[str] = field(default_factory=set)
-    namespace: str = ""
-    name: str = ""
-    columns: list[tuple[str, str]] = field(default_factory=list)  # (name, type) of the schema
-    symlinks: list[str] = field(default_factory=list)  # the dataset URIs of its other names
-    lifecycle: str | None = None  # the last lifecycleStateChange (CREATE, DROP, ...)
-    # output column -> the input columns it comes from: (dataset URI, column, transformation)
-    column_lineage: dict[str, list[tuple[str, str, str]]] = field(default_factory=dict)
-
-
-@dataclass
-class Graph:
-    """Jobs, datasets and the edges between them, as the events describe them."""
-
-    events: int = 0
-    jobs: dict[str, list[_RunInfo]] = field(default_factory=dict)
-    datasets: dict[str, _DatasetInfo] = field(default_factory=dict)
-    edges: set[tuple[str, str]] = field(default_factory=set)  # (from node, to node)
-    parents: set[tuple[str, str]] = field(default_factory=set)  # (parent job, child job)
-
-
-def _job_key(namespace: str, name: str) -> str:
-    return f"{namespace}/{name}"
-
-
-def _dataset_key(namespace: str, name: str) -> str:
-    return dataset_uri(namespace, name)
-
-
-def _mapping(value: Any, *keys: str) -> dict[str, Any]:
-    """``value[keys[0]][keys[1]]...`` when each step is a JSON object, else an empty one."""
-    for key in keys:
-        value = value.get(key) if isinstance(value, dict) else None
-    return value if isinstance(value, dict) else {}
-
-
-def _transformation(item: dict[str, Any], entry: dict[str, Any]) -> str:
-    """A short name of how a column was derived: the input field's transformations (spec
-    1.1+, e.g. ``DIRECT/IDENTITY``), else the field's older ``transformationType``."""
-    kinds = [
-        "/".join(str(t[k]) for k in ("type", "subtype") if isinstance(t.get(k), str))
-        for t in item.get("transformations") or ()
-        if isinstance(t, dict)
-    ]
-    named = [k for k in kinds if k]
-    if named:
-        return ", ".join(dict.fromkeys(named))
-    old = entry.get("transformationType")
-    return old if isinstance(old, str) else ""
-
-
-def _dataset(graph: Graph, data: dict[str, Any]) -> _DatasetInfo:
-    """The dataset entry of a dataset in an event (created on first sight), updated with the
-    facts its facets carry: schema, symlinks, lifecycle state and column lineage."""
-    namespace, name = str(data.get("namespace", "")), str(data.get("name", ""))
-    key = _dataset_key(namespace, name)
-    info = graph.datasets.get(key)
-    if info is None:
-        info = graph.datasets[key] = _DatasetInfo(key, namespace=namespace, name=name)
-    facets = _mapping(data, "facets")
-    fields = [f for f in _mapping(facets, "schema").get("fields") or () if isinstance(f, dict)]
-    if fields:
-        info.fields = [f"{f.get('name')}: {f.get('type', '?')}" for f in fields]
-        info.columns = [(str(f.get("name")), str(f.get("type", ""))) for f in fields]
-    links = [
-        _dataset_key(str(i.get("namespace", "")), str(i.get("name", "")))
-        for i in _mapping(facets, "symlinks").get("identifiers") or ()
-        if isinstance(i, dict)
-    ]
-    info.symlinks = list(dict.fromkeys([*info.symlinks, *links]))
-    state = _mapping(facets, "lifecycleStateChange").get("lifecycleStateChange")
-    if isinstance(state, str):
-        info.lifecycle = state
-    for column, entry in _mapping(facets, "columnLineage", "fields").items():
-        if not isinstance(entry, dict):
-            continue
-        sources = [
-            (
-                _dataset_key(str(i.get("namespace", "")), str(i.get("name", ""))),
-                str(i.get("field", "")),
-                _transformation(i, entry),
-            )
-            for i in entry.get("inputFields") or ()
-            if isinstance(i, dict)
-        ]
-        info.column_lineage[column] = sources
-    return info
-
-
-def build_graph(events: Iterable[Event]) -> Graph:
+def build_graph(events: Iterable[Event], *, keep_runs: int | None = KEEP_RUNS) -> Graph:
     """Fold events into jobs (with their runs), datasets and input/output edges.
 
     Args:
         events: events as :func:`load_events` or :func:`~openlineage_sdk.read_event` give them.
+        keep_runs: runs kept per job, the latest by start time, the others counted by final
+            state; None keeps them all.
 
     Returns:
         The jobs with their runs (states, times, error message, parent), the datasets with
         their schema, statistics, symlinks, lifecycle state and column lineage, and the edges.
     """
-    graph = Graph()
-    runs: dict[str, _RunInfo] = {}
-    for event in events:
-        graph.events += 1
-        raw = event.to_dict()
-        if isinstance(event, DatasetEvent):
-            _dataset(graph, _mapping(raw, "dataset"))
-            continue
-        job = _job_key(event.job.namespace, event.job.name)
-        graph.jobs.setdefault(job, [])
-        if isinstance(event, RunEvent):
-            info = runs.get(event.run.run_id)
-            if info is None:
-                info = runs[event.run.run_id] = _RunInfo(event.run.run_id, job)
-                info.first_seen = event.event_time
-                graph.jobs[job].append(info)
-            state = event.event_type or "OTHER"
-            info.states.append(state)
-            if state == "START":
-                info.started = event.event_time
-            elif state in ("COMPLETE", "FAIL", "ABORT"):
-                info.ended = event.event_time
-            run_facets = _mapping(raw, "run", "facets")
-            parent_job = _mapping(run_facets, "parent", "job")
-            if parent_job:
-                info.parent = _job_key(
-                    str(parent_job.get("namespace", "")), str(parent_job.get("name", ""))
-                )
-                graph.parents.add((info.parent, job))
-            message = _mapping(run_facets, "errorMessage").get("message")
-            if isinstance(message, str):
-                info.error = message
-        assert isinstance(event, (RunEvent, JobEvent))
-        for source in raw.get("inputs") or ():
-            data = _dataset(graph, source)
-            data.read_by.add(job)
-            graph.edges.add((data.key, job))
-        for target in raw.get("outputs") or ():
-            data = _dataset(graph, target)
-            data.written_by.add(job)
-            stats = _mapping(target, "outputFacets", "outputStatistics")
-            if stats:
-                data.rows = stats.get("rowCount", data.rows)
-                data.bytes = stats.get("size", data.bytes)
-                data.files = stats.get("fileCount", data.files)
-            graph.edges.add((job, data.key))
-    for parent, _child in graph.parents:  # a parent job may have sent no event of its own
-        graph.jobs.setdefault(parent, [])
-    return graph
+    return fold_events(events, keep_runs)
 
 
 def _fit_end(text: str, limit: int) -> str:
@@ -257,10 +142,45 @@ def _size(count: int) -> str:
     return f"{value:.1f} TiB"
 
 
+#: Between a state and how many events in a row reported it (a multiplication sign).
+_TIMES = "\u00d7"
+
+
+def _states(info: _RunInfo) -> str:
+    """A run's states in order, with repeats counted (``START -> RUNNING x3 -> COMPLETE``,
+    written with a multiplication sign)."""
+    return " -> ".join(
+        f"… ({count} events)"
+        if state == "…"
+        else state
+        if count == 1
+        else f"{state} {_TIMES}{count}"
+        for state, count in info.states
+    )
+
+
+def _by_state(counts: dict[str, int]) -> str:
+    """``970 COMPLETE, 10 FAIL``: the final states in the order the legend gives them."""
+    order = {state: rank for rank, state in enumerate(("COMPLETE", "FAIL", "ABORT", "RUNNING"))}
+    return ", ".join(
+        f"{count} {state}"
+        for state, count in sorted(counts.items(), key=lambda item: order.get(item[0], 9))
+        if count
+    )
+
+
+def _day(time: str | None) -> str:
+    return time[:10] if time else "?"
+
+
 def summary(events: Iterable[Event] | Graph) -> str:
-    """A readable summary: jobs with their runs and states, datasets with rows and schemas."""
+    """A readable summary: jobs with their runs and states, datasets with rows and schemas.
+
+    A job with more runs than the graph kept (see :func:`read_graph`) lists its latest runs
+    after a line that counts the earlier ones by final state.
+    """
     graph = events if isinstance(events, Graph) else build_graph(events)
-    run_count = sum(len(runs) for runs in graph.jobs.values())
+    run_count = sum(graph.run_count(job) for job in graph.jobs)
     lines = [
         f"{graph.events} events, {len(graph.jobs)} jobs, {run_count} runs, {len(graph.datasets)} datasets",
         "",
@@ -268,11 +188,15 @@ def summary(events: Iterable[Event] | Graph) -> str:
     lines.append("Jobs and runs")
     for job, runs in sorted(graph.jobs.items()):
         lines.append(f"  {job}")
+        earlier = graph.earlier.get(job)
+        if earlier is not None:
+            lines.append(
+                f"    {earlier.runs} earlier runs, {_day(earlier.first)} to {_day(earlier.last)}: "
+                f"{_by_state(earlier.states)}"
+            )
         for info in runs:
             parent = f"  (child of {info.parent})" if info.parent else ""
-            lines.append(
-                f"    run {info.run_id}: {' -> '.join(info.states)}{_duration(info)}{parent}"
-            )
+            lines.append(f"    run {info.run_id}: {_states(info)}{_duration(info)}{parent}")
             if info.error:
                 first_line = info.error.strip().splitlines()[0] if info.error.strip() else ""
                 lines.append(f"      error: {_fit_end(first_line, 160)}")
@@ -307,9 +231,11 @@ def _seconds(start: str | None, end: str | None) -> float | None:
         return None
 
 
+#: The most nodes a page opens on as a whole graph; larger graphs open on a neighbourhood.
+WHOLE_GRAPH_NODES = 60
+
 #: Node box size and the gaps between layers (x) and between nodes of a layer (y), in SVG units.
 _WIDTH, _HEIGHT, _GAP_X, _GAP_Y = 240, 60, 90, 20
-_ENDED = ("COMPLETE", "FAIL", "ABORT")
 
 
 def _layout(
@@ -416,33 +342,36 @@ def _page_data(graph: Graph, title: str) -> dict[str, Any]:
         parents_of[b].append(a)
     nodes: list[dict[str, Any]] = []
     for job in jobs:
-        runs = sorted(graph.jobs[job], key=lambda r: r.started or r.first_seen or "")
+        runs = sorted(graph.jobs[job], key=lambda r: r.when)
         namespace, _, name = job.partition("/")
         latest = runs[-1] if runs else None
-        state = "NONE"
-        if latest is not None:
-            ended = [s for s in latest.states if s in _ENDED]
-            state = ended[-1] if ended else "RUNNING"
         parents = sorted(parents_of[job])
+        earlier = graph.earlier.get(job)
         nodes.append(
             {
                 "kind": "job",
                 "ns": namespace,
                 "name": name,
-                "state": state,
+                "state": "NONE" if latest is None else latest.state,
                 "parent": index[parents[0]] if parents else None,
                 "children": sorted(children[job]),
                 "runs": [
                     [
                         r.run_id,
-                        next((s for s in reversed(r.states) if s in _ENDED), "RUNNING"),
+                        r.state,
                         r.started,
                         r.ended,
                         _seconds(r.started, r.ended),
                         r.error,
+                        r.first_seen,
                     ]
                     for r in runs
                 ],
+                "total": graph.run_count(job),
+                "failed": graph.failed_count(job),
+                "earlier": None
+                if earlier is None
+                else [earlier.runs, earlier.states, earlier.first, earlier.last],
                 "in": sorted(reads[job]),
                 "out": sorted(writes[job]),
             }
@@ -483,7 +412,11 @@ def _page_data(graph: Graph, title: str) -> dict[str, Any]:
     return {
         "title": title,
         "events": graph.events,
-        "runs": sum(len(r) for r in graph.jobs.values()),
+        "runs": sum(graph.run_count(job) for job in graph.jobs),
+        "keep": graph.keep_runs,
+        # A history small enough to read whole opens on the whole graph; a larger one on the
+        # neighbourhood of its latest failures (the page's script chooses and lays it out).
+        "start": "whole" if len(nodes) <= WHOLE_GRAPH_NODES else "focus",
         "box": [_WIDTH, _HEIGHT],
         "nodes": nodes,
         "edges": edges,
@@ -499,11 +432,14 @@ def _asset(name: str) -> str:
 def lineage_html(events: Iterable[Event] | Graph, *, title: str = "Lineage") -> str:
     """A self-contained HTML page of the lineage graph: open it offline in any browser.
 
-    The graph is laid out left to right when the page is made (see :func:`_layout`) and drawn
-    as SVG by the page's own script: zoom (wheel), pan (drag), fit to window; jobs coloured and
-    labelled by their latest run's state, with their runs, durations and error messages one
-    click away; datasets with schema, statistics, symlinks, readers and writers, and the
-    upstream columns of any column (column lineage); search and a namespace filter.
+    The whole graph is laid out left to right when the page is made (see :func:`_layout`) and
+    drawn as SVG by the page's own script: zoom (wheel), pan (drag), fit to window; jobs
+    coloured and labelled by their latest run's state, with their runs, durations and error
+    messages one click away; datasets with schema, statistics, symlinks, readers and writers,
+    and the upstream columns of any column (column lineage); search and a namespace filter.
+    A graph of more than ``WHOLE_GRAPH_NODES`` nodes opens on the neighbourhood of its latest
+    failures instead (upstream and downstream to a depth the reader sets, other namespaces
+    folded into a box each), with namespaces, any one node and the whole graph one click away.
 
     Args:
         events: the events, or a :class:`Graph` already built from them.

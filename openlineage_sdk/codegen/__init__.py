@@ -14,7 +14,7 @@ import json
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 from openlineage_sdk._facet_rules import (
     check_class_name,
@@ -35,7 +35,15 @@ from openlineage_sdk.codegen._schemas import (
     facet_document,
     read_schema,
 )
-from openlineage_sdk.codegen._stage import STAGING_HOST, StagedDocument, stage_core, stage_facets
+from openlineage_sdk.codegen._stage import (
+    BASES_MODULE,
+    CONTAINER_BASES_MODULE,
+    CONTAINERS,
+    STAGING_HOST,
+    StagedDocument,
+    stage_core,
+    stage_facets,
+)
 
 __all__ = [
     "GeneratedFile",
@@ -94,6 +102,7 @@ def generate_standard(
     display = _display([core_path, *(doc.path for doc in documents)], root)
     files = run_generator(staged, header=header, display=display)
     files.extend(_package_inits(staged, documents, header))
+    files.append(container_bases(header))
     published = sorted((spec_dir / "published").rglob("*.json"))
     files.append(
         bundle_schemas(
@@ -140,6 +149,60 @@ def bundle_schemas(schemas: Iterable[tuple[Path, Any]]) -> GeneratedFile:
     )
 
 
+_ENTITY_NAMES: Final[Mapping[str, str]] = {
+    "run": "a run",
+    "job": "a job",
+    "dataset": "a dataset",
+    "inputDataset": "an input dataset",
+    "outputDataset": "an output dataset",
+}
+
+
+def container_bases(header: str) -> GeneratedFile:
+    """The module of the facet containers' bases, one per entity (``RunFacetContainer``...).
+
+    A container's other keys (custom facets, keys the SDK does not know) hold facets of the
+    entity's base class, so anything read there is at least a valid base facet of that entity.
+    They may hold a subclass (a registered or hand-written custom facet): ``SerializeAsAny`` makes
+    pydantic write such a facet with all of its own fields rather than only the base class's.
+    ``Field(init=False)`` keeps ``__pydantic_extra__`` out of the constructor signature type
+    checkers see. ``generic_facet`` is the class a facet read under an unknown key, or with
+    content that breaks its schema, is kept as. The generated containers (``RunFacets``...)
+    inherit these through datamodel-code-generator's ``base_class_map``.
+    """
+    bases = sorted(base for _, base in CONTAINERS.values())
+    classes = [f"{base}Container" for _, base in CONTAINERS.values()]
+    lines = [
+        file_header(header, "spec/OpenLineage.json"),
+        "",
+        '"""The bases of the facet containers: any key a container does not declare holds a facet',
+        'of its entity\'s base class (written whole, with a custom facet\'s own fields)."""',
+        "",
+        "from typing import ClassVar",
+        "",
+        "from openlineage_sdk._base import FacetContainer",
+        f"from {BASES_MODULE} import {', '.join(bases)}",
+        "from pydantic import Field, SerializeAsAny",
+        "",
+        "__all__ = [",
+        *(f'    "{name}",' for name in sorted(classes)),
+        "]",
+    ]
+    for entity, (container, base) in CONTAINERS.items():
+        lines += [
+            "",
+            "",
+            f"class {base}Container(FacetContainer):",
+            f'    """Base of ``{container}``: any other key holds {_ENTITY_NAMES[entity]} facet."""',
+            "",
+            f"    __pydantic_extra__: dict[str, SerializeAsAny[{base}]] = Field(init=False)",
+            f"    generic_facet: ClassVar[type[{base}]] = {base}",
+        ]
+    return GeneratedFile(
+        Path(*CONTAINER_BASES_MODULE.split(".")).with_suffix(".py"), "\n".join(lines) + "\n"
+    )
+
+
 def _record_names(staged: Sequence[StagedDocument]) -> list[str]:
     records = next(doc for doc in staged if doc.kind == "records")
     return sorted(records.document["$defs"])
@@ -149,12 +212,21 @@ def _package_inits(
     staged: Sequence[StagedDocument], documents: Sequence[SchemaDocument], header: str
 ) -> list[GeneratedFile]:
     record_names = _record_names(staged)
+    keys = sorted({facet.key for doc in documents for facet in doc.facets})
     lines = [
         file_header(header, "spec/OpenLineage.json and spec/facets/*.json"),
         "",
         '"""The generated OpenLineage models. Import them from ``openlineage_sdk`` and',
         '``openlineage_sdk.facets``; this package is regenerated from the schemas."""',
         "",
+        "from openlineage_sdk._facet_rules import register_standard_facet_keys",
+        "",
+        "# The standard facet keys, which no custom facet's prefix may take. The package registers",
+        "# them as it is imported, before any facet base class exists, so the hand-written naming",
+        "# rules know them without importing generated code.",
+        "register_standard_facet_keys(",
+        *(f'    "{key}",' for key in keys),
+        ")",
     ]
     models_init = GeneratedFile(
         Path(*STANDARD_PACKAGE.split("."), "__init__.py"), "\n".join(lines) + "\n"
@@ -207,6 +279,9 @@ def _key_of(documents: Sequence[SchemaDocument], name: str) -> str:
 
 def check_custom_rules(documents: Sequence[SchemaDocument]) -> list[str]:
     """The custom facet naming rules, applied to schemas; one ``file: problem`` line each."""
+    # Imported for its effect: the generated package registers the standard facet keys.
+    import openlineage_sdk.models  # noqa: F401
+
     standard = standard_facet_keys()
     problems: list[str] = []
     for doc in documents:

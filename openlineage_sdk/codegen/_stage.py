@@ -20,8 +20,8 @@ through its documented options. Every transformation is listed here:
 4. **Facet containers are typed.** ``Run.facets``, ``Job.facets``, ``Dataset.facets``,
    ``InputDataset.inputFacets`` and ``OutputDataset.outputFacets`` refer to container definitions
    with one property per standard facet key of that entity, and the entity's facet base for any
-   other key (typed by the container's base in :mod:`openlineage_sdk._slots`, so a custom facet
-   subclass held there is written whole).
+   other key (typed by the container's base, generated into ``openlineage_sdk.models.containers``,
+   so a custom facet subclass held there is written whole).
 5. **The core schema is split** into the facet bases (which facet modules import) and the event
    structure (which imports the facets), so generated modules never import each other in a circle.
    References to the core schema of any version resolve to the bases generated from the bundled
@@ -69,7 +69,8 @@ STAGING_HOST: Final = "openlineage-sdk.invalid"
 BASES_URL: Final = f"https://{STAGING_HOST}/openlineage_sdk.models.base.json"
 TYPES_URL: Final = f"https://{STAGING_HOST}/types.json"
 TYPES_MODULE: Final = "openlineage_sdk.types"
-SLOTS_MODULE: Final = "openlineage_sdk._slots"
+#: The generated bases of the facet containers (see ``container_bases`` in the codegen package).
+CONTAINER_BASES_MODULE: Final = "openlineage_sdk.models.containers"
 BASES_MODULE: Final = "openlineage_sdk.models.base"
 
 _FORMAT_TYPES: Final[Mapping[str, str]] = {
@@ -426,7 +427,8 @@ def stage_core(
             "description": f"The facets of a {_ENTITY_WORDS[entity]}, keyed by facet key. Standard "
             "facets are typed attributes; any other key holds a facet of the entity's base class.",
             "properties": dict(sorted(properties.items())),
-            # Typed by the container's base class (openlineage_sdk._slots), through base_class_map.
+            # Typed by the container's base class (openlineage_sdk.models.containers), through
+            # base_class_map.
             "additionalProperties": True,
         }
 
@@ -494,7 +496,7 @@ def stage_core(
             kind="models",
             sources=[core_path, *(doc.path for doc in documents)],
             base_classes={
-                container: f"{SLOTS_MODULE}.{base}Container"
+                container: f"{CONTAINER_BASES_MODULE}.{base}Container"
                 for container, base in CONTAINERS.values()
             },
         ),

@@ -4,3 +4,43 @@
 """The generated OpenLineage models. Import them from ``openlineage_sdk`` and
 ``openlineage_sdk.facets``; this package is regenerated from the schemas."""
 
+from openlineage_sdk._facet_rules import register_standard_facet_keys
+
+# The standard facet keys, which no custom facet's prefix may take. The package registers
+# them as it is imported, before any facet base class exists, so the hand-written naming
+# rules know them without importing generated code.
+register_standard_facet_keys(
+    "catalog",
+    "columnLineage",
+    "dataQualityAssertions",
+    "dataQualityMetrics",
+    "dataSource",
+    "datasetType",
+    "documentation",
+    "environmentVariables",
+    "errorMessage",
+    "executionParameters",
+    "externalQuery",
+    "extractionError",
+    "hierarchy",
+    "inputStatistics",
+    "jobDependencies",
+    "jobType",
+    "lifecycleStateChange",
+    "lineage",
+    "nominalTime",
+    "outputStatistics",
+    "ownership",
+    "parent",
+    "processing_engine",
+    "schema",
+    "sourceCode",
+    "sourceCodeLocation",
+    "sql",
+    "storage",
+    "subset",
+    "symlinks",
+    "tags",
+    "test",
+    "version",
+)

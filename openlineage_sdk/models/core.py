@@ -4,7 +4,7 @@
 from typing import Annotated, Literal
 
 from openlineage_sdk._base import OpenLineageModel
-from openlineage_sdk._slots import (
+from openlineage_sdk.models.containers import (
     DatasetFacetContainer,
     InputDatasetFacetContainer,
     JobFacetContainer,

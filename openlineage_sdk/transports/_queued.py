@@ -1,7 +1,7 @@
 """What the queued network transports (HTTP, Kafka) share: delivery settings and the engine.
 
 A queued transport serializes an event on the caller's thread and hands the
-bytes to a :class:`~openlineage_sdk.transports._delivery.DeliveryEngine`,
+bytes to a :class:`~openlineage_sdk.transports._delivery.engine.DeliveryEngine`,
 which delivers them from its own threads through the transport's sender.
 Subclasses bring a configuration class and a sender; emitting, flushing,
 closing and the spool are the same for all of them.
@@ -17,12 +17,10 @@ from typing import Any, ClassVar, Generic, TypeVar, cast
 from pydantic import Field
 from typing_extensions import Self
 
-from openlineage_sdk.transports._delivery import (
-    BatchSender,
-    DeliveryEngine,
-    DeliveryOptions,
-    default_spool_dir,
-)
+from openlineage_sdk.transports._delivery.engine import DeliveryEngine
+from openlineage_sdk.transports._delivery.options import DeliveryOptions
+from openlineage_sdk.transports._delivery.protocol import BatchSender
+from openlineage_sdk.transports._delivery.spool import default_spool_dir
 from openlineage_sdk.transports.base import (
     Emittable,
     FlushResult,

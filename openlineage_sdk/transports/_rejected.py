@@ -1,7 +1,9 @@
-"""Look at and replay the events a destination refused (``rejected.jsonl`` in a spool folder).
+"""Look at and replay the events a destination refused (the rejected file of a spool folder).
 
 The delivery engine keeps every event a destination refused for good (and every
-damaged spool line) in ``rejected.jsonl`` in that destination's spool folder,
+damaged spool line) in the rejected file of that destination's spool folder (see
+:mod:`openlineage_sdk.transports._delivery.spool` for the layout and
+:func:`~openlineage_sdk.transports._delivery.spool.rejected_files` to find them),
 one per line, so that nothing is lost silently. Once the cause is fixed (a
 backend that rejected a schema it now accepts, a bad facet corrected on the
 backend side), ``openlineage-sdk rejected replay --url URL FILE`` sends them
@@ -17,25 +19,9 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from openlineage_sdk.transports._delivery import Outcome
+from openlineage_sdk.transports._delivery.protocol import Outcome
 
-__all__ = ["ReplayResult", "describe_line", "rejected_files", "replay_rejected"]
-
-_NAME = "rejected.jsonl"
-
-
-def rejected_files(spool_dir: Path) -> list[Path]:
-    """The ``rejected.jsonl`` files under a spool folder (one per destination), sorted.
-
-    Args:
-        spool_dir: the spool folder (as configured, or the default one).
-
-    Returns:
-        The files found; none when the folder does not exist.
-    """
-    if spool_dir.is_file():
-        return [spool_dir]
-    return sorted(spool_dir.glob(f"*/{_NAME}")) + sorted(spool_dir.glob(_NAME))
+__all__ = ["ReplayResult", "describe_line", "replay_rejected"]
 
 
 def _lines(path: Path) -> Iterator[bytes]:
@@ -91,7 +77,7 @@ def replay_rejected(path: Path, url: str, *, endpoint: str = "api/v1/lineage") -
     cannot be reached, the replay stops and keeps that event and all after it.
 
     Args:
-        path: a ``rejected.jsonl`` file.
+        path: a rejected file.
         url: the backend's base URL.
         endpoint: the lineage path under ``url``.
 

@@ -45,13 +45,9 @@ from pydantic import (
     model_validator,
 )
 
-from openlineage_sdk.transports._delivery import (
-    DeliveryOptions,
-    Outcome,
-    Record,
-    SendResult,
-    default_spool_dir,
-)
+from openlineage_sdk.transports._delivery.options import DeliveryOptions
+from openlineage_sdk.transports._delivery.protocol import Outcome, Record, SendResult
+from openlineage_sdk.transports._delivery.spool import default_spool_dir
 from openlineage_sdk.transports._queued import DeliveryConfig, QueuedTransport
 from openlineage_sdk.transports.base import (
     REDACTED,

@@ -20,7 +20,7 @@ from typing import Any, Literal
 
 from pydantic import Field, SecretStr, field_serializer, field_validator, model_validator
 
-from openlineage_sdk.transports._delivery import Outcome, Record, SendResult
+from openlineage_sdk.transports._delivery.protocol import Outcome, Record, SendResult
 from openlineage_sdk.transports._queued import DeliveryConfig, QueuedTransport
 from openlineage_sdk.transports.base import (
     TransportError,

@@ -23,9 +23,8 @@ from openlineage_sdk.transports import (
     HttpConfig,
     HttpTransport,
     KafkaConfig,
-    _delivery,
 )
-from openlineage_sdk.transports._delivery import PARTITIONS, Outcome
+from openlineage_sdk.transports._delivery import PARTITIONS, Outcome, spool
 from openlineage_sdk.transports.http import _environment_proxy, _HttpSender
 from tests.transports._support import (
     LineageServer,
@@ -545,7 +544,7 @@ def test_spool_file_is_plain_json_lines(server: LineageServer, tmp_path: Path) -
 
 def full_disk_on(monkeypatch: pytest.MonkeyPatch, fails: Callable[[bytes], bool]) -> None:
     """Spool writes for which ``fails(data)`` is true write part of ``data``, then hit ENOSPC."""
-    real = _delivery.write_all
+    real = spool.write_all
 
     def write_all(fd: int, data: bytes) -> None:
         if fails(data):
@@ -553,7 +552,7 @@ def full_disk_on(monkeypatch: pytest.MonkeyPatch, fails: Callable[[bytes], bool]
             raise OSError(errno.ENOSPC, "No space left on device")
         real(fd, data)
 
-    monkeypatch.setattr(_delivery, "write_all", write_all)
+    monkeypatch.setattr(spool, "write_all", write_all)
 
 
 def test_a_short_write_to_the_spool_costs_at_most_that_event(

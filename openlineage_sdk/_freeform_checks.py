@@ -33,7 +33,7 @@ from typing_extensions import (
     is_typeddict,
 )
 
-from openlineage_sdk._json import find_unwritable, is_clean
+from openlineage_sdk._json import CheckedWhenBuilt, find_unwritable, is_clean
 
 __all__ = ["Checker", "Found", "JsonExtra", "accept_json_extras", "refusal", "value_checker"]
 
@@ -162,9 +162,7 @@ def _parts(annotation: Any) -> tuple[str, Any]:
     origin = get_origin(annotation)
     if origin is None:
         if isinstance(annotation, type):
-            from openlineage_sdk._base import OpenLineageModel
-
-            if issubclass(annotation, (OpenLineageModel, str, int, float, bool, type(None))):
+            if issubclass(annotation, (CheckedWhenBuilt, str, int, float, bool, type(None))):
                 return "checked", None
             return (
                 ("checked", None)
