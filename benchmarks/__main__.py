@@ -1,7 +1,13 @@
-"""Run every benchmark in one process, side by side with the official client: ``nox -s bench``."""
+"""Run every benchmark in one process, side by side with the official client: ``nox -s bench``.
+
+``python -m benchmarks models spark`` runs the named ones only. ``--against REV`` also runs the
+measures of the benchmarks that support it (the model benchmark) on an earlier commit or release
+of this repository, in turns with this tree (see :mod:`benchmarks._against`).
+"""
 
 from __future__ import annotations
 
+import argparse
 import importlib
 import sys
 
@@ -15,11 +21,22 @@ BENCHMARKS = (
 
 
 def main(argv: list[str]) -> int:
-    selected = [b for b in BENCHMARKS if not argv or b.rsplit(".", 1)[1] in argv]
+    parser = argparse.ArgumentParser(
+        prog="python -m benchmarks", description=__doc__.splitlines()[0]
+    )
+    parser.add_argument("names", nargs="*", help="benchmarks to run (default: all)")
+    parser.add_argument("--against", metavar="REV", help="a commit, branch or tag to compare with")
+    args = parser.parse_args(argv)
+    selected = [b for b in BENCHMARKS if not args.names or b.rsplit(".", 1)[1] in args.names]
     for name in selected:
         module = importlib.import_module(name)
         print(f"\n=== {name.rsplit('.', 1)[1]} " + "=" * 60)
-        module.main([])
+        against = (
+            ["--against", args.against]
+            if args.against and getattr(module, "AGAINST", False)
+            else []
+        )
+        module.main(against)
     return 0
 
 
