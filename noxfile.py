@@ -70,7 +70,8 @@ def demo(session: nox.Session) -> None:
     ``nox -s demo -- --connect`` runs it through a local Spark Connect server; ``--workdir DIR``
     chooses where its data, events and lineage graph go (default ``./openlineage-demo``).
     """
-    session.install("-e", ".[spark,report]", *group("spark"))
+    # The example plugin package too: its facet builder adds MyCo's facets to the Spark events.
+    session.install("-e", ".[spark,report]", "-e", "examples/myco-facets", *group("spark"))
     session.run("python", "-m", "openlineage_sdk.spark.demo", *session.posargs)
 
 

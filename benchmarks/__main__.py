@@ -1,7 +1,7 @@
 """Run every benchmark in one process, side by side with the official client: ``nox -s bench``.
 
 ``python -m benchmarks models spark`` runs the named ones only. ``--against REV`` also runs the
-measures of the benchmarks that support it (the model benchmark) on an earlier commit or release
+measures of the benchmarks that support it (models, report) on an earlier commit or release
 of this repository, in turns with this tree (see :mod:`benchmarks._against`).
 """
 

@@ -47,7 +47,6 @@ from unittest import mock
 
 from openlineage_sdk.client import OpenLineage
 from openlineage_sdk.spark import install, uninstall
-from openlineage_sdk.spark._adapter import SparkLineage
 from openlineage_sdk.transports import FileTransport
 
 TARGET = 1.05  # the adapter's write may take at most this much of the plain write's time
@@ -159,37 +158,34 @@ def verdict(adapter: list[float], plain: list[float]) -> str:
 def _adapter_time(spent: list[float]) -> Iterator[None]:
     """Append, for each write the adapter intercepts, the time its own code took.
 
-    That is the write's wall time in the adapter less the time inside Spark's writer method, both
-    measured on the same call.
+    That is the write's wall time in the adapter's template less the time inside Spark's writer
+    method, both measured on the same call.
     """
-    run_write = SparkLineage.run_write
+    from openlineage_sdk.spark import _flow
+    from openlineage_sdk.spark.observe import _writes
 
-    def timed_write(
-        adapter: SparkLineage,
-        writer: Any,
-        method: str,
-        original: Callable[..., Any],
-        args: tuple[Any, ...],
-        kwargs: dict[str, Any],
+    run_observed = _flow.run_observed
+
+    def timed_run(
+        reporter: Any, execution: Any, description: Any, call: Any, **options: Any
     ) -> Any:
         inside = 0.0
 
-        @functools.wraps(original)  # the adapter reads the method's signature
-        def timed(*call_args: Any, **call_kwargs: Any) -> Any:
+        def timed() -> Any:
             nonlocal inside
             start = time.perf_counter()
             try:
-                return original(*call_args, **call_kwargs)
+                return call()
             finally:
                 inside = time.perf_counter() - start
 
         start = time.perf_counter()
         try:
-            return run_write(adapter, writer, method, timed, args, kwargs)
+            return run_observed(reporter, execution, description, timed, **options)
         finally:
             spent.append(time.perf_counter() - start - inside)
 
-    with mock.patch.object(SparkLineage, "run_write", timed_write):
+    with mock.patch.object(_writes, "run_observed", timed_run):
         yield
 
 

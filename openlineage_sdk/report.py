@@ -41,7 +41,7 @@ from openlineage_sdk._report.fold import (
     _RunInfo,
     fold_events,
 )
-from openlineage_sdk._report.fold import read_graph as _read_graph
+from openlineage_sdk._report.reading import read_graph as _read_graph
 
 if TYPE_CHECKING:  # the models load in a third of a second: only reading events needs them
     from openlineage_sdk import Event

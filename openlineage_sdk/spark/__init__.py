@@ -66,33 +66,38 @@ from openlineage_sdk._lazy import lazy_exports
 
 if TYPE_CHECKING:
     from openlineage_sdk.spark._adapter import (
-        LineageSink,
         Mode,
-        SessionKind,
         SparkLineage,
-        WriteLineage,
         application_run,
         install,
         installed,
         uninstall,
     )
-    from openlineage_sdk.spark._records import (
+    from openlineage_sdk.spark._execution import (
         ColumnLineageRecord,
         DatasetIdentity,
         DatasetLineage,
         IoStats,
+        SessionKind,
+        SparkExecution,
         Symlink,
+        WriteLineage,
     )
-    from openlineage_sdk.spark._schema import schema_fields, spark_type_name
+    from openlineage_sdk.spark._flow import LineageSink
+    from openlineage_sdk.spark.describe._schema import schema_fields, spark_type_name
+    from openlineage_sdk.spark.events._extensions import FacetBuilder, FacetContext
 
 __all__ = [
     "ColumnLineageRecord",
     "DatasetIdentity",
     "DatasetLineage",
+    "FacetBuilder",
+    "FacetContext",
     "IoStats",
     "LineageSink",
     "Mode",
     "SessionKind",
+    "SparkExecution",
     "SparkLineage",
     "Symlink",
     "WriteLineage",
@@ -111,24 +116,26 @@ if not TYPE_CHECKING:
         __name__,
         {
             "._adapter": (
-                "LineageSink",
                 "Mode",
-                "SessionKind",
                 "SparkLineage",
-                "WriteLineage",
                 "application_run",
                 "install",
                 "installed",
                 "uninstall",
             ),
-            "._records": (
+            "._execution": (
                 "ColumnLineageRecord",
                 "DatasetIdentity",
                 "DatasetLineage",
                 "IoStats",
+                "SessionKind",
+                "SparkExecution",
                 "Symlink",
+                "WriteLineage",
             ),
-            "._schema": (
+            "._flow": ("LineageSink",),
+            ".events._extensions": ("FacetBuilder", "FacetContext"),
+            ".describe._schema": (
                 "schema_fields",
                 "spark_type_name",
             ),

@@ -154,17 +154,16 @@ def _on_session(session: Any) -> None:
     """Install the adapter on a session the script made; the first one starts the application."""
     try:
         from openlineage_sdk.spark import application_run, install, installed
-        from openlineage_sdk.spark._conf import ConfiguredClient
 
         if installed(session) is not None:
             return
-        install(session)
+        adapter = install(session)
         with _lock:
             if _state["run"] is not None:
                 return
             run = application_run(session)
-            if isinstance(run.client, ConfiguredClient):
-                run.client.default_parent = run  # the writes' parent, from any thread
+            if hasattr(adapter.reporter, "default_parent"):
+                adapter.reporter.default_parent = run  # the writes' parent, from any thread
             _state["run"], _state["spark"] = run, session
             # Registered after PySpark's own exit handlers, so it runs before them, while the
             # session still works.

@@ -33,9 +33,9 @@ import csv
 import os
 import random
 import shutil
+import socket
 import sys
 import time
-import warnings
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -133,9 +133,10 @@ def generate_sources(raw: Path, customers: int, orders: int, seed: int = 7) -> t
 def start_spark(workdir: Path, *, connect: bool = False) -> Any:
     """A quiet local Spark session whose warehouse and scratch space live in ``workdir``.
 
-    With ``connect``, PySpark starts a local Spark Connect server and returns a Connect client
-    session of it: the process then works as a Connect client does, with no JVM of its own in
-    reach of the pipeline code.
+    With ``connect``, a local Spark Connect server is started (a Spark driver in this process
+    serving gRPC on a free loopback port, so that it never meets another server on Spark's
+    default port) and a Connect client session of it is returned: the pipeline then works as a
+    Connect client does, with no JVM of its own in reach. :func:`stop_spark` stops both.
     """
     from pyspark.sql import SparkSession
 
@@ -148,10 +149,9 @@ def start_spark(workdir: Path, *, connect: bool = False) -> Any:
         f"-Dlog4j2.configurationFile={log4j.resolve().as_uri()} "
         f"-Dderby.system.home={scratch.resolve() / 'derby'}"
     )
-    builder = SparkSession.builder
-    builder = builder.remote("local[2]") if connect else builder.master("local[2]")
     builder = (
-        builder.appName(APP_NAME)
+        SparkSession.builder.master("local[2]")
+        .appName(APP_NAME)
         .config("spark.ui.enabled", "false")
         .config("spark.ui.showConsoleProgress", "false")
         .config("spark.sql.shuffle.partitions", "4")
@@ -160,11 +160,37 @@ def start_spark(workdir: Path, *, connect: bool = False) -> Any:
         .config("spark.local.dir", str(scratch.resolve() / "tmp"))
         .config("spark.driver.extraJavaOptions", java_options)
     )
-    with warnings.catch_warnings():
-        # The local Connect server starts with these settings; the client then offers them to
-        # the session again and warns that the static ones cannot change (they already hold).
-        warnings.filterwarnings("ignore", message="Failed to set", category=UserWarning)
+    if not connect:
         return builder.getOrCreate()
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = int(sock.getsockname()[1])
+    server = (
+        builder.config("spark.plugins", "org.apache.spark.sql.connect.SparkConnectPlugin")
+        .config("spark.connect.grpc.binding.address", "127.0.0.1")
+        .config("spark.connect.grpc.binding.port", str(port))
+        .getOrCreate()
+    )
+    from pyspark.sql.connect.session import SparkSession as ConnectSession
+
+    _servers.append(server)
+    # As PySpark's own local Connect mode does: the generic functions (pyspark.sql.functions)
+    # build Connect columns from now on, not classic ones for the server's session.
+    os.environ["SPARK_CONNECT_MODE_ENABLED"] = "1"
+    return ConnectSession.builder.remote(f"sc://127.0.0.1:{port}").getOrCreate()
+
+
+_servers: list[Any] = []  # the local Connect servers start_spark started
+
+
+def stop_spark(spark: Any) -> None:
+    """Stop a session :func:`start_spark` made, and the local Connect server it started."""
+    try:
+        spark.stop()
+    finally:
+        while _servers:
+            _servers.pop().stop()
+        os.environ.pop("SPARK_CONNECT_MODE_ENABLED", None)
 
 
 def run_pipeline(spark: Any, raw: Path, lake: Path) -> None:
@@ -285,7 +311,7 @@ def run_demo(
             uninstall(spark)
             client.close()
     finally:
-        spark.stop()
+        stop_spark(spark)
 
     graph = build_graph(load_events(events_path))
     report = summary(graph)

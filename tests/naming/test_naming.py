@@ -189,7 +189,7 @@ NAMING_MD: list[Row] = [
         "ABFSS (Azure Data Lake Gen2)",
         lambda: naming.abfss("raw", "datalake", "orders/2024"),
         "abfss://raw@datalake.dfs.core.windows.net",
-        "/orders/2024",
+        "orders/2024",
     ),
     (
         "DBFS (Databricks File System)",
@@ -424,7 +424,7 @@ SEED: list[tuple[str, Callable[[], DatasetName], str, str]] = [
         "ABFSS",
         lambda: dataset_from_uri("abfss://raw@datalake/orders/2024"),
         "abfss://raw@datalake.dfs.core.windows.net",
-        "/orders/2024",
+        "orders/2024",
     ),
     (
         "WASBS",

@@ -19,7 +19,7 @@ SCHEMES = [
         "abfs",
         "abfs://raw@lake.dfs.core.windows.net/o",
         "abfss://raw@lake.dfs.core.windows.net",
-        "/o",
+        "o",
     ),
     (
         "wasb",
@@ -80,7 +80,7 @@ SCHEMES = [
         "https Azure dfs",
         "https://lake.dfs.core.windows.net/raw/o.csv",
         "abfss://raw@lake.dfs.core.windows.net",
-        "/o.csv",
+        "o.csv",
     ),
     ("absolute path", "/data/orders.csv", "file", "/data/orders.csv"),
     ("file: one slash", "file:/data/orders.csv", "file", "/data/orders.csv"),
@@ -275,7 +275,7 @@ CASE = [
         "Azure container lower-cased",
         lambda: naming.abfss("RAW", "DataLake", "Orders"),
         "abfss://raw@datalake.dfs.core.windows.net",
-        "/Orders",
+        "Orders",
     ),
     (
         "object key case kept",

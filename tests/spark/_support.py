@@ -16,7 +16,7 @@ def strict_problems(text: str) -> list[Any]:
     """Strict validation's problems with an event, but for the agent's ``dataSource.uri``.
 
     The adapter writes a local file system's data source URI as the JVM agent does, ``file``,
-    which is not an RFC 3986 URI (see ``openlineage_sdk.spark._events._datasource``); strict
+    which is not an RFC 3986 URI (see ``openlineage_sdk.spark.events._facets._datasource``); strict
     validation reports that field, and nothing else may be reported.
     """
     from openlineage_sdk import validate_event

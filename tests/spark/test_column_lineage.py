@@ -261,7 +261,7 @@ def test_rollup_and_explode(spark: Any, sources: dict[str, Any], lineage_of: Any
 
 def test_descriptions_rewrite_names_along_the_path_as_the_agent_does() -> None:
     """No Spark: the description steps from the output down to the input (``describe``)."""
-    from openlineage_sdk.spark._plan import IDENTITY, Transform, combine, describe
+    from openlineage_sdk.spark.describe._lineage import IDENTITY, Transform, combine, describe
 
     assert describe("ident", []) == "ident"
     assert describe("ident", [("ident", "t1.a AS ident")]) == "t1.a AS ident"

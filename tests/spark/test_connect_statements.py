@@ -196,7 +196,7 @@ def test_the_schema_of_a_directory_insert_costs_no_job(
     ],
 )
 def test_the_query_of_a_directory_insert_is_found(text: str, query: str | None) -> None:
-    from openlineage_sdk.spark._connect_statements import directory_query
+    from openlineage_sdk.spark.describe._sql_text import directory_query
 
     assert directory_query(text) == query
 
@@ -249,7 +249,8 @@ def test_ddl_statements_carry_the_lifecycle_state_the_agent_sends(
             "CREATE",
         ),
         (f"{APP}.execute_alter_table_add_columns_command", f"{warehouse}/{name}", "ALTER"),
-        (f"{APP}.execute_create_table_like_command", f"{warehouse}/{like}", "CREATE"),
+        # The agent names CREATE TABLE LIKE after its target table (its visitor's suffix).
+        (f"{APP}.execute_create_table_like_command.{like}", f"{warehouse}/{like}", "CREATE"),
         (
             f"{APP}.execute_truncate_table_command.warehouse_{like}",
             f"{warehouse}/{like}",
@@ -333,16 +334,16 @@ def test_statements_start_no_spark_job_and_run_once(
 def test_statements_that_write_nothing_pass_straight_through(
     spark_connect: Any, connect_auto: Captured, src: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from openlineage_sdk.spark import _connect_statements
+    from openlineage_sdk.spark.session.connect import _statements
 
     explained: list[str] = []
-    real = _connect_statements.explain_text
+    real = _statements.explain_text
 
     def recording(original: Any, command: Any) -> str:
         explained.append(command.sql_command.input.sql.query)
         return real(original, command)
 
-    monkeypatch.setattr(_connect_statements, "explain_text", recording)
+    monkeypatch.setattr(_statements, "explain_text", recording)
     connect_auto.clear()
     view = f"v_{src}"
     for statement in [
@@ -369,27 +370,31 @@ def test_an_insert_does_not_wait_for_the_adapters_explain(
     """The server explains an INSERT while it runs it: the statement is sent first."""
     import threading
 
-    from openlineage_sdk.spark import _connect_statements, installed
+    from openlineage_sdk.spark import installed
+    from openlineage_sdk.spark.observe._statements import ConnectCommands, sql_relation
+    from openlineage_sdk.spark.session.connect import _statements
 
-    statements = installed(spark_connect)._statements  # type: ignore[union-attr]
-    assert statements is not None
+    adapter = installed(spark_connect)
+    assert adapter is not None
+    [statements] = [c for c in adapter._closers if isinstance(c, ConnectCommands)]
     sent = threading.Event()
     waited: list[bool] = []
     original = statements._original
 
     def sending(command: Any, observations: Any = None) -> Any:
-        if not _connect_statements._own_request.get():
-            sent.set()
+        sql = sql_relation(command)
+        if sql is not None and not sql.query.startswith("EXPLAIN"):
+            sent.set()  # the user's INSERT, not the adapter's own request
         return original(command, observations)
 
-    real = _connect_statements.explain_text
+    real = _statements.explain_text
 
     def explaining(run: Any, command: Any) -> str:
         waited.append(sent.wait(20))  # held until the user's INSERT is on its way
         return real(run, command)
 
     monkeypatch.setattr(statements, "_original", sending)
-    monkeypatch.setattr(_connect_statements, "explain_text", explaining)
+    monkeypatch.setattr(_statements, "explain_text", explaining)
     connect_auto.clear()
     spark_connect.sql(f"INSERT INTO {src} VALUES (7, 'beside')")
     assert waited == [True]
@@ -495,16 +500,18 @@ def test_statements_never_use_the_jvm(
     """No call of this process reaches a JVM (py4j) while the adapter reports statements."""
     import py4j.java_gateway
 
-    from openlineage_sdk.spark import _classic
+    from openlineage_sdk.spark.session import classic
+    from openlineage_sdk.spark.session.classic import _jvm, _metrics, _plan, _rdd, _statements
 
     def trap(*args: Any, **kwargs: Any) -> Any:
         raise AssertionError("the Connect path reached for the JVM")
 
     monkeypatch.setattr(py4j.java_gateway.GatewayClient, "send_command", trap)
-    for name in dir(_classic):
-        value = getattr(_classic, name)
-        if callable(value) and getattr(value, "__module__", "") == _classic.__name__:
-            monkeypatch.setattr(_classic, name, trap)
+    for module in (classic, _jvm, _metrics, _plan, _rdd, _statements):
+        for name in dir(module):
+            value = getattr(module, name)
+            if callable(value) and getattr(value, "__module__", "") == module.__name__:
+                monkeypatch.setattr(module, name, trap)
     for statement in _script(spark_connect, table):
         spark_connect.sql(statement)
     monkeypatch.undo()
@@ -543,7 +550,13 @@ def test_reads_that_end_in_an_action_are_runs_with_inputs_and_no_output(
 
     runs = connect_auto.runs()
     assert [r.types for r in runs] == [["START", "COMPLETE"]] * 3
-    assert [r.job_name for r in runs] == [f"{APP}.sql", f"{APP}.aggregate", f"{APP}.read"]
+    # The SQL query explained for its inputs is named after its physical plan, as in classic
+    # mode; the others after their client plan's root.
+    assert [r.job_name for r in runs] == [
+        f"{APP}.adaptive_spark_plan",
+        f"{APP}.aggregate",
+        f"{APP}.read",
+    ]
     for run in runs:
         assert run.end.outputs in (None, [])
         assert run.end.run.facets is not None
@@ -736,7 +749,7 @@ def test_a_location_cut_short_in_the_plan_text_still_finds_its_input(
     """Spark cuts a scan's location at 100 characters in the plan's text ("..."): a long path
     read with a declared schema still has its column lineage, and a cut location is never
     taken for a dataset's name."""
-    from openlineage_sdk.spark._connect_statements import parse_explain
+    from openlineage_sdk.spark.session.connect._explain import parse_explain
 
     long = data_dir / ("long_folder_name_" * 5) / "src"
     assert len(f"InMemoryFileIndex(1 paths)[file:{long}]") > 100
@@ -864,7 +877,8 @@ def test_statements_with_parameters_or_format_arguments_give_the_literal_stateme
 
 
 def test_the_query_of_a_ctas_is_told_by_its_text_and_checked_by_the_servers_plan() -> None:
-    from openlineage_sdk.spark._connect_statements import same_query, table_query
+    from openlineage_sdk.spark.describe._sql_text import table_query
+    from openlineage_sdk.spark.session.connect._explain import same_query
 
     assert table_query("CREATE TABLE t USING hive LOCATION '/x' AS SELECT a FROM s") == (
         "SELECT a FROM s"
@@ -900,7 +914,8 @@ def test_statement_text_is_read_from_both_forms_of_the_sql_command() -> None:
     """The ``SQL`` relation PySpark 4 sends, and the command's own text PySpark 3.5 sends."""
     from pyspark.sql.connect.proto import Command
 
-    from openlineage_sdk.spark._connect_statements import _sql_relation, may_write
+    from openlineage_sdk.spark.describe._sql_text import may_write
+    from openlineage_sdk.spark.session.connect._explain import sql_relation as _sql_relation
 
     current = Command()
     current.sql_command.input.sql.query = "INSERT INTO t SELECT 1"
@@ -919,3 +934,26 @@ def test_statement_text_is_read_from_both_forms_of_the_sql_command() -> None:
     assert not may_write("CREATE TEMPORARY VIEW v AS SELECT 1")
     assert not may_write("SELECT * FROM t")
     assert not may_write("DROP VIEW v")
+
+
+def test_a_jdbc_read_ending_in_an_action_is_a_run_of_its_input(
+    spark_connect: Any, connect_auto: Captured
+) -> None:
+    """The one walk over a Connect plan sees JDBC reads in actions too, as in writes.
+
+    No database answers here (the JDBC tests against a real PostgreSQL are elsewhere): the
+    action fails, and its run says what it read before it failed.
+    """
+    frame = (
+        spark_connect.read.format("jdbc")
+        .option("url", "jdbc:postgresql://127.0.0.1:9/shop")
+        .option("dbtable", "sales.orders")
+        .load()
+    )
+    with pytest.raises(Exception, match=r"(?i)driver|connect|refused"):
+        frame.count()
+    [run] = connect_auto.read_runs()
+    assert run.types == ["START", "FAIL"]
+    assert [(i.namespace, i.name) for i in run.start.inputs or []] == [
+        ("postgres://127.0.0.1:9", "shop.sales.orders")
+    ]

@@ -127,6 +127,21 @@ def test_the_demo_runs_and_reports_its_lineage(tmp_path: Path, connect: bool) ->
         assert clean.facets.column_lineage is not None
     assert f"{outputs[str(lake / 'marts' / 'daily_revenue')].name}" in out
 
+    # The example plugin package is installed here: its facet builder, registered through the
+    # adapter's entry point, adds MyCo's costs to the end of every Spark run (not to the
+    # application's own run, which the adapter does not build) and a quality score to outputs.
+    for event in runs:
+        facets = event.run.facets
+        assert facets is not None
+        if event.job.name != APP and event.event_type == "COMPLETE":
+            assert facets.get("myCo_costs") is not None, event.job.name
+            assert facets["myCo_costs"].currency == "EUR"
+    started = [o for e in runs if e.event_type == "START" for o in e.outputs or []]
+    assert started
+    for output in started:
+        assert output.facets is not None
+        assert output.facets.get("myCo_quality") is not None, output.name
+
     html = html_path.read_text()
     assert html.startswith("<!DOCTYPE html>")
     assert "<svg" in html

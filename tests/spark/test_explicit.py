@@ -11,7 +11,7 @@ import pytest
 
 from openlineage_sdk import OpenLineage
 from openlineage_sdk.facets import JobTypeJobFacet, ProcessingEngineRunFacet
-from openlineage_sdk.spark._adapter import session_kind
+from openlineage_sdk.spark.session import session_kind
 from tests.spark._support import Captured, bytes_of, files_of
 
 

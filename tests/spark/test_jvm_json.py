@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from openlineage_sdk.spark import _classic
+from openlineage_sdk.spark.session.classic import _jvm as _classic
 
 pytestmark = pytest.mark.spark
 
@@ -49,7 +49,7 @@ def test_the_whole_answer_is_read_when_pieces_cannot_be(
     spark: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     plan = _wide(spark)._jdf.queryExecution().analyzed()
-    classes = _classic._JvmClasses.of(spark._jvm)
+    classes = _classic.JvmClasses.of(spark._jvm)
 
     def broken() -> Any:
         raise RuntimeError("no such writer")

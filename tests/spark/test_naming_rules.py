@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from openlineage_sdk.naming import NamingError
-from openlineage_sdk.spark._naming import dataset_name, job_name
-from openlineage_sdk.spark._tables import TableInfo, table_identity
+from openlineage_sdk.spark.describe._naming import dataset_name, job_name
+from openlineage_sdk.spark.describe._tables import TableInfo, table_identity
 
 
 @pytest.mark.parametrize(
@@ -23,7 +23,7 @@ from openlineage_sdk.spark._tables import TableInfo, table_identity
         (
             "abfss://lake@account.dfs.core.windows.net/raw/orders",
             "abfss://lake@account.dfs.core.windows.net",
-            "/raw/orders",
+            "raw/orders",
         ),
         (
             "wasbs://lake@account.blob.core.windows.net/raw/orders",

@@ -13,10 +13,10 @@ from typing import Any
 
 import pytest
 
-from openlineage_sdk.spark._adapter import session_kind
-from openlineage_sdk.spark._connect import path_uri
-from openlineage_sdk.spark._naming import dataset_name
-from openlineage_sdk.spark._tables import TableInfo, table_identity
+from openlineage_sdk.spark.describe._naming import dataset_name
+from openlineage_sdk.spark.describe._tables import TableInfo, table_identity
+from openlineage_sdk.spark.session import session_kind
+from openlineage_sdk.spark.session.connect._plan import path_uri
 from tests.spark._support import Captured
 
 ODD = "#1 100%"  # a fragment mark, a percent sign that escapes nothing, and a space
@@ -162,7 +162,7 @@ def test_connect_paths_are_read_as_hadoop_paths(
             "abfss://c@acct.dfs.core.windows.net/raw",
             None,
             "abfss://c@acct.dfs.core.windows.net",
-            "/raw",
+            "raw",
         ),
     ],
 )
@@ -189,13 +189,13 @@ def test_a_relative_connect_path_still_raises() -> None:
 def test_hadoop_path_strings_split_as_hadoop_splits_them(
     text: str, parts: tuple[str | None, str | None, str]
 ) -> None:
-    from openlineage_sdk.spark._naming import split_hadoop_path
+    from openlineage_sdk.spark.describe._naming import split_hadoop_path
 
     assert split_hadoop_path(text) == parts
 
 
 def test_a_described_table_location_keeps_its_folder_names() -> None:
-    from openlineage_sdk.spark._naming import hadoop_location_uri
+    from openlineage_sdk.spark.describe._naming import hadoop_location_uri
 
     # DESCRIBE TABLE shows a location as Hadoop's Path.toString() writes it: not encoded.
     location = hadoop_location_uri("hdfs://nn:8020/wh #1 100%/sales.db/orders")
@@ -206,3 +206,24 @@ def test_a_described_table_location_keeps_its_folder_names() -> None:
     )
     [link] = identity.symlinks
     assert link.namespace == "hdfs://nn:8020/wh #1 100%/sales.db"
+
+
+@pytest.mark.parametrize("scheme", ["abfss", "abfs"])
+def test_an_azure_data_lake_location_is_named_relative_to_its_container(scheme: str) -> None:
+    """As the JVM agent names it: ``path/t`` in ``abfss://{container}@{account}...``."""
+    from openlineage_sdk.spark import DatasetIdentity
+    from openlineage_sdk.spark.describe._naming import hadoop_location_uri
+
+    location = f"{scheme}://raw@lake.dfs.core.windows.net/sales/orders"
+    identity = DatasetIdentity.from_uri(hadoop_location_uri(location))
+    assert (identity.namespace, identity.name) == (
+        "abfss://raw@lake.dfs.core.windows.net",
+        "sales/orders",
+    )
+    table = table_identity(TableInfo("sales", "orders", hadoop_location_uri(location)))
+    assert (table.namespace, table.name) == (
+        "abfss://raw@lake.dfs.core.windows.net",
+        "sales/orders",
+    )
+    [link] = table.symlinks
+    assert link.namespace == "abfss://raw@lake.dfs.core.windows.net/sales"

@@ -12,8 +12,8 @@ import pytest
 from openlineage_sdk import OpenLineage
 from openlineage_sdk.facets import SchemaDatasetFacet
 from openlineage_sdk.models.records import SchemaDatasetFacetFields
-from openlineage_sdk.spark._adapter import WriteLineage, session_kind
-from openlineage_sdk.spark._records import DatasetLineage
+from openlineage_sdk.spark._execution import DatasetLineage, WriteLineage
+from openlineage_sdk.spark.session import session_kind
 from openlineage_sdk.transports import FileTransport, MemoryTransport
 from openlineage_sdk.transports.base import TransportError
 from tests.spark._support import NAMESPACE, Captured, files_of, strict_problems
@@ -103,7 +103,7 @@ def test_the_adapter_starts_no_spark_job(
     assert jobs.count() - before > 1
 
 
-@pytest.mark.parametrize("broken", ["_dataframe", "_target", "_inputs", "_after"])
+@pytest.mark.parametrize("broken", ["writer_frame", "write_target", "frame_lineage", "after"])
 def test_any_failing_step_of_the_adapter_leaves_the_write_intact(
     mode_spark: Any,
     auto: Captured,
@@ -111,12 +111,21 @@ def test_any_failing_step_of_the_adapter_leaves_the_write_intact(
     monkeypatch: pytest.MonkeyPatch,
     broken: str,
 ) -> None:
-    from openlineage_sdk.spark._adapter import SparkLineage
+    from openlineage_sdk.spark import installed
+    from openlineage_sdk.spark.observe import _writes
 
     def fail(*args: Any, **kwargs: Any) -> Any:
         raise RuntimeError(f"injected into {broken}")
 
-    monkeypatch.setattr(SparkLineage, broken, fail)
+    # One step of a write's description each: the session's, the target's, the template's.
+    adapter = installed(mode_spark)
+    assert adapter is not None
+    if broken in ("writer_frame", "frame_lineage"):
+        monkeypatch.setattr(type(adapter.session), broken, fail)
+    elif broken == "write_target":
+        monkeypatch.setattr(_writes, broken, fail)
+    else:
+        monkeypatch.setattr(_writes.WriteDescription, broken, fail)
     out = data_dir / "out"
     mode_spark.range(6).write.parquet(str(out))
 
@@ -146,12 +155,12 @@ def test_a_facet_that_cannot_be_built_is_left_out_and_the_rest_goes_out(
     target: str,
     facet: str,
 ) -> None:
-    from openlineage_sdk.spark import _events
+    from openlineage_sdk.spark.events import _facets
 
     def fail(*args: Any, **kwargs: Any) -> Any:
         raise ValueError(f"cannot build {facet}")
 
-    monkeypatch.setattr(_events, target, fail)
+    monkeypatch.setattr(_facets, target, fail)
     table = f"robust_{session_kind(mode_spark)}_{facet.lower()}"
     mode_spark.sql(f"DROP TABLE IF EXISTS {table}")
     auto.clear()
@@ -219,7 +228,7 @@ def _parquet_write(
         "parquet",
         "app",
         command,
-        f"app.{command}.data_out",
+        "/data/out",
         inputs=inputs or [],
         output=output,
         spark_version="4.3.0",
@@ -229,7 +238,7 @@ def _parquet_write(
 def test_an_interrupted_write_is_aborted() -> None:
     """The sink's side alone: a write stopped by KeyboardInterrupt ends its run with ABORT."""
     from openlineage_sdk.spark import DatasetIdentity, DatasetLineage
-    from openlineage_sdk.spark._events import RunPerWrite
+    from openlineage_sdk.spark.events._sinks import RunPerWrite
 
     memory = MemoryTransport()
     sink = RunPerWrite(OpenLineage(transport=memory, namespace=NAMESPACE))
@@ -248,7 +257,8 @@ def test_the_end_adds_the_statistics_to_the_datasets_the_start_built(
     monkeypatch: pytest.MonkeyPatch, mode: str
 ) -> None:
     """The sink's side alone: each dataset facet is built once, the statistics merge into it."""
-    from openlineage_sdk.spark import DatasetIdentity, DatasetLineage, IoStats, _events
+    from openlineage_sdk.spark import DatasetIdentity, DatasetLineage, IoStats
+    from openlineage_sdk.spark.events import _facets, _sinks
 
     built: list[object] = []
 
@@ -256,14 +266,14 @@ def test_the_end_adds_the_statistics_to_the_datasets_the_start_built(
         built.append(fields)
         return SchemaDatasetFacet(**fields)
 
-    monkeypatch.setattr(_events, "SchemaDatasetFacet", counted)
+    monkeypatch.setattr(_facets, "SchemaDatasetFacet", counted)
     columns: list[SchemaDatasetFacetFields] = [{"name": "id", "type": "long"}]
     source = DatasetLineage(DatasetIdentity("file", "/data/in"), "input", columns)
     target = DatasetLineage(DatasetIdentity("file", "/data/out"), "output", columns)
     write = _parquet_write(target, [source])
     memory = MemoryTransport()
     client = OpenLineage(transport=memory, namespace=NAMESPACE)
-    sink = _events.RunPerWrite(client) if mode == "automatic" else _events.IntoCurrentRun()
+    sink = _sinks.RunPerWrite(client) if mode == "automatic" else _sinks.IntoCurrentRun()
     with client.run("orders.load") if mode == "explicit" else contextlib.nullcontext():
         sink.write_started(write)
         source.stats = IoStats(size=100, file_count=1)

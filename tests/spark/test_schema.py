@@ -8,8 +8,8 @@ from typing import Any
 import pytest
 
 from openlineage_sdk.spark import schema_fields
-from openlineage_sdk.spark._schema import described_fields
-from openlineage_sdk.spark._tables import TableInfo, describe_table
+from openlineage_sdk.spark.describe._schema import described_fields
+from openlineage_sdk.spark.describe._tables import TableInfo, describe_table
 
 RICH = """
 SELECT

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from openlineage_sdk.spark._adapter import session_kind
+from openlineage_sdk.spark.session import session_kind
 from tests.spark._support import Captured, bytes_of, files_of
 
 
@@ -134,15 +134,18 @@ def test_the_connect_path_never_uses_the_jvm(
     spark_connect: Any, client: Any, memory: Any, data_dir: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Under Connect, every JVM helper of the classic path is booby-trapped: none may run."""
-    from openlineage_sdk.spark import _classic, install, uninstall
+    from openlineage_sdk.spark import install, uninstall
+    from openlineage_sdk.spark.session import classic
+    from openlineage_sdk.spark.session.classic import _jvm, _metrics, _plan, _rdd, _statements
 
     def trap(*args: Any, **kwargs: Any) -> Any:
         raise AssertionError("the Connect path reached for the JVM")
 
-    for name in dir(_classic):
-        value = getattr(_classic, name)
-        if callable(value) and getattr(value, "__module__", "") == _classic.__name__:
-            monkeypatch.setattr(_classic, name, trap)
+    for module in (classic, _jvm, _metrics, _plan, _rdd, _statements):
+        for name in dir(module):
+            value = getattr(module, name)
+            if callable(value) and getattr(value, "__module__", "") == module.__name__:
+                monkeypatch.setattr(module, name, trap)
 
     install(spark_connect, client)
     try:

@@ -210,7 +210,36 @@ def test_a_write_outside_the_application_run_has_the_task_run_as_parent(
         assert parent["run"]["runId"] == TASK_RUN
         assert parent["job"]["name"] == "orders_dag.load_task"
         assert parent["root"]["run"]["runId"] == DAG_RUN
-        assert event["job"]["name"] == "orders_app_execute_insert_into_hadoop_fs_relation_command"
+        # The agent replaces dots in the command part only; the parts stay joined by dots.
+        assert event["job"]["name"] == "orders_app.execute_insert_into_hadoop_fs_relation_command"
+
+
+@pytest.mark.parametrize("kind", ["classic", pytest.param("connect", marks=pytest.mark.connect)])
+def test_the_app_name_conf_changes_the_app_name_alone(
+    spark: Any, new_session: Any, data_dir: Path, kind: str
+) -> None:
+    """With ``appName`` only, INSERT and DROP keep the suffixes the agent gives their commands."""
+    events_file = data_dir / "events.jsonl"
+    confs = {
+        "spark.openlineage.transport.type": "file",
+        "spark.openlineage.transport.location": str(events_file),
+        "spark.openlineage.appName": "renamed_app",
+    }
+    session = new_session(kind, confs)
+    table = f"app_name_conf_{kind}"
+    session.sql(f"DROP TABLE IF EXISTS {table}")
+    session.sql(f"CREATE TABLE {table} (k INT) USING parquet")
+    install(session)
+    try:
+        session.sql(f"INSERT INTO {table} VALUES (1)")
+        session.sql(f"DROP TABLE {table}")
+    finally:
+        uninstall(session)
+    names = [e["job"]["name"] for e in _read(events_file) if e["eventType"] == "COMPLETE"]
+    assert names == [
+        f"renamed_app.execute_insert_into_hadoop_fs_relation_command.warehouse_{table}",
+        "renamed_app.drop_table",
+    ]
 
 
 def test_remove_path_pattern_cuts_dataset_names(
@@ -431,8 +460,8 @@ def test_the_api_key_never_appears_in_a_problem() -> None:
 
 def test_folding_dataset_lineage_into_fields_keeps_each_transformation_once() -> None:
     from openlineage_sdk.models.records import InputFieldTransformation
-    from openlineage_sdk.spark._plan import fold_dataset_lineage
-    from openlineage_sdk.spark._records import ColumnLineageRecord
+    from openlineage_sdk.spark._execution import ColumnLineageRecord
+    from openlineage_sdk.spark.events._sinks import fold_dataset_lineage
 
     direct: InputFieldTransformation = {"type": "DIRECT", "subtype": "IDENTITY", "masking": False}
     join: InputFieldTransformation = {"type": "INDIRECT", "subtype": "JOIN", "masking": False}

@@ -14,7 +14,7 @@ import pytest
 
 from openlineage_sdk import OpenLineage, RunEvent, naming
 from openlineage_sdk._version import __version__
-from openlineage_sdk.spark._adapter import session_kind
+from openlineage_sdk.spark.session import session_kind
 from openlineage_sdk.transports import MemoryTransport
 from tests.spark._support import NAMESPACE, Captured, bytes_of, files_of
 
@@ -144,6 +144,58 @@ def test_save_as_table_is_one_run_named_by_location_with_a_table_symlink(
     assert output["outputFacets"]["outputStatistics"]["rowCount"] == 50
     assert run.end.run.facets is not None
     assert run.end.run.facets.extraction_error is None
+
+
+def test_a_new_table_saved_with_overwrite_is_created_as_the_agent_says(
+    mode_spark: Any, auto: Captured
+) -> None:
+    """saveAsTable runs a CTAS whatever the mode: the JVM agent's CTAS visitor says CREATE."""
+    table = f"created_{session_kind(mode_spark)}"
+    mode_spark.sql(f"DROP TABLE IF EXISTS {table}")
+    auto.clear()
+    mode_spark.range(5).selectExpr("id").write.mode("overwrite").saveAsTable(table)
+
+    run = auto.only_write()
+    facets = run.output_json()["facets"]
+    assert facets["lifecycleStateChange"]["lifecycleStateChange"] == "CREATE"
+
+
+def test_insert_into_an_existing_table_is_named_as_the_agent_names_its_insert(
+    mode_spark: Any, auto: Captured, spark_root: Path
+) -> None:
+    """insertInto runs InsertIntoHadoopFsRelationCommand: the suffix is the location's folders."""
+    table = f"insert_into_{session_kind(mode_spark)}"
+    mode_spark.sql(f"DROP TABLE IF EXISTS {table}")
+    mode_spark.sql(f"CREATE TABLE {table} (id BIGINT) USING parquet")
+    mode_spark.range(3).write.insertInto(table)
+    mode_spark.sql(f"TRUNCATE TABLE {table}")
+    auto.clear()
+    mode_spark.range(4).write.insertInto(table)
+
+    run = auto.only_write()
+    command = "execute_insert_into_hadoop_fs_relation_command"
+    assert run.job_name == f"{APP}.{command}.warehouse_{table}"
+    output = run.output_json()
+    assert output["name"] == str(spark_root / "warehouse" / table)
+    assert "lifecycleStateChange" not in output["facets"]
+    assert output["outputFacets"]["outputStatistics"]["rowCount"] == 4
+
+
+def test_writer_v2_create_of_a_partitioned_table_is_the_agents_ctas(
+    mode_spark: Any, auto: Captured
+) -> None:
+    """writeTo(...).partitionedBy(...).create() on the session catalog runs a v1 CTAS."""
+    table = f"v2_partitioned_{session_kind(mode_spark)}"
+    mode_spark.sql(f"DROP TABLE IF EXISTS {table}")
+    auto.clear()
+    frame = mode_spark.range(6).selectExpr("id", "CAST(id % 2 AS INT) AS dt")
+    frame.writeTo(table).using("parquet").partitionedBy(frame["dt"]).create()
+
+    run = auto.only_write()
+    command = "execute_create_data_source_table_as_select_command"
+    assert run.job_name == f"{APP}.{command}.default_{table}"
+    facets = run.output_json()["facets"]
+    assert facets["lifecycleStateChange"]["lifecycleStateChange"] == "CREATE"
 
 
 def test_an_aggregate_written_after_a_shuffle_has_its_statistics(
@@ -281,10 +333,13 @@ def test_writer_v2_create_is_one_run_of_the_table(
     mode_spark.range(7).selectExpr("id").writeTo(table).using("parquet").create()
 
     run = auto.only_write()
-    assert run.job_name == f"{APP}.create_table_as_select.default_{table}"
+    # On the session catalog Spark runs the CTAS of a v1 table: the JVM agent's name and state.
+    command = "execute_create_data_source_table_as_select_command"
+    assert run.job_name == f"{APP}.{command}.default_{table}"
     output = run.output_json()
     assert (output["namespace"], output["name"]) == ("file", str(spark_root / "warehouse" / table))
     assert output["outputFacets"]["outputStatistics"]["rowCount"] == 7
+    assert output["facets"]["lifecycleStateChange"]["lifecycleStateChange"] == "CREATE"
 
 
 def test_a_writer_used_twice_is_two_runs(mode_spark: Any, auto: Captured, data_dir: Path) -> None:
@@ -324,8 +379,8 @@ def test_a_new_table_the_catalog_places_elsewhere_stays_the_one_output_of_its_ru
     mode_spark: Any, auto: Captured, data_dir: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The start names a new table by where it will live; the catalog disagrees afterwards."""
-    from openlineage_sdk.spark import _adapter
-    from openlineage_sdk.spark._tables import TableInfo, planned_table
+    from openlineage_sdk.spark.describe._tables import TableInfo, planned_table
+    from openlineage_sdk.spark.session import _base
 
     planned = data_dir / "planned"
 
@@ -333,7 +388,7 @@ def test_a_new_table_the_catalog_places_elsewhere_stays_the_one_output_of_its_ru
         info = planned_table(spark, name, path)
         return TableInfo(info.database, info.table, f"file:{planned}")
 
-    monkeypatch.setattr(_adapter, "planned_table", elsewhere)
+    monkeypatch.setattr(_base, "planned_table", elsewhere)
     table = f"placed_{session_kind(mode_spark)}"
     mode_spark.sql(f"DROP TABLE IF EXISTS {table}")
     auto.clear()
@@ -437,7 +492,7 @@ def test_a_command_result_is_read_as_collect_reads_it_without_a_second_request(
     mode_spark: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """``DESCRIBE``'s rows, read from the result Connect already sent (classic: collected)."""
-    from openlineage_sdk.spark._tables import command_rows
+    from openlineage_sdk.spark.describe._tables import command_rows
 
     table = f"command_rows_{session_kind(mode_spark)}"
     mode_spark.sql(

@@ -136,12 +136,14 @@ def abfss(container: str, account: str, path: str = "") -> DatasetName:
         path: The path in the container; empty for the container's root.
 
     Returns:
-        ``abfss://{container}@{account}.dfs.core.windows.net`` and ``/{path}``.
+        ``abfss://{container}@{account}.dfs.core.windows.net`` and ``{path}``, relative to the
+        container as the JVM agent and the Java client write it (``orders/2024``; ``/`` for the
+        container's root), so that datasets both name are one node.
     """
     store = "abfss"
     return DatasetName(
         f"abfss://{_azure_container(container, store)}@{_azure_endpoint(account, store)}",
-        p.fs_path(path, store),
+        p.object_key(path, store, "path"),
     )
 
 

@@ -1,4 +1,4 @@
-"""From what the adapter learned about a write to OpenLineage: datasets, facets, and runs.
+"""From the record of an execution to OpenLineage datasets and facets.
 
 Facets
 ------
@@ -18,33 +18,15 @@ Each write becomes, with the producer of the client that emits it:
 A statistic that is not known is left out of its facet, never filled in; a facet whose statistics
 are all unknown is left out. Every facet is built on its own: one that fails is logged, noted in
 the write's problems, and left out, and the rest go out.
-
-Where the events go
--------------------
-:class:`RunPerWrite` (automatic mode) makes each write a run of the client's: START as the
-write starts, with the inputs, the output and what is known before it ends; COMPLETE after it
-with the statistics (or FAIL with the write's exception in an errorMessage facet, or ABORT when
-it was interrupted). The run's parent is found by the lifecycle (``parent="auto"``): the run whose
-``with`` block the write is in, such as the application's run.
-
-:class:`IntoCurrentRun` (explicit mode) adds the same datasets and facets to the run whose block
-the write is in (``openlineage_sdk.lifecycle.current_run()``), and emits nothing itself: the
-user's run carries them in its next event. It adds no ``jobType``, which is the user's job's to
-say, and adds ``processing_engine`` only when the run has none.
 """
 
 from __future__ import annotations
 
 import logging
-import threading
-import weakref
-from collections.abc import Callable
-from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from openlineage_sdk._version import __version__
-from openlineage_sdk.lifecycle import LineageRun, current_run
 from openlineage_sdk.models.base import (
     DatasetFacet,
     InputDatasetFacet,
@@ -74,17 +56,17 @@ from openlineage_sdk.models.facets import (
     SymlinksDatasetFacet,
 )
 from openlineage_sdk.models.records import ExtractionErrorRunFacetError, LocationSubsetCondition
-from openlineage_sdk.spark._records import note_problem
+from openlineage_sdk.spark._execution import note_problem
 
 if TYPE_CHECKING:
-    from openlineage_sdk.client import OpenLineage
-    from openlineage_sdk.spark._adapter import WriteLineage
-    from openlineage_sdk.spark._records import DatasetIdentity, DatasetLineage
+    from openlineage_sdk.spark._execution import DatasetIdentity, DatasetLineage
+    from openlineage_sdk.spark._execution import SparkExecution as WriteLineage
+    from openlineage_sdk.spark.events._extensions import AnyDatasetFacet, Built
 
 __all__ = [
-    "IntoCurrentRun",
-    "RunPerWrite",
     "application_facets",
+    "errors",
+    "extraction_error",
     "input_datasets",
     "job_type_facet",
     "output_datasets",
@@ -239,11 +221,16 @@ def _subset(
 
 
 def _dataset(
-    write: WriteLineage, dataset: DatasetLineage, producer: str, finished: bool
+    write: WriteLineage,
+    dataset: DatasetLineage,
+    producer: str,
+    finished: bool,
+    extra: Sequence[AnyDatasetFacet] = (),
 ) -> InputDataset | OutputDataset | None:
     """The dataset with its facets for the start, or with its statistics alone for the end.
 
-    ``None`` when building it failed, or at the end when there are no statistics to add.
+    ``extra`` are the facets facet builders added to it. ``None`` when building it failed, or
+    at the end when there is nothing to add.
     """
     identity = dataset.identity
     facets: dict[str, DatasetFacet] = {}
@@ -253,12 +240,18 @@ def _dataset(
         if dataset.role == "output" and write.output_changed:
             # The statement changed the output (ALTER, RENAME): the end says what it is now.
             facets = _dataset_facets(write, dataset, producer)
-        elif not io:
+        elif not io and not extra:
             return None
     else:
         facets = _dataset_facets(write, dataset, producer)
         if identity.location is not None:
             io = _subset(write, dataset, producer)
+    for facet in extra:
+        key = facet.facet_key or type(facet).__name__
+        if isinstance(facet, DatasetFacet):
+            facets[key] = facet
+        else:
+            io[key] = facet
 
     def build() -> InputDataset | OutputDataset:
         common = DatasetFacets.model_validate(facets) if facets else None
@@ -280,26 +273,33 @@ def _dataset(
 
 
 def input_datasets(
-    write: WriteLineage, producer: str, *, finished: bool = False
+    write: WriteLineage, producer: str, *, finished: bool = False, extra: Built | None = None
 ) -> list[InputDataset]:
-    """The write's inputs as ``InputDataset``s.
+    """The execution's inputs as ``InputDataset``s.
 
     For the start, each with every facet that could be built; ``finished``, for the end, only
-    the inputs that have statistics, with those alone.
+    the inputs that have statistics (or facets from ``extra``, the facet builders'), with
+    those alone.
     """
-    built = (_dataset(write, dataset, producer, finished) for dataset in write.inputs)
+    built = (
+        _dataset(write, dataset, producer, finished, extra.for_dataset(dataset) if extra else ())
+        for dataset in write.inputs
+    )
     return [dataset for dataset in built if isinstance(dataset, InputDataset)]
 
 
 def output_datasets(
-    write: WriteLineage, producer: str, *, finished: bool = False
+    write: WriteLineage, producer: str, *, finished: bool = False, extra: Built | None = None
 ) -> list[OutputDataset]:
-    """The write's output as a list of one ``OutputDataset``, built as :func:`input_datasets`.
+    """The execution's output as a list of one ``OutputDataset``, as :func:`input_datasets`.
 
-    The list is empty when the output is not known, or at the end when it has no statistics.
+    The list is empty when the output is not known, or at the end when it has nothing to add.
     """
     output = write.output
-    built = _dataset(write, output, producer, finished) if output is not None else None
+    if output is None:
+        return []
+    more = extra.for_dataset(output) if extra else ()
+    built = _dataset(write, output, producer, finished, more)
     return [built] if isinstance(built, OutputDataset) else []
 
 
@@ -316,15 +316,19 @@ def processing_engine_facet(spark_version: str, producer: str) -> ProcessingEngi
     )
 
 
-def job_type_facet(producer: str, job_type: str = "SQL_JOB") -> JobTypeJobFacet:
+def job_type_facet(
+    producer: str, job_type: str = "SQL_JOB", processing_type: str | None = None
+) -> JobTypeJobFacet:
     """``jobType`` of a Spark action's job (``SQL_JOB``) or an application's (``APPLICATION``).
 
     The JVM agent marks an application's own run ``processingType: NONE`` (it runs no data
     processing of its own; its actions do) and each action ``BATCH``.
     """
+    if processing_type is None:
+        processing_type = "NONE" if job_type == "APPLICATION" else "BATCH"
     return JobTypeJobFacet(
         producer=producer,
-        processing_type="NONE" if job_type == "APPLICATION" else "BATCH",
+        processing_type=processing_type,
         integration="SPARK",
         job_type=job_type,
     )
@@ -337,7 +341,7 @@ def _problems(write: WriteLineage) -> list[str]:
     return found
 
 
-def _extraction_error(
+def extraction_error(
     producer: str, total: int, failed: int, errors: list[ExtractionErrorRunFacetError]
 ) -> ExtractionErrorRunFacet:
     return ExtractionErrorRunFacet(
@@ -345,7 +349,8 @@ def _extraction_error(
     )
 
 
-def _errors(write: WriteLineage, number: int) -> list[ExtractionErrorRunFacetError]:
+def errors(write: WriteLineage, number: int) -> list[ExtractionErrorRunFacetError]:
+    """The execution's problems as the ``extractionError`` facet's errors (task ``number``)."""
     return [
         {"errorMessage": problem, "task": write.method, "taskNumber": number}
         for problem in _problems(write)
@@ -369,10 +374,10 @@ def run_facets(
         )
         if engine is not None:
             facets["processing_engine"] = engine
-    errors = _errors(write, 0)
-    if errors:
+    found = errors(write, 0)
+    if found:
         error_facet = _attempt(
-            write, "extractionError facet", lambda: _extraction_error(producer, 1, 1, errors)
+            write, "extractionError facet", lambda: extraction_error(producer, 1, 1, found)
         )
         if error_facet is not None:
             facets["extractionError"] = error_facet
@@ -387,124 +392,3 @@ def application_facets(
     if spark_version:
         run.append(processing_engine_facet(spark_version, producer))
     return run, [job_type_facet(producer, "APPLICATION")]
-
-
-# ------------------------------------------------------------------------------------- sinks
-
-
-class RunPerWrite:
-    """Automatic mode: each write is a run of ``client``, with START and COMPLETE, FAIL or ABORT.
-
-    Args:
-        client: Where the events go; its producer and namespace are the runs'.
-    """
-
-    def __init__(self, client: OpenLineage) -> None:
-        self.client = client
-        self._lock = threading.Lock()
-        self._runs: dict[int, LineageRun] = {}
-
-    def write_started(self, write: WriteLineage) -> None:
-        """Open the write's run and emit its START."""
-        producer = self.client.producer
-        inputs = input_datasets(write, producer)
-        outputs = output_datasets(write, producer)
-        job_facets = _attempt(
-            write, "jobType facet", lambda: job_type_facet(producer, write.job_type)
-        )
-        run = self.client.run(
-            write.job_name,
-            inputs=inputs,
-            outputs=outputs,
-            run_facets=run_facets(write, producer),
-            job_facets=[job_facets] if job_facets is not None else [],
-            parent="auto",
-        )
-        run.list_empty = True  # "inputs": [] and empty inputFacets, as the JVM agent writes
-        with self._lock:
-            self._runs[id(write)] = run
-        # When the write started: its START may be sent later, once it is described beside it.
-        started = datetime.fromtimestamp(write.started, timezone.utc) if write.started else None
-        run.start(event_time=started)
-
-    def write_finished(self, write: WriteLineage) -> None:
-        """Emit the write's COMPLETE with its statistics, or FAIL or ABORT."""
-        with self._lock:
-            run = self._runs.pop(id(write), None)
-        if run is None:
-            return  # its start failed, and was logged then
-        producer = self.client.producer
-        inputs = input_datasets(write, producer, finished=True)
-        outputs = output_datasets(write, producer, finished=True)
-        facets = run_facets(write, producer, finished=True)
-        error = write.error
-        if error is None:
-            run.complete(inputs=inputs, outputs=outputs, run_facets=facets)
-        elif isinstance(error, Exception):
-            run.fail(error, inputs=inputs, outputs=outputs, run_facets=facets)
-        else:  # KeyboardInterrupt and the like: stopped from outside
-            run.abort(inputs=inputs, outputs=outputs, run_facets=facets)
-
-
-@dataclass
-class _Tally:
-    """The writes one run received in explicit mode, for its extractionError facet."""
-
-    total: int = 0
-    failed: int = 0
-    errors: list[ExtractionErrorRunFacetError] = field(default_factory=list)
-
-
-class IntoCurrentRun:
-    """Explicit mode: each write adds its lineage to the current run and emits nothing."""
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._runs: dict[int, LineageRun] = {}
-        self._tallies: weakref.WeakKeyDictionary[LineageRun, _Tally] = weakref.WeakKeyDictionary()
-        self._warned = False
-
-    def write_started(self, write: WriteLineage) -> None:
-        """Add the write's inputs, output and run facets to the current run."""
-        run = current_run()
-        if run is None:
-            if not self._warned:
-                self._warned = True
-                log.warning(
-                    "openlineage: a Spark write outside every run is not reported in explicit "
-                    "mode (install(spark, client) reports each write as a run of its own)"
-                )
-            return
-        with self._lock:
-            self._runs[id(write)] = run
-        producer = run.client.producer
-        run.add_inputs(*input_datasets(write, producer))
-        run.add_outputs(*output_datasets(write, producer))
-        version = write.spark_version
-        if version and "processing_engine" not in run.run_facets:
-            run.add_run_facets(processing_engine_facet(version, producer))
-
-    def write_finished(self, write: WriteLineage) -> None:
-        """Add what the write reported (statistics) and what could not be learned."""
-        with self._lock:
-            run = self._runs.pop(id(write), None)
-        if run is None:
-            return
-        producer = run.client.producer
-        run.add_inputs(*input_datasets(write, producer, finished=True))
-        run.add_outputs(*output_datasets(write, producer, finished=True))
-        with self._lock:
-            tally = self._tallies.setdefault(run, _Tally())
-            number = tally.total
-            tally.total += 1
-            errors = _errors(write, number)
-            if errors:
-                tally.failed += 1
-                tally.errors.extend(errors)
-            facet = (
-                _extraction_error(producer, tally.total, tally.failed, list(tally.errors))
-                if tally.failed
-                else None
-            )
-        if facet is not None:
-            run.add_run_facets(facet)

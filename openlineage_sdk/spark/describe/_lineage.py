@@ -30,13 +30,13 @@ from openlineage_sdk.models.records import (
     InputField,
     InputFieldTransformation,
 )
-from openlineage_sdk.spark._records import ColumnLineageRecord, DatasetIdentity
+from openlineage_sdk.spark._execution import ColumnLineageRecord, DatasetIdentity
 
 __all__ = [
     "Attribute",
     "PlanNode",
     "column_lineage",
-    "fold_dataset_lineage",
+    "input_fields",
     "leaf_attributes",
     "leaf_nodes",
     "leaf_schema_json",
@@ -569,12 +569,12 @@ def column_lineage(
         deps = walk.deps.get(attribute.expr_id, set())
         if deps:
             start = names[position] if described else None
-            fields[names[position]] = {"inputFields": _input_fields(deps, start)}
-    dataset = _input_fields(walk.dataset, "" if described else None)
+            fields[names[position]] = {"inputFields": input_fields(deps, start)}
+    dataset = input_fields(walk.dataset, "" if described else None)
     return ColumnLineageRecord(fields=fields, dataset=dataset)
 
 
-def _input_fields(deps: Iterable[Dep], start: str | None = None) -> list[InputField]:
+def input_fields(deps: Iterable[Dep], start: str | None = None) -> list[InputField]:
     """Dependencies grouped by input field; with ``start``, each transformation described."""
     grouped: dict[tuple[str, str, str], set[Transform]] = {}
     for source, column, how in deps:
@@ -590,35 +590,6 @@ def _input_fields(deps: Iterable[Dep], start: str | None = None) -> list[InputFi
             {"namespace": namespace, "name": name, "field": column, "transformations": records}
         )
     return fields
-
-
-def fold_dataset_lineage(record: ColumnLineageRecord) -> ColumnLineageRecord:
-    """The record with its dataset-wide lineage repeated in each field, and no ``dataset`` part.
-
-    The form of the column lineage facet before it had ``dataset`` (1-2-0), which the JVM agent
-    sends with ``spark.openlineage.columnLineage.datasetLineageEnabled=false``: every field that
-    has inputs of its own also lists, for each input field a filter, a join, a grouping or a
-    sort reads, those ``INDIRECT`` transformations. Fields with no input of their own stay out.
-    """
-    if not record.dataset:
-        return record
-    fields: dict[str, ColumnLineageDatasetFacetField] = {}
-    for name, own in record.fields.items():
-        merged: dict[tuple[str, str, str], list[InputFieldTransformation]] = {}
-        for item in [*own["inputFields"], *record.dataset]:
-            key = (item["namespace"], item["name"], item["field"])
-            known = merged.setdefault(key, [])
-            for transformation in item.get("transformations") or []:
-                if transformation not in known:
-                    known.append(transformation)
-        fields[name] = {
-            **own,
-            "inputFields": [
-                {"namespace": ns, "name": dataset, "field": column, "transformations": hows}
-                for (ns, dataset, column), hows in merged.items()
-            ],
-        }
-    return ColumnLineageRecord(fields=fields, dataset=[])
 
 
 def root_output(nodes: Sequence[JsonNode]) -> tuple[list[Attribute], PlanNode]:

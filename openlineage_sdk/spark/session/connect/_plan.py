@@ -24,17 +24,20 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from openlineage_sdk.spark._naming import encode_path, location_uri, split_hadoop_path
+from openlineage_sdk.spark.describe._naming import encode_path, location_uri, split_hadoop_path
 
 if TYPE_CHECKING:
     from pyspark.sql.types import StructType
 
 __all__ = [
+    "SQL_INPUTS_UNKNOWN",
     "ClientPlanReads",
     "RowCountObservation",
     "client_plan_reads",
     "connect_writer_settings",
     "declared_schema",
+    "path_uri",
+    "relations",
 ]
 
 log = logging.getLogger("openlineage_sdk.spark")
@@ -56,10 +59,11 @@ class ClientPlanReads:
     declared: dict[str, str] = field(default_factory=dict)  # path -> the schema the user gave
     tables: list[str] = field(default_factory=list)
     jdbc: list[tuple[str, str]] = field(default_factory=list)  # (url, table)
+    sql: list[str] = field(default_factory=list)  # queries of SQL relations
     problems: list[str] = field(default_factory=list)
 
 
-def _relations(message: Any) -> Iterator[Any]:
+def relations(message: Any) -> Iterator[Any]:
     """Every ``Relation`` message nested anywhere in ``message``, itself included."""
     if message.DESCRIPTOR.full_name == "spark.connect.Relation":
         yield message
@@ -70,9 +74,9 @@ def _relations(message: Any) -> Iterator[Any]:
             if descriptor.message_type.GetOptions().map_entry:
                 continue
             for item in value:
-                yield from _relations(item)
+                yield from relations(item)
         else:
-            yield from _relations(value)
+            yield from relations(value)
 
 
 def _is_repeated(descriptor: Any) -> bool:
@@ -90,14 +94,22 @@ _TEXT_SCHEMA = json.dumps(
 )
 
 
-def client_plan_reads(df: Any) -> ClientPlanReads:
-    """The files, tables and JDBC tables a Connect DataFrame's plan reads."""
+SQL_INPUTS_UNKNOWN = "inputs of a SQL relation are not known on a Connect client"
+
+
+def client_plan_reads(relation: Any) -> ClientPlanReads:
+    """The files, tables, JDBC tables and SQL queries a Connect plan's relation reads.
+
+    The one walk over a client's plan, for writes and actions alike. What SQL in the plan reads
+    only the server can say (``SQL_INPUTS_UNKNOWN`` is noted until it has).
+    """
     found = ClientPlanReads()
-    relation = df._plan.plan(df._session.client)
-    for node in _relations(relation):
+    for node in relations(relation):
         kind = node.WhichOneof("rel_type")
         if kind == "sql":
-            found.problems.append("inputs of a SQL relation are not known on a Connect client")
+            found.sql.append(node.sql.query)
+            if SQL_INPUTS_UNKNOWN not in found.problems:
+                found.problems.append(SQL_INPUTS_UNKNOWN)
         if kind != "read":
             continue
         read = node.read

@@ -26,9 +26,9 @@ from typing import Any
 from urllib.parse import unquote, urlsplit
 
 from openlineage_sdk.models.records import SchemaDatasetFacetFields
-from openlineage_sdk.spark._naming import encode_path, hadoop_location_uri
-from openlineage_sdk.spark._records import DatasetIdentity, Symlink
-from openlineage_sdk.spark._schema import described_fields
+from openlineage_sdk.spark._execution import DatasetIdentity, Symlink
+from openlineage_sdk.spark.describe._naming import encode_path, hadoop_location_uri
+from openlineage_sdk.spark.describe._schema import described_fields
 
 log = logging.getLogger("openlineage_sdk.spark")
 
@@ -55,6 +55,8 @@ class TableInfo:
     table: str
     location: str | None
     schema: list[SchemaDatasetFacetFields] | None = field(default=None, compare=False, repr=False)
+    provider: str | None = field(default=None, compare=False)
+    """The table's data source (``parquet``, ``hive`` for a Hive SerDe table...), when known."""
 
     @property
     def qualified_name(self) -> str:
@@ -149,6 +151,7 @@ def describe_table(
         database=info.get("Database") or None,
         table=table,
         location=hadoop_location_uri(location) if location is not None else None,
+        provider=info.get("Provider") or None,
     )
 
 
@@ -183,6 +186,7 @@ def _described_as_json(spark: Any, name: str) -> TableInfo | None:
             database=described.get("schema_name") or None,
             table=described["table_name"],
             location=hadoop_location_uri(location) if location is not None else None,
+            provider=described.get("provider") or None,
         )
     except Exception as error:  # an answer of another shape
         log.debug("openlineage: DESCRIBE ... AS JSON of %s not read: %s", name, error)

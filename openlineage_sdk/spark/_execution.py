@@ -1,4 +1,8 @@
-"""What the extraction layer learns about a write, before it becomes facets.
+"""The record of one Spark execution: what the adapter learned, before it becomes events.
+
+Every kind of execution the adapter observes (a DataFrame write, a SQL statement, a query that
+ends in an action, an RDD save) is described into one :class:`SparkExecution`, and the event
+builder (``build``) turns that record into OpenLineage events: it never looks at Spark itself.
 
 The JSON-shaped parts (schema fields, column-lineage input fields) are the TypedDicts of
 :mod:`openlineage_sdk.models.records`, keyed by the spec's JSON names, so they go into the facet
@@ -9,20 +13,17 @@ what is missing.
 
 from __future__ import annotations
 
-import contextvars
 import logging
-import threading
-from collections.abc import Callable
+import time
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Literal
 
 from openlineage_sdk.models.records import (
     ColumnLineageDatasetFacetField,
     InputField,
     SchemaDatasetFacetFields,
 )
-from openlineage_sdk.naming import DatasetName, trim_dataset_name
-from openlineage_sdk.spark._naming import dataset_name
+from openlineage_sdk.naming import DatasetName, dataset_from_uri, trim_dataset_name
 
 __all__ = [
     "CatalogInfo",
@@ -30,8 +31,14 @@ __all__ = [
     "DatasetIdentity",
     "DatasetLineage",
     "IoStats",
+    "JobType",
     "LifecycleState",
+    "ProcessingType",
+    "SessionKind",
+    "SparkExecution",
     "Symlink",
+    "WriteLineage",
+    "job_name",
     "note_problem",
 ]
 
@@ -39,6 +46,15 @@ log = logging.getLogger("openlineage_sdk.spark")
 
 LifecycleState = Literal["ALTER", "CREATE", "DROP", "OVERWRITE", "RENAME", "TRUNCATE"]
 """What a statement did to a dataset as a whole: the ``lifecycleStateChange`` facet's value."""
+
+SessionKind = Literal["classic", "connect"]
+"""Whether a session is classic PySpark (a JVM in this process) or a Spark Connect client."""
+
+JobType = Literal["SQL_JOB", "RDD_JOB", "STREAMING", "APPLICATION"]
+"""The ``jobType`` facet's type, as the JVM agent marks each kind of Spark job."""
+
+ProcessingType = Literal["BATCH", "STREAMING", "NONE"]
+"""The ``jobType`` facet's processing type."""
 
 
 @dataclass(frozen=True)
@@ -100,7 +116,7 @@ class DatasetIdentity:
         Raises:
             NamingError: The URI cannot name a dataset.
         """
-        located = dataset_name(uri, table)
+        located = dataset_from_uri(uri, table)
         trimmed = trim_dataset_name(located.name)
         if trimmed != located.name:
             return cls(located.namespace, trimmed, symlinks, located.name)
@@ -143,21 +159,76 @@ class DatasetLineage:
     problems: list[str] = field(default_factory=list)
 
 
-def start_beside(function: Callable[..., None], *args: Any, name: str) -> threading.Thread:
-    """Start ``function(*args)`` on a daemon thread of the adapter's, beside the user's work.
-
-    It runs in a copy of the caller's context variables (its current run, for explicit mode);
-    the caller joins the thread before it reports the work's end.
-    """
-    thread = threading.Thread(
-        target=contextvars.copy_context().run, args=(function, *args), name=name, daemon=True
-    )
-    thread.start()
-    return thread
-
-
 def note_problem(problems: list[str], what: str, error: BaseException) -> None:
     """Log that ``what`` failed with ``error``, and add the reason to ``problems``."""
     message = f"{what}: {type(error).__name__}: {error}"
     log.warning("openlineage: %s", message, exc_info=log.isEnabledFor(logging.DEBUG))
     problems.append(message)
+
+
+@dataclass
+class SparkExecution:
+    """Everything the adapter learned about one Spark execution.
+
+    One record per user-visible execution: a DataFrame write (one call of a writer method,
+    whatever number of commands Spark runs for it), a SQL statement, a query that ends in an
+    action, an RDD save. ``started`` and ``finished`` are the wall-clock times around it;
+    ``error`` is the exception it raised, if it did. ``problems`` lists what the adapter could
+    not learn, each with its reason; the matching facets are absent, never filled with a guess.
+
+    The job is named ``{app_name}.{command}.{job_suffix}`` (see :attr:`job_name`): ``command``
+    is the Spark command the execution ran, named as the JVM agent names it, and
+    ``job_suffix`` the part the agent's rule for that command gives (a table's qualified name, a
+    location's last two folders, or nothing); session confs may change the app name or leave
+    the suffix out when the events are built.
+    """
+
+    session_kind: SessionKind
+    method: str
+    app_name: str
+    command: str
+    job_suffix: str | None = None
+    inputs: list[DatasetLineage] = field(default_factory=list)
+    output: DatasetLineage | None = None
+    problems: list[str] = field(default_factory=list)
+    started: float = field(default_factory=time.time)
+    finished: float | None = None
+    error: BaseException | None = None
+    spark_version: str | None = None
+    output_changed: bool = False
+    """The output was (re)described after the execution ran: the end carries all its facets."""
+    job_type: JobType = "SQL_JOB"
+    """The ``jobType`` facet's type: ``RDD_JOB`` for RDD actions, as the JVM agent marks them."""
+    processing_type: ProcessingType = "BATCH"
+    """The ``jobType`` facet's processing type."""
+
+    @property
+    def job_name(self) -> str:
+        """``{app_name}.{command}.{job_suffix}``, normalized as the JVM agent normalizes it."""
+        return job_name(self.app_name, self.command, self.job_suffix)
+
+    def name_job(self, command: str, suffix: str | None = None) -> None:
+        """Set the job name's command and suffix parts."""
+        self.command = command
+        self.job_suffix = suffix
+
+
+WriteLineage = SparkExecution
+"""The name :class:`SparkExecution` had when the adapter reported writes only."""
+
+
+def job_name(app_name: str, command: str | None, suffix: str | None) -> str:
+    """``{app_name}.{command}.{suffix}`` by :func:`openlineage_sdk.naming.spark_job_name`.
+
+    A part that names nothing (an app name of punctuation alone, a suffix that normalizes to
+    nothing) is dropped, or the app name replaced by ``spark``, rather than failing the
+    execution's lineage.
+    """
+    from openlineage_sdk.naming import NamingError, spark_job_name
+
+    for app, table in ((app_name, suffix), (app_name, None), ("spark", suffix)):
+        try:
+            return spark_job_name(app, command, table if command is not None else None)
+        except NamingError:
+            pass
+    return spark_job_name("spark", command)

@@ -29,7 +29,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from openlineage_sdk.spark._records import DatasetIdentity
+from openlineage_sdk.spark._execution import DatasetIdentity
+from openlineage_sdk.spark.session.classic._jvm import as_list, path_uri
 
 __all__ = [
     "RDD_SAVE_METHODS",
@@ -130,10 +131,9 @@ class _Walk:
             if len(self.seen) >= _MAX_RDDS:
                 self.truncated = True
                 return rdd, "", None, []
-            from openlineage_sdk.spark._classic import _as_list
 
             name = rdd.name()
-            parents = [d.rdd() for d in _as_list(self.jvm, rdd.dependencies())]
+            parents = [d.rdd() for d in as_list(self.jvm, rdd.dependencies())]
             found = (
                 rdd,
                 str(rdd.getClass().getSimpleName()),
@@ -209,8 +209,6 @@ def _directories(jvm: Any, paths: list[Any], conf: Any) -> list[Any]:
 
 
 def _qualified(conf: Any, path: Any) -> str:
-    from openlineage_sdk.spark._classic import path_uri
-
     return path_uri(path.getFileSystem(conf).makeQualified(path))
 
 
@@ -267,10 +265,8 @@ def rdd_inputs(jvm: Any, root: Any) -> RddInputs:
 
 def _scanned_folders(jvm: Any, rdd: Any, budget: list[int]) -> list[str]:
     """The folders of the files a ``FileScanRDD`` reads (at most ``budget`` files, shared)."""
-    from openlineage_sdk.spark._classic import _as_list, path_uri
-
     folders: dict[str, None] = {}
-    for partition in _as_list(jvm, rdd.filePartitions()):
+    for partition in as_list(jvm, rdd.filePartitions()):
         files = partition.files()
         for i in range(len(files)):
             budget[0] -= 1
@@ -306,12 +302,10 @@ def job_stats(spark: Any, tag: str) -> RddStats | None:
     store = sc.statusStore()
     totals = [0, 0, 0, 0]
     jobs = 0
-    from openlineage_sdk.spark._classic import _as_list
-
     for i in range(len(ids)):
         job = store.job(ids[i])
         jobs += 1
-        for stage_id in _as_list(spark._jvm, job.stageIds()):
+        for stage_id in as_list(spark._jvm, job.stageIds()):
             try:
                 stage = store.lastStageAttempt(stage_id)
             except Exception:  # a stage that never ran (skipped) has no attempt

@@ -1,0 +1,266 @@
+"""From records to runs: the events of each execution, in automatic and in explicit mode.
+
+:class:`RunPerWrite` (automatic mode) makes each execution a run of the client's: START as it
+starts, with the inputs, the output and what is known before it ends; COMPLETE after it with the
+statistics (or FAIL with its exception in an errorMessage facet, or ABORT when it was
+interrupted). The run's parent is found by the lifecycle (``parent="auto"``): the run whose
+``with`` block the execution is in, such as the application's run.
+
+:class:`IntoCurrentRun` (explicit mode) adds the same datasets and facets to the run whose block
+the execution is in (``openlineage_sdk.lifecycle.current_run()``), and emits nothing itself: the
+user's run carries them in its next event. It adds no ``jobType``, which is the user's job's to
+say, and adds ``processing_engine`` only when the run has none.
+
+Both name jobs by one rule (:func:`job_name_for`) and put the column lineage in the form the
+session's confs ask for; registered facet builders (``_extensions``) add their facets to both.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import weakref
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from typing import TYPE_CHECKING
+
+from openlineage_sdk.lifecycle import LineageRun, current_run
+from openlineage_sdk.models.records import (
+    ColumnLineageDatasetFacetField,
+    ExtractionErrorRunFacetError,
+    InputFieldTransformation,
+)
+from openlineage_sdk.spark._conf import SparkConfSettings
+from openlineage_sdk.spark._execution import ColumnLineageRecord, SparkExecution, job_name
+from openlineage_sdk.spark.events._client import fallback_parent
+from openlineage_sdk.spark.events._extensions import EventType, FacetBuilders, built_facets
+from openlineage_sdk.spark.events._facets import (
+    _attempt,
+    errors,
+    extraction_error,
+    input_datasets,
+    job_type_facet,
+    output_datasets,
+    processing_engine_facet,
+    run_facets,
+)
+
+if TYPE_CHECKING:
+    from openlineage_sdk.client import OpenLineage
+
+__all__ = ["IntoCurrentRun", "RunPerWrite", "fold_dataset_lineage", "job_name_for"]
+
+log = logging.getLogger("openlineage_sdk.spark")
+
+
+def job_name_for(execution: SparkExecution, settings: SparkConfSettings | None = None) -> str:
+    """The job name of an execution, with the session's job-name confs applied as the agent does.
+
+    ``appName`` replaces the application's name; ``jobName.appendDatasetName=false`` leaves the
+    suffix out; ``jobName.replaceDotWithUnderscore=true`` makes dots in the command part ``_``
+    (the parts stay joined by dots). The suffix itself is the command's, by its rule (see
+    ``describe._commands``): the confs never recompute it.
+    """
+    if settings is None:
+        return execution.job_name
+    command = execution.command
+    if settings.replace_dot_with_underscore:
+        command = command.replace(".", "_")
+    suffix = execution.job_suffix if settings.append_dataset_name else None
+    return job_name(settings.app_name or execution.app_name, command, suffix)
+
+
+def fold_dataset_lineage(record: ColumnLineageRecord) -> ColumnLineageRecord:
+    """The record with its dataset-wide lineage repeated in each field, and no ``dataset`` part.
+
+    The form of the column lineage facet before it had ``dataset`` (1-2-0), which the JVM agent
+    sends with ``spark.openlineage.columnLineage.datasetLineageEnabled=false``: every field that
+    has inputs of its own also lists, for each input field a filter, a join, a grouping or a
+    sort reads, those ``INDIRECT`` transformations. Fields with no input of their own stay out.
+    """
+    if not record.dataset:
+        return record
+    fields: dict[str, ColumnLineageDatasetFacetField] = {}
+    for name, own in record.fields.items():
+        merged: dict[tuple[str, str, str], list[InputFieldTransformation]] = {}
+        for item in [*own["inputFields"], *record.dataset]:
+            key = (item["namespace"], item["name"], item["field"])
+            known = merged.setdefault(key, [])
+            for transformation in item.get("transformations") or []:
+                if transformation not in known:
+                    known.append(transformation)
+        fields[name] = {
+            **own,
+            "inputFields": [
+                {"namespace": ns, "name": dataset, "field": column, "transformations": hows}
+                for (ns, dataset, column), hows in merged.items()
+            ],
+        }
+    return ColumnLineageRecord(fields=fields, dataset=[])
+
+
+def _fold(execution: SparkExecution, settings: SparkConfSettings | None) -> None:
+    """With ``datasetLineageEnabled=false``, dataset-wide column lineage goes into each field."""
+    output = execution.output
+    if settings is None or settings.dataset_lineage or output is None:
+        return
+    if output.column_lineage is None:
+        return
+    try:
+        output.column_lineage = fold_dataset_lineage(output.column_lineage)
+    except Exception as error:  # the facet goes out in its default form rather than not
+        log.warning("openlineage: folding the column lineage into its fields failed: %s", error)
+
+
+class RunPerWrite:
+    """Automatic mode: each execution is a run of ``client``: START, then COMPLETE, FAIL or ABORT.
+
+    Args:
+        client: Where the events go; its producer and namespace are the runs'.
+        settings: The session's ``spark.openlineage.*`` settings (job names, column lineage).
+        builders: Facet builders whose facets join the adapter's.
+    """
+
+    def __init__(
+        self,
+        client: OpenLineage,
+        settings: SparkConfSettings | None = None,
+        builders: FacetBuilders | None = None,
+    ) -> None:
+        self.client = client
+        self.settings = settings
+        self.builders = builders if builders is not None else FacetBuilders()
+        #: The parent of runs made outside every run, before the confs' parent: the launcher
+        #: sets the application run here, which is started but not entered as a block.
+        self.default_parent: LineageRun | None = None
+        self._lock = threading.Lock()
+        self._runs: dict[int, LineageRun] = {}
+
+    def write_started(self, write: SparkExecution) -> None:
+        """Open the execution's run and emit its START."""
+        producer = self.client.producer
+        _fold(write, self.settings)
+        extra = built_facets(self.builders, write, "START")
+        inputs = input_datasets(write, producer, extra=extra)
+        outputs = output_datasets(write, producer, extra=extra)
+        job_type = _attempt(
+            write,
+            "jobType facet",
+            lambda: job_type_facet(producer, write.job_type, write.processing_type),
+        )
+        settings = self.settings
+        run = self.client.run(
+            job_name_for(write, settings),
+            # The conf's namespace, as the JVM agent's: not the parent's, as a child would have.
+            namespace=self.client.namespace if settings and settings.namespace else None,
+            inputs=inputs,
+            outputs=outputs,
+            run_facets=[*run_facets(write, producer).values(), *extra.run],
+            job_facets=[*([job_type] if job_type is not None else []), *extra.job],
+            parent=fallback_parent(settings, self.default_parent),
+        )
+        run.list_empty = True  # "inputs": [] and empty inputFacets, as the JVM agent writes
+        with self._lock:
+            self._runs[id(write)] = run
+        # When the execution started: its START may be sent later, once described beside it.
+        started = datetime.fromtimestamp(write.started, timezone.utc) if write.started else None
+        run.start(event_time=started)
+
+    def write_finished(self, write: SparkExecution) -> None:
+        """Emit the execution's COMPLETE with its statistics, or FAIL or ABORT."""
+        with self._lock:
+            run = self._runs.pop(id(write), None)
+        if run is None:
+            return  # its start failed, and was logged then
+        producer = self.client.producer
+        _fold(write, self.settings)
+        error = write.error
+        state: EventType = (
+            "COMPLETE" if error is None else "FAIL" if isinstance(error, Exception) else "ABORT"
+        )
+        extra = built_facets(self.builders, write, state)
+        inputs = input_datasets(write, producer, finished=True, extra=extra)
+        outputs = output_datasets(write, producer, finished=True, extra=extra)
+        facets = [*run_facets(write, producer, finished=True).values(), *extra.run]
+        if error is None:
+            run.complete(inputs=inputs, outputs=outputs, run_facets=facets, job_facets=extra.job)
+        elif isinstance(error, Exception):
+            run.fail(error, inputs=inputs, outputs=outputs, run_facets=facets, job_facets=extra.job)
+        else:  # KeyboardInterrupt and the like: stopped from outside
+            run.abort(inputs=inputs, outputs=outputs, run_facets=facets, job_facets=extra.job)
+
+
+@dataclass
+class _Tally:
+    """The executions one run received in explicit mode, for its extractionError facet."""
+
+    total: int = 0
+    failed: int = 0
+    errors: list[ExtractionErrorRunFacetError] = field(default_factory=list)
+
+
+class IntoCurrentRun:
+    """Explicit mode: each execution adds its lineage to the current run and emits nothing."""
+
+    def __init__(
+        self, settings: SparkConfSettings | None = None, builders: FacetBuilders | None = None
+    ) -> None:
+        self.settings = settings
+        self.builders = builders if builders is not None else FacetBuilders()
+        self._lock = threading.Lock()
+        self._runs: dict[int, LineageRun] = {}
+        self._tallies: weakref.WeakKeyDictionary[LineageRun, _Tally] = weakref.WeakKeyDictionary()
+        self._warned = False
+
+    def write_started(self, write: SparkExecution) -> None:
+        """Add the execution's inputs, output and run facets to the current run."""
+        run = current_run()
+        if run is None:
+            if not self._warned:
+                self._warned = True
+                log.warning(
+                    "openlineage: a Spark write outside every run is not reported in explicit "
+                    "mode (install(spark, client) reports each write as a run of its own)"
+                )
+            return
+        with self._lock:
+            self._runs[id(write)] = run
+        producer = run.client.producer
+        _fold(write, self.settings)
+        extra = built_facets(self.builders, write, "START")
+        run.add_inputs(*input_datasets(write, producer, extra=extra))
+        run.add_outputs(*output_datasets(write, producer, extra=extra))
+        version = write.spark_version
+        if version and "processing_engine" not in run.run_facets:
+            run.add_run_facets(processing_engine_facet(version, producer))
+        if extra.run:
+            run.add_run_facets(*extra.run)
+
+    def write_finished(self, write: SparkExecution) -> None:
+        """Add what the execution reported (statistics) and what could not be learned."""
+        with self._lock:
+            run = self._runs.pop(id(write), None)
+        if run is None:
+            return
+        producer = run.client.producer
+        state: EventType = "COMPLETE" if write.error is None else "FAIL"
+        extra = built_facets(self.builders, write, state)
+        run.add_inputs(*input_datasets(write, producer, finished=True, extra=extra))
+        run.add_outputs(*output_datasets(write, producer, finished=True, extra=extra))
+        with self._lock:
+            tally = self._tallies.setdefault(run, _Tally())
+            number = tally.total
+            tally.total += 1
+            found = errors(write, number)
+            if found:
+                tally.failed += 1
+                tally.errors.extend(found)
+            facet = (
+                extraction_error(producer, tally.total, tally.failed, list(tally.errors))
+                if tally.failed
+                else None
+            )
+        if facet is not None:
+            run.add_run_facets(facet)
+        if extra.run:
+            run.add_run_facets(*extra.run)

@@ -1,0 +1,112 @@
+"""SQL statements: a statement that writes or changes a dataset is a run of its own.
+
+Where a statement is seen differs by the kind of session:
+
+* classic PySpark: ``SparkSession.sql`` is wrapped (once for the process). A statement as text is
+  described by the session's analyzer before (or, for an ``INSERT``, beside) its run; one with
+  parameters or format arguments, from the command Spark ran, after.
+* Spark Connect: ``spark.sql(text)`` sends the text as a ``SqlCommand`` through the client's
+  ``execute_command``, and the server runs a command at once, before ``sql`` returns. The adapter
+  wraps that method of the session's own client (nothing is patched for other sessions): a SQL
+  command that may write a table or a folder becomes one run. Every other command, and every
+  statement that cannot write (``SELECT``, ``SET``, ``SHOW``, ``DESCRIBE``, ``USE``, views,
+  functions, ...), passes straight through with no request of the adapter's own.
+
+Either way the session says how the statement is described (``Session.statement``) and the one
+template of ``_flow`` runs it.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+from collections.abc import Callable
+from typing import Any
+
+from openlineage_sdk.spark._flow import inside_adapter, run_observed
+from openlineage_sdk.spark.describe._sql_text import may_write
+from openlineage_sdk.spark.observe._hooks import Adapter, adapter_of, wrap_once
+
+__all__ = ["ConnectCommands", "hook_classic_sql", "sql_relation"]
+
+log = logging.getLogger("openlineage_sdk.spark")
+
+
+def hook_classic_sql() -> None:
+    """Wrap the classic ``SparkSession.sql``, once for the process."""
+    from pyspark.sql.session import SparkSession
+
+    wrap_once(SparkSession, "sql", _classic_sql)
+
+
+def _classic_sql(original: Callable[..., Any]) -> Callable[..., Any]:
+    @functools.wraps(original)
+    def sql(self: Any, sqlQuery: Any, args: Any = None, **kwargs: Any) -> Any:  # noqa: N803
+        adapter = None if inside_adapter() else adapter_of(self)
+        if adapter is None or not isinstance(sqlQuery, str) or not may_write(sqlQuery):
+            return original(self, sqlQuery, args, **kwargs)
+        if args or kwargs:
+            # Bound or formatted by PySpark and Spark before it is parsed: described from the
+            # command Spark ran, once it has run.
+            call = functools.partial(original, self, sqlQuery, args, **kwargs)
+            text = None
+        else:
+            call = functools.partial(original, self, sqlQuery)
+            text = sqlQuery
+        execution = adapter.execution("sql")
+        description = adapter.session.statement(text, execution)
+        return run_observed(adapter.reporter, execution, description, call)
+
+    return sql
+
+
+def sql_relation(command: Any) -> Any:
+    """The ``SQL`` relation of a Connect ``SqlCommand`` (also in ``WithRelations``), or ``None``."""
+    from openlineage_sdk.spark.session.connect._explain import sql_relation as relation
+
+    return relation(command)
+
+
+class ConnectCommands:
+    """The wrapper on one Connect session's client: its SQL commands that may write are runs.
+
+    Made when the adapter is installed on a Connect session; :meth:`close` takes it off again.
+    The client's actions are wrapped by ``_actions`` on the same client.
+    """
+
+    def __init__(self, adapter: Adapter) -> None:
+        self.adapter = adapter
+        self.client = adapter.session.spark.client
+        original: Callable[..., Any] = type(self.client).execute_command.__get__(self.client)
+        self._original = original
+
+        def execute_command(command: Any, observations: Any = None) -> Any:
+            return self.execute(command, observations)
+
+        self.client.execute_command = execute_command
+
+    def close(self) -> None:
+        """Let the client's commands pass straight through again."""
+        self.client.__dict__.pop("execute_command", None)
+
+    def execute(self, command: Any, observations: Any = None) -> Any:
+        """Run one command of the client's, with lineage around it when it is a writing SQL."""
+        original = self._original
+        text = None
+        if not inside_adapter():
+            try:
+                sql = sql_relation(command)
+                text = sql.query if sql is not None and may_write(sql.query) else None
+            except Exception as error:  # a message of a shape this code does not know
+                log.debug("openlineage: reading a Connect command failed: %s", error)
+        if text is None:
+            return original(command, observations)
+        adapter = self.adapter
+        execution = adapter.execution("sql")
+        description = adapter.session.statement(text, execution, command)
+        return run_observed(
+            adapter.reporter,
+            execution,
+            description,
+            functools.partial(original, command, observations),
+        )

@@ -1,0 +1,163 @@
+"""py4j: reading the driver's JVM from Python, in few and short round trips.
+
+Only code in ``session.classic`` touches the JVM, and only in classic mode (under Spark Connect
+there is no JVM on the client). Each call of a JVM method through py4j is a round trip; these
+helpers keep them few (classes looked up once per gateway, lists read by index) and short (long
+answers read in pieces that each fit one py4j write: see :func:`jvm_json`).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Callable
+from typing import Any
+
+__all__ = [
+    "JvmClasses",
+    "as_list",
+    "frame_schema",
+    "jvm_json",
+    "jvm_writer_settings",
+    "option",
+    "path_uri",
+    "qualify_path",
+]
+
+log = logging.getLogger("openlineage_sdk.spark")
+
+
+class JvmClasses:
+    """JVM classes the adapter calls, looked up once.
+
+    Each step of a py4j package path (``jvm.scala.jdk...``) is a round trip to the JVM, so a
+    class is resolved once per gateway rather than on every use.
+    """
+
+    _cache: dict[int, JvmClasses] = {}  # noqa: RUF012 - a process-wide cache by gateway
+
+    def __init__(self, jvm: Any) -> None:
+        # A static method, held: each lookup of a member of a class is a round trip of its own.
+        self.as_java = jvm.scala.jdk.javaapi.CollectionConverters.asJava
+        self.project = jvm.org.apache.spark.sql.catalyst.plans.logical.Project
+        self.hadoop_path = jvm.org.apache.hadoop.fs.Path
+        self.string_writer = jvm.java.io.StringWriter
+        # Plan a statement without running it (``QueryExecution``'s command execution mode).
+        self.skip = jvm.org.apache.spark.sql.execution.CommandExecutionMode.SKIP()
+        self._jvm = jvm
+        self._json_writer: Any = None
+
+    def json_writer(self) -> Any:
+        """Spark's own JSON writer (json4s on Jackson) set to write ASCII only."""
+        if self._json_writer is None:
+            jvm = self._jvm
+            methods = getattr(jvm.org.json4s.jackson, "JsonMethods$").__getattr__("MODULE$")
+            features = jvm.com.fasterxml.jackson.core.json.JsonWriteFeature
+            ascii_only = features.ESCAPE_NON_ASCII.mappedFeature()
+            self._json_writer = getattr(methods.mapper().writer(), "with")(ascii_only)
+        return self._json_writer
+
+    @classmethod
+    def of(cls, jvm: Any) -> JvmClasses:
+        found = cls._cache.get(id(jvm))
+        if found is None:
+            found = cls._cache[id(jvm)] = cls(jvm)
+        return found
+
+
+# Characters per piece of a long text read from the JVM: all ASCII, at most two bytes each once
+# py4j escapes them, so a piece and its line's framing fit py4j's 8 KiB write buffer.
+_PIECE = 4000
+
+
+def jvm_json(jvm: Any, value: Any, fallback: Callable[[], str]) -> str:
+    """The JSON text of a JVM plan node or data type (what its ``toJSON`` or ``json`` gives).
+
+    py4j sends each answer as one line through an 8 KiB buffer. A longer answer leaves in two
+    writes, and the second waits for the peer to acknowledge the first, which the Python side
+    delays (Nagle's algorithm against delayed ACKs): measured, every answer over 8 KiB took
+    44 ms more, whatever its length, and a plan's JSON passes 8 KiB soon (a four-column
+    ``INSERT ... SELECT ... WHERE``: 9.3 KB). So the JSON is written on the JVM side, into a
+    buffer, in ASCII (other characters as ``\\u`` escapes, which JSON reads back as they
+    were), and read in pieces that each fit one write. ``fallback`` (the one long answer) is
+    used if that fails.
+    """
+    try:
+        classes = JvmClasses.of(jvm)
+        writer = classes.string_writer()
+        classes.json_writer().writeValue(writer, value.jsonValue())
+        buffer = writer.getBuffer()
+        size = int(buffer.length())
+        return "".join(
+            str(buffer.substring(start, min(start + _PIECE, size)))
+            for start in range(0, size, _PIECE)
+        )
+    except Exception as error:  # another json4s or Jackson than this Spark's
+        log.debug("openlineage: JSON in pieces failed, read whole: %s", error)
+        return fallback()
+
+
+def frame_schema(df: Any) -> Any:
+    """``df.schema``; for a classic DataFrame, its JSON read in pieces (see :func:`jvm_json`).
+
+    PySpark fetches a classic DataFrame's schema as one JSON answer, which for a wide table is
+    longer than 8 KiB. A schema the DataFrame already holds is taken as it is.
+    """
+    from pyspark.sql.types import StructType
+
+    held = getattr(df, "__dict__", {})
+    jdf = held.get("_jdf")
+    if "schema" in held or jdf is None:
+        return df.schema
+    jschema = jdf.schema()
+    text = jvm_json(df.sparkSession._jvm, jschema, jschema.json)
+    return StructType.fromJson(json.loads(text))
+
+
+def as_list(jvm: Any, seq: Any) -> list[Any]:
+    """A Scala ``Seq`` as a Python list.
+
+    Indexing by ``size()`` rather than iterating the py4j list proxy: the proxy finds the end
+    of a list by provoking an exception in the JVM, which alone costs some 20 ms.
+    """
+    java_list = JvmClasses.of(jvm).as_java(seq)
+    return [java_list.get(i) for i in range(java_list.size())]
+
+
+def path_uri(hadoop_path: Any) -> str:
+    """A Hadoop ``Path`` as a URI string, its path percent-encoded (``java.net.URI``'s form).
+
+    ``Path.toString()`` writes the path as it is, so a ``#``, ``?`` or ``%`` in a file's name
+    would read as a URL's fragment, query or escape; the naming module decodes the URI's path
+    back to the name Spark means.
+    """
+    return str(hadoop_path.toUri().toString())
+
+
+def qualify_path(spark: Any, path: str) -> str:
+    """``path`` made absolute, with the scheme and authority of its file system (on the driver).
+
+    Hadoop resolves a path without a scheme against ``fs.defaultFS``: HDFS on most clusters.
+    The result is a URI (see :func:`path_uri`).
+    """
+    hadoop_path = JvmClasses.of(spark._jvm).hadoop_path(path)
+    conf = spark._jsc.hadoopConfiguration()
+    return path_uri(hadoop_path.getFileSystem(conf).makeQualified(hadoop_path))
+
+
+def option(value: Any) -> Any:
+    return value.get() if value.isDefined() else None
+
+
+def jvm_writer_settings(jwrite: Any) -> tuple[str | None, dict[str, str]]:
+    """``(source, options)`` of a JVM ``DataFrameWriter``.
+
+    They are protected members of Spark's writer, which Scala compiles to public accessors.
+    """
+    source = jwrite.source()
+    options: dict[str, str] = {}
+    iterator = jwrite.extraOptions().iterator()
+    while iterator.hasNext():
+        pair = iterator.next()
+        options[str(pair._1())] = str(pair._2())
+    return (str(source) if source is not None else None), options

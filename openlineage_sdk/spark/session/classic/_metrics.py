@@ -1,0 +1,303 @@
+"""Classic PySpark: what the session reports after a command ran, through its listeners.
+
+The write command's ``QueryExecution`` is created and dropped inside the JVM; nothing hands it
+back to Python. Spark gives it to the session's ``QueryExecutionListener``s, on the listener bus,
+once the command finished, with its metrics already summed from every task, on every executor,
+by Spark itself. Reading them costs a handful of calls on the driver and no Spark job, and works
+on a cluster exactly as in local mode. The listener is a Python object the JVM calls back through
+py4j's callback server, which PySpark also uses for streaming listeners.
+
+The same listener hears the queries that ran in actions (``collect``, ``count`` ...): those are
+the reads the adapter reports as runs with inputs only.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from openlineage_sdk.spark._execution import IoStats
+from openlineage_sdk.spark.session.classic._jvm import JvmClasses, as_list, path_uri
+
+__all__ = [
+    "CommandMetrics",
+    "ListenerRegistration",
+    "WriteMetricsListener",
+    "command_metrics",
+    "executed_query_name",
+    "start_callback_server",
+    "wait_for_listeners",
+]
+
+log = logging.getLogger("openlineage_sdk.spark")
+
+# Upper bound on physical plan nodes visited for scan metrics, so a huge plan costs bounded time.
+_MAX_PLAN_NODES = 400
+
+# --------------------------------------------------------------------------------- write metrics
+
+
+@dataclass
+class CommandMetrics:
+    """The metrics one executed command reported."""
+
+    output: IoStats | None
+    scans: list[tuple[list[str], IoStats]]
+
+
+_WRITE_METRICS = ("numOutputRows", "numOutputBytes", "numFiles")
+
+# Physical nodes that perform a write, and report what they wrote.
+_WRITE_NODES = frozenset(
+    {
+        "DataWritingCommandExec",
+        "AppendDataExec",
+        "OverwriteByExpressionExec",
+        "OverwritePartitionsDynamicExec",
+        "CreateTableAsSelectExec",
+        "AtomicCreateTableAsSelectExec",
+        "ReplaceTableAsSelectExec",
+        "AtomicReplaceTableAsSelectExec",
+        "WriteToDataSourceV2Exec",
+    }
+)
+
+
+def _class_name(node: Any) -> str:
+    return str(node.getClass().getSimpleName())
+
+
+def _metric_values(jvm: Any, node: Any, names: tuple[str, ...]) -> dict[str, int]:
+    metrics = JvmClasses.of(jvm).as_java(node.metrics())
+    values: dict[str, int] = {}
+    for name in names:
+        metric = metrics.get(name)
+        if metric is not None:
+            values[name] = int(metric.value())
+    return values
+
+
+def _unwrap(node: Any) -> tuple[Any, str]:
+    while True:
+        name = _class_name(node)
+        if name == "AdaptiveSparkPlanExec":
+            node = node.executedPlan()
+        elif name == "CommandResultExec":
+            node = node.commandPhysicalPlan()
+        elif name.endswith("QueryStageExec"):
+            # A write after a shuffle runs as the final stage of an adaptive plan (Spark 4
+            # wraps it in a ResultQueryStageExec); the write node is that stage's plan.
+            node = node.plan()
+        else:
+            return node, name
+
+
+def _scans(jvm: Any, node: Any, budget: list[int]) -> list[tuple[list[str], IoStats]]:
+    """Every file scan under ``node``, with the files and bytes it read.
+
+    Only leaves are visited (``collectLeaves`` is one call), descending into adaptive plans and
+    query stages, which are leaves that wrap plans of their own.
+    """
+    found: list[tuple[list[str], IoStats]] = []
+    for leaf in as_list(jvm, node.collectLeaves()):
+        budget[0] -= 1
+        if budget[0] < 0:
+            break
+        name = _class_name(leaf)
+        if name == "AdaptiveSparkPlanExec":
+            found.extend(_scans(jvm, leaf.executedPlan(), budget))
+        elif name.endswith("QueryStageExec"):
+            found.extend(_scans(jvm, leaf.plan(), budget))
+        elif name == "FileSourceScanExec":
+            values = _metric_values(jvm, leaf, ("numFiles", "filesSize"))
+            paths = [path_uri(p) for p in as_list(jvm, leaf.relation().location().rootPaths())]
+            # The files a scan opened and their size are exactly what it read. (Its row count
+            # is after the filters pushed into the reader, so it is not reported as rows read.)
+            found.append(
+                (paths, IoStats(size=values.get("filesSize"), file_count=values.get("numFiles")))
+            )
+    return found
+
+
+def command_metrics(jvm: Any, qe: Any) -> CommandMetrics | None:
+    """The write metrics of an executed command, or ``None`` when it wrote nothing.
+
+    A write command's physical node (``DataWritingCommandExec`` for file sources, the v2 write
+    nodes, any command reporting the same metrics) holds the rows, bytes and files written,
+    which Spark summed from every task.
+    """
+    root, name = _unwrap(qe.executedPlan())
+    if name not in _WRITE_NODES and name != "ExecutedCommandExec":
+        return None
+    values = _metric_values(jvm, root, _WRITE_METRICS)
+    if not values:
+        return None
+    output = IoStats(
+        row_count=values.get("numOutputRows"),
+        size=values.get("numOutputBytes"),
+        file_count=values.get("numFiles"),
+    )
+    return CommandMetrics(output, _scans(jvm, root, [_MAX_PLAN_NODES]))
+
+
+class _Collector:
+    """The metrics gathered for one write while it runs."""
+
+    def __init__(self) -> None:
+        self.commands: list[CommandMetrics] = []
+        self.arrived = threading.Event()  # set when a command with write metrics arrived
+        self.failed: list[Any] = []  # the QueryExecution of each command that failed
+
+    def wait(self, timeout_s: float) -> bool:
+        """Wait until write metrics arrived; False on time-out."""
+        return self.arrived.wait(timeout_s)
+
+
+class WriteMetricsListener:
+    """A JVM ``QueryExecutionListener``, implemented in Python, that hands write metrics over.
+
+    It is registered once per session. While no write of the adapter is in flight it returns at
+    once; while writes are in flight it reads the metrics of every write command and gives them
+    to the in-flight writes. With one write in flight that is unambiguous. With several (writes
+    from several threads at once) a command's metrics go nowhere rather than to the wrong write.
+    """
+
+    def __init__(self, jvm: Any) -> None:
+        self._jvm = jvm
+        self._lock = threading.Lock()
+        self._active: dict[int, _Collector] = {}
+        self._next = 0
+        # Called with (function name, QueryExecution) for what ran while no write was in flight.
+        self.on_query: Callable[[str, Any], None] | None = None
+
+    # -- the adapter's side
+
+    def begin(self) -> int:
+        """Start collecting for a write; returns its token."""
+        with self._lock:
+            self._next += 1
+            self._active[self._next] = _Collector()
+            return self._next
+
+    def collector(self, token: int) -> _Collector:
+        """What has arrived so far for a write."""
+        with self._lock:
+            return self._active.get(token) or _Collector()
+
+    def end(self, token: int) -> _Collector:
+        """Stop collecting for a write and return what arrived."""
+        with self._lock:
+            return self._active.pop(token, _Collector())
+
+    # -- the JVM's side (py4j calls these on the listener bus thread)
+
+    def onSuccess(self, func_name: str, qe: Any, duration_ns: int) -> None:  # noqa: N802
+        if not self._active:
+            on_query = self.on_query
+            if on_query is not None:
+                try:
+                    on_query(func_name, qe)
+                except Exception as error:  # never let an exception travel back into Spark
+                    log.debug("reporting a query failed: %s", error)
+            return
+        try:
+            metrics = command_metrics(self._jvm, qe)
+        except Exception as error:  # never let an exception travel back into Spark
+            log.debug("reading write metrics failed: %s", error)
+            return
+        if metrics is None:
+            return
+        with self._lock:
+            if len(self._active) == 1:
+                collector = next(iter(self._active.values()))
+                collector.commands.append(metrics)
+                collector.arrived.set()
+
+    def onFailure(self, func_name: str, qe: Any, exception: Any) -> None:  # noqa: N802
+        """A failed command: no metrics; its plan, for a statement described after it ran."""
+        with self._lock:
+            if len(self._active) == 1:
+                next(iter(self._active.values())).failed.append(qe)
+
+    class Java:
+        implements = ["org.apache.spark.sql.util.QueryExecutionListener"]  # noqa: RUF012
+
+
+def start_callback_server(spark: Any) -> None:
+    """Start py4j's callback server (once per process), so the JVM can call the listener."""
+    from pyspark import java_gateway
+
+    # PySpark leaves this function unannotated; it is called as what it is to a type checker.
+    ensure_started: Any = java_gateway.ensure_callback_server_started
+    ensure_started(spark.sparkContext._gateway)
+
+
+class ListenerRegistration:
+    """A Python ``QueryExecutionListener`` registered with a session, until :meth:`remove`.
+
+    py4j makes a new JVM proxy each time a Python object is passed to Java, and two proxies of
+    one object are not equal there: ``listenerManager().unregister(listener)`` would remove
+    nothing, and the listener would go on hearing every query of the session after the adapter
+    is gone (one more listener, and one more call into Python per query, with each install).
+    So the proxy is made once, held in a JVM list, and handed to ``register`` and
+    ``unregister`` by reflection, never crossing back into Python.
+    """
+
+    _INTERFACE = "org.apache.spark.sql.util.QueryExecutionListener"
+
+    def __init__(self, spark: Any, listener: Any) -> None:
+        jvm = spark._jvm
+        self._manager = spark._jsparkSession.listenerManager()
+        manager_class = self._manager.getClass()
+        parameters = spark.sparkContext._gateway.new_array(jvm.java.lang.Class, 1)
+        parameters[0] = jvm.java.lang.Class.forName(
+            self._INTERFACE, True, manager_class.getClassLoader()
+        )
+        self._unregister = manager_class.getMethod("unregister", parameters)
+        self._held: Any = jvm.java.util.ArrayList()
+        self._held.add(listener)  # the one JVM proxy of ``listener``
+        manager_class.getMethod("register", parameters).invoke(self._manager, self._held.toArray())
+
+    def remove(self) -> None:
+        """Unregister the listener: the session calls it no more."""
+        if self._held is not None:
+            self._unregister.invoke(self._manager, self._held.toArray())
+            self._held = None  # py4j lets the JVM collect the list and its proxy
+
+
+def wait_for_listeners(spark: Any, timeout_ms: int) -> bool:
+    """Wait until the listener bus delivered every event posted so far (the write's included).
+
+    A command posts its end event before the call that ran it returns, so once the bus is
+    drained our listener has seen every command of the write. Returns False on time-out.
+    """
+    try:
+        spark.sparkContext._jsc.sc().listenerBus().waitUntilEmpty(timeout_ms)
+        return True
+    except Exception as error:
+        log.debug("waiting for the listener bus failed: %s", error)
+        return False
+
+
+# Roots of executed plans that ran a command (DDL, writes, SET, SHOW, DESCRIBE ...), not a query.
+_COMMAND_NODES = frozenset({*_WRITE_NODES, "ExecutedCommandExec", "CommandResultExec"})
+
+
+def executed_query_name(qe: Any) -> str | None:
+    """The job-name command of a query that ran in an action, or ``None`` for a command.
+
+    The JVM agent names such a run after the root of the executed plan (a whole-stage codegen
+    wrapper taken off), in snake case: ``hash_aggregate``, ``collect_limit`` ...
+    """
+    node = qe.executedPlan()
+    name = _class_name(node)
+    if name in _COMMAND_NODES or _unwrap(node)[1] in _COMMAND_NODES:
+        return None
+    if name == "WholeStageCodegenExec":
+        node = node.child()
+    text = str(node.nodeName()).replace(" ", "")
+    return re.sub(r"(?<!^)(?=[A-Z])", "_", text).lower()

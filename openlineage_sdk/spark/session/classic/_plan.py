@@ -1,0 +1,302 @@
+"""Classic PySpark: what a DataFrame or a statement reads, from the analyzed logical plan.
+
+The whole analyzed plan is fetched as JSON (written on the JVM side and read in pieces that each
+fit one py4j answer: see ``_jvm.jvm_json``), and the relations at its leaves (file locations,
+catalog tables, JDBC tables, RDDs) give the inputs; the optimized plan, fetched the same way,
+gives the column lineage (and, when asked, Spark's SQL text of its expressions), which
+``describe._lineage`` traces. Optimizing plans no job: nothing runs on the cluster.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from openlineage_sdk.models.records import SchemaDatasetFacetFields
+from openlineage_sdk.spark._execution import ColumnLineageRecord, DatasetIdentity
+from openlineage_sdk.spark.describe._lineage import (
+    Attribute,
+    PlanNode,
+    column_lineage,
+    leaf_attributes,
+    leaf_nodes,
+    leaf_schema_json,
+    root_output,
+)
+from openlineage_sdk.spark.describe._schema import schema_fields
+from openlineage_sdk.spark.describe._tables import TableInfo, table_identity
+from openlineage_sdk.spark.session.classic._jvm import (
+    JvmClasses,
+    as_list,
+    jvm_json,
+    option,
+    path_uri,
+)
+
+__all__ = ["PlanExtraction", "catalog_table_info", "leaf_identities", "logical_plan_extraction"]
+
+log = logging.getLogger("openlineage_sdk.spark")
+
+# ---------------------------------------------------------------------------------------- inputs
+
+
+@dataclass
+class LeafDatasets:
+    """The datasets each leaf of a plan reads, by the leaf's pre-order index."""
+
+    by_leaf: dict[int, list[DatasetIdentity]] = field(default_factory=dict)
+    problems: list[str] = field(default_factory=list)
+
+    def all(self) -> list[DatasetIdentity]:
+        seen: dict[tuple[str, str], DatasetIdentity] = {}
+        for identities in self.by_leaf.values():
+            for identity in identities:
+                seen.setdefault((identity.namespace, identity.name), identity)
+        return list(seen.values())
+
+
+def catalog_table_info(table: Any) -> TableInfo:
+    ident = table.identifier()
+    location = option(table.storage().locationUri())  # a java.net.URI: its path is encoded
+    return TableInfo(
+        database=option(ident.database()),
+        table=str(ident.table()),
+        location=str(location) if location is not None else None,
+    )
+
+
+def leaf_identities(jvm: Any, leaf: Any, hive_metastore: str | None) -> list[DatasetIdentity]:
+    """The datasets one leaf relation of a logical plan reads."""
+    name = leaf.getClass().getSimpleName()
+    if name == "HiveTableRelation":
+        return [table_identity(catalog_table_info(leaf.tableMeta()), hive_metastore)]
+    if name == "LogicalRelation":
+        table = option(leaf.catalogTable())
+        if table is not None:
+            return [table_identity(catalog_table_info(table), hive_metastore)]
+        relation = leaf.relation()
+        relation_name = relation.getClass().getSimpleName()
+        if relation_name == "HadoopFsRelation":
+            paths = as_list(jvm, relation.location().rootPaths())
+            return [DatasetIdentity.from_uri(path_uri(p)) for p in paths]
+        if relation_name == "JDBCRelation":
+            options = relation.jdbcOptions()
+            return [DatasetIdentity.from_uri(str(options.url()), str(options.tableOrQuery()))]
+        raise ValueError(f"relation {relation_name} has no known dataset")
+    if name in ("DataSourceV2Relation", "DataSourceV2ScanRelation"):
+        relation = leaf if name == "DataSourceV2Relation" else leaf.relation()
+        table = relation.table()
+        if table.getClass().getSimpleName() in (
+            "ParquetTable",
+            "OrcTable",
+            "CSVTable",
+            "JsonTable",
+        ):
+            # The file index's root paths are the table's paths, qualified as the scan reads
+            # them (the paths the user gave may lack a scheme).
+            paths = as_list(jvm, table.fileIndex().rootPaths())
+            return [DatasetIdentity.from_uri(path_uri(p)) for p in paths]
+        raise ValueError(f"v2 table {table.name()} has no known dataset")
+    if name in ("LogicalRDD", "ExternalRDD"):
+        # A DataFrame made from an RDD: what the RDD's lineage reads (see ``_rdd``).
+        from openlineage_sdk.spark.session.classic._rdd import rdd_inputs
+
+        found = rdd_inputs(jvm, leaf.rdd())
+        if found.problems and not found.identities:
+            raise ValueError("; ".join(found.problems))
+        for problem in found.problems:
+            log.warning("openlineage: %s", problem)
+        return found.identities
+    return []  # Range, LocalRelation, OneRowRelation: nothing stored is read
+
+
+@dataclass
+class PlanExtraction:
+    """Inputs and column lineage of a DataFrame, from its analyzed plan."""
+
+    inputs: list[DatasetIdentity]
+    column_lineage: ColumnLineageRecord | None
+    problems: list[str]
+    schemas: dict[tuple[str, str], list[SchemaDatasetFacetFields]] = field(default_factory=dict)
+
+
+def plan_inputs_and_lineage(
+    df: Any,
+    hive_metastore: str | None,
+    output_names: list[str] | None = None,
+    descriptions: bool = False,
+) -> PlanExtraction:
+    """What ``df`` reads, and how each of its columns derives from what it reads.
+
+    The whole analyzed plan is fetched as JSON (a few py4j calls, :func:`jvm_json`), then the
+    optimized plan (column lineage comes from it, as the JVM agent's does); a few more calls
+    per leaf relation read its location. Optimizing plans no job: nothing runs on the cluster.
+    """
+    qe = df._jdf.queryExecution()
+    return logical_plan_extraction(
+        df.sparkSession._jvm,
+        qe.analyzed(),
+        hive_metastore,
+        output_names,
+        optimized=qe.optimizedPlan,
+        descriptions=descriptions,
+    )
+
+
+def logical_plan_extraction(
+    jvm: Any,
+    plan: Any,
+    hive_metastore: str | None,
+    output_names: list[str] | None = None,
+    *,
+    optimized: Callable[[], Any] | None = None,
+    descriptions: bool = False,
+) -> PlanExtraction:
+    """What an analyzed JVM logical ``plan`` reads, and its column lineage (see above).
+
+    Inputs and their schemas come from ``plan``, whose leaves hold every column of what it
+    reads. Column lineage comes from ``optimized()`` when given, the plan the optimizer made of
+    ``plan``: the JVM agent reads column lineage there, where the filters the optimizer infers
+    (a join's keys are not null, a join key's bound holds for the other side too) decide rows
+    as much as the query's own. Without it, or when optimizing fails, from ``plan``. With
+    ``descriptions``, each transformation carries Spark's SQL text of its expression, as the
+    agent's ``columnLineage.descriptionsEnabled`` asks.
+    """
+    leaves = as_list(jvm, plan.collectLeaves())
+    found = LeafDatasets()
+    for index, leaf in enumerate(leaves):
+        try:
+            found.by_leaf[index] = leaf_identities(jvm, leaf, hive_metastore)
+        except Exception as error:  # one unreadable relation must not hide the rest
+            found.problems.append(f"input {leaf.getClass().getSimpleName()}: {error}")
+    lineage: ColumnLineageRecord | None = None
+    schemas: dict[tuple[str, str], list[SchemaDatasetFacetFields]] = {}
+    try:
+        classes = JvmClasses.of(jvm)
+        projected = classes.project(plan.output(), plan)
+        output, tree = root_output(json.loads(jvm_json(jvm, projected, projected.toJSON)))
+        json_leaves = leaf_nodes(tree)
+        if len(json_leaves) != len(leaves):
+            raise ValueError(f"{len(json_leaves)} leaves in the JSON, {len(leaves)} in the plan")
+        by_index = {json_leaves[i].index: ids for i, ids in found.by_leaf.items()}
+        try:
+            schemas = _leaf_schemas(json_leaves, found)
+        except Exception as error:
+            found.problems.append(f"input schemas: {error}")
+        source = (tree, plan, output, by_index)
+        if optimized is not None:
+            try:
+                joptimized = optimized()
+                projected = classes.project(joptimized.output(), joptimized)
+                optimized_output, optimized_tree = root_output(
+                    json.loads(jvm_json(jvm, projected, projected.toJSON))
+                )
+                leaf_map = _leaves_by_attributes(json_leaves, by_index, leaf_nodes(optimized_tree))
+                source = (optimized_tree, joptimized, optimized_output, leaf_map)
+            except Exception as error:  # the analyzed plan's lineage rather than none
+                found.problems.append(f"column lineage of the optimized plan: {error}")
+        lineage = _lineage(*source, output_names, descriptions, found)
+    except Exception as error:
+        found.problems.append(f"column lineage: {error}")
+    return PlanExtraction(found.all(), lineage, found.problems, schemas)
+
+
+def _lineage(
+    tree: PlanNode,
+    jplan: Any,
+    output: list[Attribute],
+    by_index: dict[int, list[DatasetIdentity]],
+    output_names: list[str] | None,
+    descriptions: bool,
+    found: LeafDatasets,
+) -> ColumnLineageRecord:
+    """Column lineage of ``tree``, described when asked (and without, if describing fails)."""
+    if descriptions:
+        try:
+            return column_lineage(tree, output, by_index, output_names, _JvmPlanText(jplan, tree))
+        except Exception as error:
+            found.problems.append(f"column lineage descriptions: {error}")
+    return column_lineage(tree, output, by_index, output_names)
+
+
+def _leaves_by_attributes(
+    leaves: list[PlanNode],
+    by_index: dict[int, list[DatasetIdentity]],
+    targets: list[PlanNode],
+) -> dict[int, list[DatasetIdentity]]:
+    """The datasets of another plan's leaves (``targets``), known by their attributes' exprIds.
+
+    The optimizer keeps a relation's attributes (their exprIds) and drops or replaces leaves
+    (an empty relation for a filter that is always false): a leaf whose attributes no leaf of
+    the analyzed plan has reads nothing known, and adds no lineage.
+    """
+    by_attribute: dict[int, list[DatasetIdentity]] = {}
+    for leaf in leaves:
+        identities = by_index.get(leaf.index)
+        if identities:
+            for attribute in leaf_attributes(leaf):
+                by_attribute[attribute.expr_id] = identities
+    result: dict[int, list[DatasetIdentity]] = {}
+    for leaf in targets:
+        attributes = leaf_attributes(leaf)
+        if attributes and attributes[0].expr_id in by_attribute:
+            result[leaf.index] = by_attribute[attributes[0].expr_id]
+    return result
+
+
+class _JvmPlanText:
+    """Spark's SQL text of a JVM plan's expressions, node by node, for descriptions.
+
+    ``tree`` is the plan's JSON form: a node's JVM object is found by walking the JVM plan's
+    ``children()`` along the JSON's positions, once per node. A few py4j calls per expression:
+    only with ``columnLineage.descriptionsEnabled``.
+    """
+
+    def __init__(self, jplan: Any, tree: PlanNode) -> None:
+        self._jvm_nodes: dict[int, Any] = {tree.index: jplan}
+        self._parents: dict[int, tuple[PlanNode, int]] = {}
+        stack = [tree]
+        while stack:
+            node = stack.pop()
+            for position, child in enumerate(node.children):
+                self._parents[child.index] = (node, position)
+                stack.append(child)
+
+    def _node(self, node: PlanNode) -> Any:
+        found = self._jvm_nodes.get(node.index)
+        if found is None:
+            parent, position = self._parents[node.index]
+            found = self._node(parent).children().apply(position)
+            self._jvm_nodes[node.index] = found
+        return found
+
+    def sql(self, node: PlanNode, name: str) -> list[str]:
+        value = getattr(self._node(node), name)()
+        if node.cls == "Join":  # Option[Expression]
+            return [str(value.get().sql())] if value.isDefined() else []
+        if name in ("condition", "generator"):
+            return [str(value.sql())]
+        return [str(value.apply(i).sql()) for i in range(value.size())]
+
+    def join_type(self, node: PlanNode) -> str:
+        return str(self._node(node).joinType().sql())
+
+
+def _leaf_schemas(
+    json_leaves: list[PlanNode], found: LeafDatasets
+) -> dict[tuple[str, str], list[SchemaDatasetFacetFields]]:
+    """The schema facet fields of each input, from the columns of the leaf that reads it."""
+    from pyspark.sql.types import StructType
+
+    schemas: dict[tuple[str, str], list[SchemaDatasetFacetFields]] = {}
+    for position, identities in found.by_leaf.items():
+        keys = [(i.namespace, i.name) for i in identities if (i.namespace, i.name) not in schemas]
+        if keys:
+            struct = StructType.fromJson(leaf_schema_json(json_leaves[position]))
+            fields = schema_fields(struct)
+            for key in keys:
+                schemas[key] = fields
+    return schemas

@@ -1,0 +1,461 @@
+"""SQL statements under Spark Connect: what a statement reads and writes, asked of the server.
+
+How the adapter learns what a statement does
+--------------------------------------------
+Before the statement runs, the adapter sends the same ``SqlCommand`` (same arguments, same
+temporary views) with ``EXPLAIN EXTENDED`` in front of the text. The server parses and analyses
+the statement with its own analyzer and catalog and returns the plan as text (``_explain``): the
+command it will run (``InsertIntoHadoopFsRelationCommand``, ``InsertIntoHiveTable``,
+``CreateDataSourceTableAsSelectCommand``, ``DropTable``, ...) with its target table or folder,
+the write mode, and every table the query reads, fully qualified. ``EXPLAIN`` runs no Spark job
+and never runs the statement (a test runs DROP, TRUNCATE and INSERT and checks both), except for
+a statement that reads files by path (``parquet.`/data/x```): the server would infer the files'
+schema in a job, so such a statement is not explained, and its run says why it has no datasets.
+The target's location and schema and the inputs' schemas then come from the catalog (``DESCRIBE
+TABLE EXTENDED ... AS JSON``: no job either). Column lineage is traced over the optimized plan's
+text (``_text_lineage``), as the classic path traces the optimized plan; a CTAS's command holds
+its query as analysed only, so the query is explained once more on its own, beside the
+statement, and used when the server's plan of it is the statement's query node for node.
+
+The other way considered was the OpenLineage SQL parser (``openlineage-sql``, dialect ``spark``)
+on the client plus catalog look-ups. The parser cannot tell what the server will do: which
+command runs (a Hive table written as files is ``InsertIntoHadoopFsRelationCommand``, as Hive
+SerDe ``InsertIntoHiveTable``: the job name the JVM agent gives depends on it), the current
+database and catalog, temporary views and parameter markers; and it gave nothing for ``CREATE
+TABLE ... USING parquet AS SELECT`` and ``INSERT OVERWRITE DIRECTORY ... USING parquet``. The
+server's analyzer answers all of that exactly, in one request.
+
+When
+----
+An INSERT into a table waits for nothing: it is sent at once, and the server explains it and
+answers the catalog look-ups (its inputs and target, which it does not change) beside it; the
+START goes out when they are done, COMPLETE waits for them. Any other statement waits for its
+``EXPLAIN`` (and, for a DROP or TRUNCATE, the catalog look-ups of its table), since what it
+changes must be known before it runs; a statement that creates or changes a table (CREATE, CTAS,
+ALTER, RENAME) is described when it has run, since the table's new schema and name exist only
+then: its START and COMPLETE are both sent when the statement returns.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from openlineage_sdk.spark._execution import (
+    DatasetIdentity,
+    DatasetLineage,
+    SparkExecution,
+    note_problem,
+)
+from openlineage_sdk.spark._flow import Description
+from openlineage_sdk.spark.describe._commands import COMMANDS, Command
+from openlineage_sdk.spark.describe._naming import hadoop_location_uri
+from openlineage_sdk.spark.describe._schema import schema_fields
+from openlineage_sdk.spark.describe._sql_text import (
+    PATH_QUERY,
+    described_beside,
+    directory_query,
+    insert_table,
+    is_insert_overwrite,
+    path_relations,
+    table_query,
+)
+from openlineage_sdk.spark.describe._statement import (
+    PlannedStatement,
+    apply_output,
+    apply_statement,
+)
+from openlineage_sdk.spark.describe._tables import TableInfo
+from openlineage_sdk.spark.describe._writes import FILE_FORMATS
+from openlineage_sdk.spark.session.connect._explain import (
+    ExplainedStatement,
+    explain_text,
+    location_of,
+    parse_explain,
+    same_query,
+)
+from openlineage_sdk.spark.session.connect._text_lineage import text_column_lineage
+
+if TYPE_CHECKING:
+    from openlineage_sdk.spark.session.connect import ConnectSession
+
+__all__ = ["ConnectStatement", "explained_inputs", "plan_names", "traced_lineage"]
+
+log = logging.getLogger("openlineage_sdk.spark")
+
+# What a statement that reads files by path (``parquet.`/data/x```) is reported with.
+_PATH_STATEMENT = (
+    "statement: it reads files by path, and asking the server what it reads and writes would "
+    "run a Spark job (the files' schema inference): its datasets are left out"
+)
+
+
+@dataclass
+class _Plan:
+    explained: ExplainedStatement
+    command: Command | None
+    text: str
+    previous: DatasetIdentity | None = None
+    ready: bool = False  # explained, and a command the adapter describes
+    query: ExplainedStatement | None = None  # a CTAS's query, explained on its own
+
+    @property
+    def before(self) -> bool:
+        """Whether the statement is described (and its START sent) before it runs."""
+        return (
+            self.command is None
+            or self.explained.error is not None
+            or self.command.described == "before"
+        )
+
+
+class ConnectStatement(Description):
+    """How a ``SqlCommand`` that may write is described around its run (see the module)."""
+
+    def __init__(
+        self, session: ConnectSession, execution: SparkExecution, text: str, command: Any
+    ) -> None:
+        self.session = session
+        self.execution = execution
+        self.text = text
+        self.sql_command = command
+        self.plan: _Plan | None = None
+        self.insert = described_beside(text)
+        self.start = "beside" if self.insert else "before"
+
+    # -- the template's steps
+
+    def before(self) -> bool:
+        if self.insert:
+            return True  # explained and looked up beside the statement
+        plan = self._explain_statement()
+        early = plan is None or plan.before
+        if plan is not None and plan.ready and plan.command is not None:
+            if plan.command.kind in ("insert", "directory", "load", "ctas", "create", "like"):
+                # What they look up does not change while they run: the server answers the
+                # look-ups while it runs the statement.
+                self.describes_beside = True
+                self.start = "beside" if early else "after"
+            else:
+                self._look_up(plan)
+                self.start = "before" if early else "after"
+        else:
+            self.start = "before" if early else "after"
+        return True
+
+    def beside(self) -> bool:
+        if self.insert:
+            plan = self._explain_statement()
+            if plan is not None and plan.ready and plan.command is not None:
+                self._look_up(plan)
+            return True
+        if self.plan is not None:
+            self._look_up(self.plan)
+        return True
+
+    def after(self) -> bool:
+        plan = self.plan
+        if plan is None or plan.before or plan.command is None or plan.explained.error:
+            return True
+        try:
+            # A statement that failed: what the table was before is the best description left.
+            self._describe(plan, before=self.execution.error is not None)
+        except Exception as error:
+            note_problem(self.execution.problems, "output after the statement", error)
+        return True
+
+    # -- explaining
+
+    def _explain_statement(self) -> _Plan | None:
+        execution, text = self.execution, self.text
+        if PATH_QUERY.search(text):
+            # Explaining it would make the server infer the files' schema: a job of its own.
+            table = insert_table(text) if self.insert else None
+            if table is None:
+                execution.problems.append(_PATH_STATEMENT)
+                return None
+            try:
+                self._describe_path_insert(table)
+            except Exception as error:
+                note_problem(execution.problems, "statement", error)
+            return None
+        try:
+            explained = parse_explain(explain_text(self.session.execute, self.sql_command))
+        except Exception as error:
+            note_problem(execution.problems, "statement", error)
+            return None
+        explained.formatted = lambda: explain_text(
+            self.session.execute, self.sql_command, mode="FORMATTED"
+        )
+        command = COMMANDS.get(explained.node)
+        self.plan = plan = _Plan(explained, command, text)
+        if explained.error is not None:
+            execution.name_job(_command_name(explained.node, command))
+            execution.problems.append(f"statement: the server cannot analyse it: {explained.error}")
+            return plan
+        apply_statement(execution, PlannedStatement(explained.node), None)
+        if command is None:
+            return plan
+        if command.kind == "rename" and explained.tables:
+            info = self.session.describe_table(explained.tables[0])
+            if info is not None and info.location is not None:
+                plan.previous = self.session.table_identity(info)
+        plan.ready = True
+        return plan
+
+    def _look_up(self, plan: _Plan) -> None:
+        """The inputs (and, for a statement described before it runs, the output)."""
+        execution = self.execution
+        if plan.command is not None and plan.command.kind == "ctas":
+            try:
+                plan.query = self._explain_query(plan)
+            except Exception as error:
+                note_problem(execution.problems, "the query of the statement", error)
+        try:
+            execution.inputs.extend(
+                explained_inputs(self.session, plan.query or plan.explained, execution.problems)
+            )
+            if plan.before:
+                self._describe(plan, before=True)
+        except Exception as error:
+            note_problem(execution.problems, "catalog look-ups", error)
+
+    def _explain_query(self, plan: _Plan) -> ExplainedStatement | None:
+        """A CTAS's query, explained on its own; ``None`` when its text cannot be told.
+
+        The server's ``EXPLAIN`` of a CTAS shows the query as analysed: the command holds it
+        and the optimizer does not reach it, while the classic path and the JVM agent trace the
+        query as optimized (and Spark runs it so). The query alone has its optimized plan, and
+        its physical plan locates the files it reads. Used only when its analysed plan is the
+        statement's query, node for node.
+        """
+        query = table_query(plan.text)
+        if query is None:
+            return None
+        text = explain_text(self.session.execute, self.sql_command, query)
+        explained = parse_explain(text)
+        explained.formatted = lambda: explain_text(
+            self.session.execute, self.sql_command, query, mode="FORMATTED"
+        )
+        if explained.error is not None:
+            log.debug("openlineage: the server cannot analyse a CTAS's query: %s", explained.error)
+            return None
+        if not same_query(plan.explained.text, text):
+            log.debug("openlineage: a CTAS's query, told from its text, is not the statement's")
+            return None
+        return explained
+
+    def _describe_path_insert(self, name: str) -> None:
+        """An INSERT whose query reads files by path, from its text and the catalog.
+
+        The target table is named in the text and described by the catalog; the folders the
+        query reads by path are its inputs. Their schemas and the column lineage would need the
+        server to infer the files' schema, which runs a job: they are left out, and the run
+        says so.
+        """
+        session, execution, text = self.session, self.execution, self.text
+        info = session.describe_table(name, with_schema=True)
+        if info is None or info.location is None:
+            raise ValueError(f"{name} is not a table with a location")
+        node = (
+            "InsertIntoHiveTable"
+            if (info.provider or "").lower() == "hive"
+            else ("InsertIntoHadoopFsRelationCommand")
+        )
+        output = DatasetLineage(session.table_identity(info), "output")
+        try:
+            output.schema = info.schema or schema_fields(session.table_schema(name))
+        except Exception as error:
+            note_problem(output.problems, "output schema", error)
+        planned = PlannedStatement(node, output, info, overwrite=is_insert_overwrite(text))
+        for fmt, path in path_relations(text):
+            if fmt.lower() not in FILE_FORMATS:
+                continue
+            try:
+                planned.inputs.append(DatasetLineage(session.path_identity(path), "input"))
+            except Exception as error:
+                note_problem(planned.problems, f"input {path}", error)
+        planned.problems.append(
+            "column lineage: the query reads files by path, and asking the server would infer "
+            "their schema in a Spark job: the inputs' schemas and the column lineage are left out"
+        )
+        apply_statement(execution, planned, session.catalog_info())
+
+    # -- the output
+
+    def _describe(self, plan: _Plan, *, before: bool) -> None:
+        """Fill in the output and the job name, from the catalog (before or after the run)."""
+        session, execution = self.session, self.execution
+        explained, command = plan.explained, plan.command
+        assert command is not None
+        table: TableInfo | None = None
+        tables = explained.tables
+        if command.kind == "directory" or (command.kind == "insert" and not tables):
+            location = location_of(explained.line)
+            if location is None:
+                raise ValueError(f"{explained.node} names no location")
+            uri = (
+                hadoop_location_uri(location)
+                if ":" in location.split("/", 1)[0]
+                else session.qualify(location)
+            )
+            output = DatasetLineage(DatasetIdentity.from_uri(uri), "output")
+            query = directory_query(plan.text) if command.kind == "directory" else None
+            if query is not None:
+                try:
+                    # The server analyses the query alone: its schema, no Spark job.
+                    output.schema = schema_fields(session.spark.sql(query).schema)
+                except Exception as error:
+                    note_problem(output.problems, "output schema", error)
+        else:
+            if not tables:
+                raise ValueError(f"{explained.node} names no table")
+            name = tables[0]
+            if command.kind == "rename" and not before:
+                name = _renamed(tables[0], tables[1] if len(tables) > 1 else None)
+            # An INSERT's target exists: the server has analysed the INSERT.
+            wants_schema = command.kind not in ("drop", "truncate")
+            info = session.describe_table(
+                name, exists=command.kind == "insert", with_schema=wants_schema
+            )
+            if info is None or info.location is None:
+                info = session.planned_table(name)
+            table = info
+            output = DatasetLineage(session.table_identity(info), "output")
+            if command.kind == "rename":
+                output.previous_identity = plan.previous
+            if wants_schema:
+                try:
+                    output.schema = info.schema or schema_fields(session.table_schema(name))
+                except Exception as error:
+                    note_problem(output.problems, "output schema", error)
+        if command.kind in ("insert", "directory", "ctas") and output.schema is not None:
+            traced_lineage(plan.query or explained, execution.inputs, output)
+        planned = PlannedStatement(
+            explained.node, output, table, overwrite=_is_overwrite(explained, plan.text)
+        )
+        apply_output(execution, planned, output, session.catalog_info())
+
+
+def _command_name(node: str, command: Command | None) -> str:
+    from openlineage_sdk.spark.describe._commands import command_name
+
+    return command.name if command is not None else command_name(node, executes=False)
+
+
+def explained_inputs(
+    session: ConnectSession, explained: ExplainedStatement, problems: list[str]
+) -> list[DatasetLineage]:
+    """The datasets an explained plan reads: its tables (from the catalog) and file locations."""
+    found: list[DatasetLineage] = []
+    seen: set[tuple[str, str]] = set()
+    try:
+        explained.resolve_cut_scans()
+    except Exception as error:
+        note_problem(problems, "inputs: the scans' locations in full", error)
+
+    def add(dataset: DatasetLineage) -> None:
+        key = (dataset.identity.namespace, dataset.identity.name)
+        if key not in seen:
+            seen.add(key)
+            found.append(dataset)
+
+    for name in explained.input_tables:
+        dataset = session.input_table(name, problems, exists=True)
+        if dataset is not None:
+            add(dataset)
+    for path in explained.input_paths:
+        try:
+            add(DatasetLineage(DatasetIdentity.from_uri(hadoop_location_uri(path)), "input"))
+        except Exception as error:
+            note_problem(problems, f"input {path}", error)
+    located = len(explained.input_paths)
+    if explained.unnamed_inputs > located:
+        cut = (
+            " (their locations are longer than the session's "
+            "spark.sql.maxMetadataStringLength, which cuts them short in the plan's text)"
+            if explained.cut_paths
+            else ""
+        )
+        problems.append(
+            "inputs: the server's plan does not locate "
+            f"{explained.unnamed_inputs - located} file input(s) read by path{cut}"
+        )
+    return found
+
+
+def traced_lineage(
+    explained: ExplainedStatement, inputs: list[DatasetLineage], output: DatasetLineage
+) -> None:
+    """The output's column lineage, from the plan's text and the inputs already known."""
+    try:
+        names = [f["name"] for f in output.schema or []]
+        tables, paths = plan_names(explained, inputs)
+        record = text_column_lineage(explained.text, names, tables, paths, explained.scans)
+        if record is not None:
+            output.column_lineage = record
+    except Exception as error:
+        note_problem(output.problems, "column lineage", error)
+
+
+def plan_names(
+    explained: ExplainedStatement, inputs: list[DatasetLineage]
+) -> tuple[dict[str, DatasetIdentity], dict[str, DatasetIdentity]]:
+    """The inputs by the names the plan's text gives them: tables, and scanned locations."""
+    tables: dict[str, DatasetIdentity] = {}
+    for shown in explained.input_tables:
+        plain = shown.replace("`", "")
+        for dataset in inputs:
+            for link in dataset.identity.symlinks:
+                if plain == link.name or plain.endswith("." + link.name):
+                    tables[shown] = dataset.identity
+    paths: dict[str, DatasetIdentity] = {}
+    for path in explained.input_paths:
+        try:
+            identity = DatasetIdentity.from_uri(hadoop_location_uri(path))
+        except Exception:  # named as an input already, or noted as its problem
+            continue
+        for dataset in inputs:
+            if (dataset.identity.namespace, dataset.identity.name) == (
+                identity.namespace,
+                identity.name,
+            ):
+                paths[path] = dataset.identity
+    for prefix in explained.cut_paths:
+        # A location cut short names the one input whose name it begins, if just one does.
+        try:
+            begun = DatasetIdentity.from_uri(hadoop_location_uri(prefix))
+        except Exception:
+            continue
+        start = begun.location or begun.name
+        found = {
+            (d.identity.namespace, d.identity.name): d.identity
+            for d in inputs
+            if d.identity.namespace == begun.namespace
+            and (d.identity.location or d.identity.name).startswith(start)
+        }
+        if len(found) == 1:
+            paths[prefix] = next(iter(found.values()))
+    return tables, paths
+
+
+def _is_overwrite(explained: ExplainedStatement, text: str) -> bool:
+    line = explained.line
+    if explained.node == "InsertIntoHadoopFsRelationCommand":
+        return ", Overwrite, " in line
+    if explained.node.endswith("DirCommand"):
+        return True
+    if explained.node == "OptimizedCreateHiveTableAsSelectCommand":
+        return ", Overwrite" in line
+    return is_insert_overwrite(text)
+
+
+def _renamed(old: str, new: str | None) -> str:
+    """The new qualified name of a renamed table: in the old one's database unless it names one."""
+    if new is None:
+        raise ValueError("the rename names no new table")
+    if new.count("`.`") >= 1:
+        return new
+    parts = old.rsplit("`.`", 1)
+    return f"{parts[0]}`.{new}" if len(parts) == 2 else new
