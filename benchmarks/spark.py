@@ -348,7 +348,7 @@ def run_connect_sql(spark: Any, driver: Any, source: str, repeat: int, scratch: 
     statement and catalog look-ups before it, events to a JSON Lines file). Prints the medians
     and the ratio against the target; returns the ratio.
     """
-    from openlineage_sdk.spark._connect_statements import ConnectStatements
+    from openlineage_sdk.spark.session.connect._statements import ConnectStatement
 
     spark.sql("DROP TABLE IF EXISTS bench_orders")
     spark.sql("DROP TABLE IF EXISTS bench_gross")
@@ -365,7 +365,7 @@ def run_connect_sql(spark: Any, driver: Any, source: str, repeat: int, scratch: 
     events = scratch / "events-connect-sql.jsonl"
     client = OpenLineage(transport=FileTransport(events), namespace="bench")
     own: list[float] = []
-    plan, after = ConnectStatements._plan, ConnectStatements._describe_after
+    steps = {name: getattr(ConnectStatement, name) for name in ("before", "beside", "after")}
 
     def timed(method: Callable[..., Any]) -> Callable[..., Any]:
         @functools.wraps(method)
@@ -394,8 +394,9 @@ def run_connect_sql(spark: Any, driver: Any, source: str, repeat: int, scratch: 
     once(True)  # warm-up
     times: dict[str, list[float]] = {"plain": [], "adapter": []}
     with (
-        mock.patch.object(ConnectStatements, "_plan", timed(plan)),
-        mock.patch.object(ConnectStatements, "_describe_after", timed(after)),
+        mock.patch.object(ConnectStatement, "before", timed(steps["before"])),
+        mock.patch.object(ConnectStatement, "beside", timed(steps["beside"])),
+        mock.patch.object(ConnectStatement, "after", timed(steps["after"])),
     ):
         for round_ in range(repeat):
             order = ["plain", "adapter"] if round_ % 2 == 0 else ["adapter", "plain"]
@@ -412,9 +413,7 @@ def run_connect_sql(spark: Any, driver: Any, source: str, repeat: int, scratch: 
     paired = within_round(times["adapter"], times["plain"])
     print(f"  ratio within a round (median of {repeat}): {paired:.3f}x")
     print(verdict(times["adapter"], times["plain"]))
-    print(
-        f"  adapter's own requests per statement (median): {statistics.median(own) * 1000:.1f} ms"
-    )
+    print(f"  adapter's own steps (median of one step): {statistics.median(own) * 1000:.1f} ms")
     lines = events.read_text(encoding="utf-8").splitlines()
     print(f"  events written: {len(lines)}")
     client.close()

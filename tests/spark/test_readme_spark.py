@@ -24,7 +24,7 @@ def test_the_pyspark_examples_run(
 ) -> None:
     from openlineage_sdk.spark import uninstall
 
-    automatic, explicit, builder = _examples()
+    automatic, explicit, _builder = _examples()
     # The examples use paths relative to where the program runs; Spark's JVM runs in the
     # folder the tests started in, so the paths are made absolute here.
     automatic = automatic.replace('"lake/', f'"{tmp_path}/lake/')
