@@ -29,6 +29,7 @@ import contextlib
 import io
 import json
 import sys
+import time
 import traceback
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -396,6 +397,7 @@ def perform_all(plan: list[Performance]) -> int:
     for job in plan:
         out = Path(job.root) / "stdout.txt"
         printed = io.StringIO()
+        started = time.monotonic()
         try:
             with contextlib.redirect_stdout(printed):
                 perform(job)
@@ -403,6 +405,8 @@ def perform_all(plan: list[Performance]) -> int:
             failed += 1
             (Path(job.root) / "error.txt").write_text(traceback.format_exc())
         out.write_text(printed.getvalue())
+        took = time.monotonic() - started
+        print(f"{job.script} ({job.mode}): {took:.1f} s", file=sys.stderr, flush=True)
     return failed
 
 
