@@ -15,9 +15,8 @@ def group(name: str) -> list[str]:
     return list(nox.project.dependency_groups(PYPROJECT, name))
 
 
-@nox.session
-def tests(session: nox.Session) -> None:
-    """Run the whole test suite (Spark, Spark Connect and Kafka tests included)."""
+def install_for_tests(session: nox.Session) -> None:
+    """What the test sessions need: the package with every extra, the example plugin, the groups."""
     session.install(
         "-e",
         ".[http,kafka,codegen,spark,report]",
@@ -28,7 +27,27 @@ def tests(session: nox.Session) -> None:
         *group("spark"),
         *group("typecheck"),
     )
+
+
+@nox.session
+def tests(session: nox.Session) -> None:
+    """Run the whole test suite (Spark, Spark Connect and Kafka tests included)."""
+    install_for_tests(session)
     session.run("python", "-m", "pytest", *session.posargs)
+
+
+@nox.session(default=False)
+def fast(session: nox.Session) -> None:
+    """The suite for day-to-day work: every test not marked ``slow`` (a few minutes).
+
+    It still runs classic PySpark and Spark Connect in process, on the one local driver the
+    Spark tests share. It leaves out what starts Spark drivers of its own in subprocesses or
+    takes long: the JVM agent parity scenarios (tests/spark/test_jvm_agent_events.py), the demo,
+    ``openlineage-sdk run`` on real scripts, the standalone cluster, scripts that end on an
+    action, and the benchmark-sized report and browser tests. ``nox -s tests`` runs everything.
+    """
+    install_for_tests(session)
+    session.run("python", "-m", "pytest", "-m", "not slow", *session.posargs)
 
 
 @nox.session

@@ -2,14 +2,22 @@
 
 from __future__ import annotations
 
+import json
 import os
+import re
+import shutil
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from openlineage_sdk import OutputDataset, RunEvent
 
 PRODUCER = "https://example.com/tests/spark"
+
+# The JVM agent's expected events, vendored with their licence (see tests/data/jvm-spark/README.md).
+JVM_SPARK = Path(__file__).resolve().parent.parent / "data" / "jvm-spark"
 
 
 def strict_problems(text: str) -> list[Any]:
@@ -33,6 +41,29 @@ def strict_problems(text: str) -> list[Any]:
 
 
 NAMESPACE = "etl"
+
+
+def pyspark_missing() -> str | None:
+    """Why pyspark cannot be imported here, or ``None``."""
+    try:
+        import pyspark  # noqa: F401
+    except ImportError:
+        return "pyspark is not installed (the [spark] extra and the spark dependency group)"
+    return None
+
+
+def spark_missing() -> str | None:
+    """Why no Spark driver can start here (no pyspark, no ``java`` on the PATH), or ``None``."""
+    if shutil.which("java") is None:
+        return pyspark_missing() or "no java on the PATH: a Spark driver needs Java 17"
+    return pyspark_missing()
+
+
+def skip_without_spark() -> None:
+    """Skip the calling test or fixture, with the reason, where no Spark driver can start."""
+    reason = spark_missing()
+    if reason is not None:
+        pytest.skip(reason)
 
 
 def files_of(path: Path) -> list[Path]:
@@ -125,3 +156,72 @@ class Captured:
 
     def clear(self) -> None:
         self.memory.clear()
+
+
+# ------------------------------------------------------------------------------ the JVM agent's events
+
+# The scripts whose statements tests/spark/test_connect_jvm_expected.py performs under Spark
+# Connect on the test driver; test_jvm_agent_events.py performs them in classic PySpark only.
+CONNECT_IN_PROCESS = frozenset(
+    {
+        "spark_create_table.py",
+        "spark_drop_table.py",
+        "spark_truncate_table.py",
+        "spark_alter_table.py",
+        "spark_hadoop_fs_relation.py",
+    }
+)
+
+# The agent-internal facets tests/data/jvm-spark/README.md leaves out of scope.
+OUT_OF_SCOPE_FACETS = ("spark_unknown", "spark.logicalPlan", "debug")
+
+
+def jvm_cases() -> list[dict[str, Any]]:
+    """``cases.json``'s cases: each agent test script, its confs and its expected files."""
+    cases: list[dict[str, Any]] = json.loads((JVM_SPARK / "cases.json").read_text())["cases"]
+    return cases
+
+
+def matches(expected: Any, actual: Any) -> bool:
+    """MockServer's "only matching fields": ``expected``'s fields are all in ``actual``."""
+    if isinstance(expected, dict):
+        if not isinstance(actual, dict):
+            return False
+        return all(key in actual and matches(value, actual[key]) for key, value in expected.items())
+    if isinstance(expected, list):
+        if not isinstance(actual, list):
+            return False
+        return _match_items(expected, actual, set())
+    if isinstance(expected, str):
+        if expected == "${json-unit.any-string}":
+            return isinstance(actual, str)
+        if expected == "${json-unit.any-number}":
+            return isinstance(actual, int | float) and not isinstance(actual, bool)
+        if expected.startswith("${json-unit.regex}"):
+            pattern = expected[len("${json-unit.regex}") :]
+            return isinstance(actual, str) and re.fullmatch(pattern, actual) is not None
+    return bool(expected == actual) and type(expected) is type(actual)
+
+
+def _match_items(expected: list[Any], actual: list[Any], used: set[int]) -> bool:
+    """Each expected item matches a different actual item (any order, extra items allowed)."""
+    if not expected:
+        return True
+    first, rest = expected[0], expected[1:]
+    for index, item in enumerate(actual):
+        if (
+            index not in used
+            and matches(first, item)
+            and _match_items(rest, actual, used | {index})
+        ):
+            return True
+    return False
+
+
+def in_scope(expected: Any) -> Any:
+    """The expected event without the agent-internal facets the README leaves out of scope."""
+    if isinstance(expected, dict):
+        return {k: in_scope(v) for k, v in expected.items() if k not in OUT_OF_SCOPE_FACETS}
+    if isinstance(expected, list):
+        return [in_scope(v) for v in expected]
+    return expected

@@ -8,11 +8,16 @@ that), while the tests themselves can still count the jobs the shared driver ran
 
 ``mode_spark`` runs a test once per mode, so the same suite covers classic PySpark and Spark
 Connect.
+
+Only the tests that need Spark skip where it cannot run (no pyspark, or no ``java`` on the
+PATH), each with the reason: those that use a Spark fixture (``spark``, ``spark_connect``,
+``mode_spark`` and the fixtures built on them) and those marked ``spark`` because they start a
+Spark driver of their own in a subprocess. The rest (naming rules, text parsing, pure functions)
+run anywhere.
 """
 
 from __future__ import annotations
 
-import shutil
 import socket
 import time
 from collections.abc import Iterator
@@ -21,12 +26,22 @@ from typing import Any
 
 import pytest
 
-from tests.spark._support import NAMESPACE, PRODUCER, Captured, strict_problems
+from tests.spark._support import (
+    NAMESPACE,
+    PRODUCER,
+    Captured,
+    pyspark_missing,
+    skip_without_spark,
+    spark_missing,
+    strict_problems,
+)
 
-pyspark = pytest.importorskip("pyspark")
+# The fixtures that start (or are) a Spark session; every Spark fixture of this folder is built
+# on one of them (``mode_spark`` asks for its session by name, so it is listed itself).
+SPARK_FIXTURES = frozenset({"spark", "spark_connect", "mode_spark"})
 
-if shutil.which("java") is None:  # pragma: no cover - CI installs Java 17
-    pytest.skip("the Spark tests need Java", allow_module_level=True)
+SPARK_MISSING = spark_missing()
+PYSPARK_MISSING = pyspark_missing()
 
 
 def _free_port() -> int:
@@ -48,6 +63,7 @@ def connect_port() -> int:
 @pytest.fixture(scope="session")
 def spark(spark_root: Path, connect_port: int) -> Iterator[Any]:
     """The classic session (and the driver that also serves Spark Connect)."""
+    skip_without_spark()
     from pyspark.sql import SparkSession
 
     session = (
@@ -139,9 +155,22 @@ def _facet_builders_of_plugins(request: pytest.FixtureRequest, monkeypatch: Any)
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Mark the tests that need Spark ``spark``; where it cannot run, skip them with the reason.
+
+    A test needs Spark when it uses a Spark fixture, or when it is marked ``spark`` itself (it
+    starts a driver in a subprocess); one marked ``pyspark`` needs pyspark's modules only. The
+    other tests of this folder need neither pyspark nor Java and stay unmarked.
+    """
     for item in items:
-        if "tests/spark/" in str(item.fspath).replace("\\", "/"):
+        if "tests/spark/" not in str(item.fspath).replace("\\", "/"):
+            continue
+        uses_spark = not SPARK_FIXTURES.isdisjoint(getattr(item, "fixturenames", ()))
+        if uses_spark and item.get_closest_marker("spark") is None:
             item.add_marker(pytest.mark.spark)
+        if SPARK_MISSING is not None and item.get_closest_marker("spark") is not None:
+            item.add_marker(pytest.mark.skip(reason=SPARK_MISSING))
+        elif PYSPARK_MISSING is not None and item.get_closest_marker("pyspark") is not None:
+            item.add_marker(pytest.mark.skip(reason=PYSPARK_MISSING))
 
 
 # ------------------------------------------------------------------------------ lineage events

@@ -1,21 +1,38 @@
 """The statements of the JVM agent's PySpark container tests, performed with the adapter on.
 
 Each scenario performs what one of the agent's test scripts does (same app name, tables,
-statements and paths), with every path under a private root, on a Spark driver of its own with
-the confs ``tests/data/jvm-spark/cases.json`` gives. Run as::
+statements and paths), with every path under a private root, on a SparkContext of its own with
+the confs ``tests/data/jvm-spark/cases.json`` gives: its own app name, warehouse, catalog (Hive
+or in-memory) and metastore, all under its root. Run as::
 
     python -m tests.spark.jvm_scenarios SCRIPT ROOT EVENTS_FILE [MASTER [MODE]]
+    python -m tests.spark.jvm_scenarios --plan PLAN_FILE
 
-(``MASTER``: the Spark master URL, ``local[1]`` by default; ``MODE``: ``classic``, or
-``connect`` to run the statements through a Spark Connect client of the driver.) It writes every event the adapter emits to ``EVENTS_FILE`` (JSON Lines), in the namespace the
-agent's test gives its events, and prints what the script prints.
+The first form performs one script (``MASTER``: the Spark master URL, ``local[1]`` by default;
+``MODE``: ``classic``, or ``connect`` to run the statements through a Spark Connect client of
+the driver), writes every event the adapter emits to ``EVENTS_FILE`` (JSON Lines), in the
+namespace the agent's test gives its events, and prints what the script prints.
+
+The second performs several, one after another in this one process, so that they share one
+driver JVM (starting a JVM, and warming it, is most of what a scenario costs): ``PLAN_FILE`` is a
+JSON list of ``{"script", "root", "events", "master", "mode"}``. Each still gets a SparkContext of
+its own, stopped before the next starts, because what sets a scenario apart cannot change on a
+running one (``spark.sql.warehouse.dir`` and ``spark.sql.catalogImplementation`` are static,
+and the metastore is created with its warehouse). What a scenario prints goes to
+``ROOT/stdout.txt``; a scenario that fails writes its traceback to ``ROOT/error.txt``, and the
+next one still runs.
 """
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import sys
+import time
+import traceback
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -289,34 +306,59 @@ def _free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-def main(
-    script: str, root: str, events: str, master: str = "local[1]", mode: str = "classic"
-) -> None:
+@dataclass
+class Performance:
+    """One scenario to perform: where its files go, on which master, in which mode."""
+
+    script: str
+    root: str
+    events: str
+    master: str = "local[1]"
+    mode: str = "classic"
+
+
+def perform(job: Performance) -> None:
+    """Perform one scenario on a SparkContext of its own, stopped at the end."""
+    from pyspark import SparkContext
     from pyspark.sql import SparkSession
 
     from openlineage_sdk.client import OpenLineage
     from openlineage_sdk.spark import install, uninstall
     from openlineage_sdk.transports.file import FileTransport
 
-    case = next(c for c in json.loads(CASES.read_text())["cases"] if c["script"] == script)
-    scenario = SCENARIOS[script]
+    cases = json.loads(CASES.read_text())
+    case = next(c for c in cases["cases"] if c["script"] == job.script)
+    scenario = SCENARIOS[job.script]
+    root = job.root
 
     def p(path: str) -> str:
         return root + path
 
-    builder = SparkSession.builder.master(master)
-    confs = [c.replace("{root}", root) for c in json.loads(CASES.read_text())["default_confs"]]
+    # The JVM is started bare, before any SparkContext: PySpark passes the first context's confs
+    # to the JVM it starts as system properties, which every later SparkConf reads as defaults,
+    # so one scenario's confs would leak into the next one's.
+    SparkContext._ensure_initialized()
+    builder = SparkSession.builder.master(job.master)
+    confs = [c.replace("{root}", root) for c in cases["default_confs"]]
     for conf in [*confs, *AGENT_TEST_CONFS, *case["confs"], *scenario.confs]:
         key, value = conf.split("=", 1)
         builder = builder.config(key, value)
+    # The default confs place the metastore by a JVM option (derby.system.home), which only a
+    # starting JVM reads: the metastore is given the same folder itself.
+    builder = builder.config(
+        "spark.hadoop.javax.jdo.option.ConnectionURL",
+        f"jdbc:derby:;databaseName={p('/tmp/derby/metastore_db')};create=true",
+    )
     if scenario.app is not None:
         builder = builder.appName(scenario.app)
     if scenario.warehouse is not None:
         builder = builder.config("spark.sql.warehouse.dir", p(scenario.warehouse))
     if scenario.hive:
         builder = builder.enableHiveSupport()
+    else:
+        builder = builder.config("spark.sql.catalogImplementation", "in-memory")
     port = _free_port()
-    if mode == "connect":
+    if job.mode == "connect":
         # The driver serves Spark Connect; the scenario runs through a Connect client of it.
         builder = (
             builder.config("spark.plugins", "org.apache.spark.sql.connect.SparkConnectPlugin")
@@ -325,23 +367,56 @@ def main(
         )
     Path(p("/tmp")).mkdir(parents=True, exist_ok=True)
     driver = builder.getOrCreate()
-    driver.sparkContext.setLogLevel("ERROR")
-    spark = driver
-    if mode == "connect":
-        from pyspark.sql.connect.session import SparkSession as ConnectSession
-
-        spark = ConnectSession.builder.remote(f"sc://127.0.0.1:{port}").getOrCreate()
-    client = OpenLineage(transport=FileTransport(events), namespace=case["job_namespace"])
-    install(spark, client)
     try:
-        scenario.run(spark, p)
+        driver.sparkContext.setLogLevel("ERROR")
+        spark: Any = driver
+        if job.mode == "connect":
+            from pyspark.sql.connect.session import SparkSession as ConnectSession
+
+            spark = ConnectSession.builder.remote(f"sc://127.0.0.1:{port}").getOrCreate()
+        try:
+            client = OpenLineage(
+                transport=FileTransport(job.events), namespace=case["job_namespace"]
+            )
+            install(spark, client)
+            try:
+                scenario.run(spark, p)
+            finally:
+                uninstall(spark)
+                client.close()
+        finally:
+            if spark is not driver:
+                spark.stop()
     finally:
-        uninstall(spark)
-        client.close()
-        if spark is not driver:
-            spark.stop()
         driver.stop()
 
 
+def perform_all(plan: list[Performance]) -> int:
+    """Perform each scenario in turn, in this process; how many failed."""
+    failed = 0
+    for job in plan:
+        out = Path(job.root) / "stdout.txt"
+        printed = io.StringIO()
+        started = time.monotonic()
+        try:
+            with contextlib.redirect_stdout(printed):
+                perform(job)
+        except Exception:  # written where the scenario's test reads it; the next one runs
+            failed += 1
+            (Path(job.root) / "error.txt").write_text(traceback.format_exc())
+        out.write_text(printed.getvalue())
+        took = time.monotonic() - started
+        print(f"{job.script} ({job.mode}): {took:.1f} s", file=sys.stderr, flush=True)
+    return failed
+
+
+def main(argv: list[str]) -> int:
+    if argv[0] == "--plan":
+        plan = [Performance(**entry) for entry in json.loads(Path(argv[1]).read_text())]
+        return 1 if perform_all(plan) else 0
+    perform(Performance(*argv[:5]))
+    return 0
+
+
 if __name__ == "__main__":
-    main(*sys.argv[1:6])
+    sys.exit(main(sys.argv[1:]))

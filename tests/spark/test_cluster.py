@@ -155,6 +155,8 @@ def _events(script: str, root: Path, master: str) -> list[dict[str, Any]]:
     return read
 
 
+@pytest.mark.spark
+@pytest.mark.slow
 @pytest.mark.parametrize("script", SCENARIOS)
 def test_a_cluster_gives_the_events_of_local_mode(
     cluster: str, script: str, tmp_path: Path

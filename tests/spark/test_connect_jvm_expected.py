@@ -8,12 +8,14 @@ Spark Connect session, and the events must match the expected files by the rule 
 README: every field of the file is in the event with an equal value, arrays in any order and with
 extra items allowed, placeholders for any string, number or pattern, with no tolerance of our
 own (the ``file`` data source URI and the empty arrays are the agent's). RUNNING events are the
-agent's own and out of scope.
+agent's own and out of scope. The files must also match by ``tests/spark/test_jvm_agent_events.py``'s
+form of the rule (each array item of a file matches a different item of the event, values of
+the same JSON type), which leaves these scripts to this test under Connect.
 
 Mapping: the scripts' paths (``/tmp/drop_test``, ...) are the agent's warehouse folders; here
 every table lives in the test driver's warehouse, so those roots are mapped to it (also in the
-job names' table part, the path's last two folders), and the scripts' application name to the
-test driver's (one driver serves every test; Connect cannot rename its application).
+job names' table part, the path's last two folders). The scripts' application name is the
+session's, set for the test as the script's driver sets it (one driver serves every test).
 """
 
 from __future__ import annotations
@@ -26,11 +28,14 @@ from typing import Any
 
 import pytest
 
+from tests.spark import _support
+from tests.spark._support import CONNECT_IN_PROCESS, in_scope
+from tests.spark.jvm_scenarios import SCENARIOS as PERFORMED_SCENARIOS
+
 pytestmark = pytest.mark.connect
 
 # The JVM agent's expected events, vendored with their licence (see tests/data/jvm-spark/README.md).
 JVM_TESTS = Path(__file__).resolve().parents[1] / "data" / "jvm-spark"
-APP = "openlineage_sdk_tests"
 
 if not (JVM_TESTS / "cases.json").exists():  # pragma: no cover - the data comes with the repo
     pytest.skip("the JVM agent's expected events are not here", allow_module_level=True)
@@ -132,9 +137,9 @@ def _mapped(expected: dict[str, Any], root: str, warehouse: Path) -> dict[str, A
     if isinstance(name, str):
         prefix = _REGEX if name.startswith(_REGEX) else ""
         body = name[len(prefix) :]
-        _app, _, rest = body.partition(".")
+        app, _, rest = body.partition(".")
         rest = rest.replace(f"{Path(root).name}_", f"{warehouse.name}_")
-        job["name"] = f"{prefix}{APP}.{rest}" if rest else f"{prefix}{APP}"
+        job["name"] = f"{prefix}{app}.{rest}" if rest else f"{prefix}{app}"
     return mapped
 
 
@@ -157,15 +162,22 @@ def test_statements_under_connect_match_the_jvm_agents_events(
 
     scenario = SCENARIOS[case["script"]]
     warehouse = spark_root / "warehouse"
-    with OpenLineage(
-        transport=memory, namespace=case["job_namespace"], raise_on_error=True
-    ) as client:
-        install(spark_connect, client)
-        try:
-            for statement in scenario["statements"]:
-                spark_connect.sql(statement)
-        finally:
-            uninstall(spark_connect)
+    app = PERFORMED_SCENARIOS[case["script"]].app
+    assert app is not None
+    previous_app = spark_connect.conf.get("spark.app.name")
+    spark_connect.conf.set("spark.app.name", app)  # the session's, as the script's driver's
+    try:
+        with OpenLineage(
+            transport=memory, namespace=case["job_namespace"], raise_on_error=True
+        ) as client:
+            install(spark_connect, client)
+            try:
+                for statement in scenario["statements"]:
+                    spark_connect.sql(statement)
+            finally:
+                uninstall(spark_connect)
+    finally:
+        spark_connect.conf.set("spark.app.name", previous_app)
     events = [json.loads(text) for text in memory.json_events]
     assert events
     checked = 0
@@ -188,6 +200,26 @@ def test_statements_under_connect_match_the_jvm_agents_events(
                 pytest.fail(f"{entry['expected']} ({entry['operation']}): {closest}")
             checked += 1
     assert checked >= 1
+    # The same files by the agent tests' rule as test_jvm_agent_events.py applies it.
+    for group in case["ordered_groups"]:
+        position = 0
+        for entry in group:
+            if "RUNNING" in entry["operation"]:
+                continue
+            expected = json.loads((JVM_TESTS / "expected" / entry["expected"]).read_text())
+            wanted = in_scope(_mapped(expected, scenario["root"], warehouse))
+            found = next(
+                (i for i in range(position, len(events)) if _support.matches(wanted, events[i])),
+                None,
+            )
+            assert found is not None, f"{entry['expected']} matches no event after #{position}"
+            position = found + 1
+
+
+def test_these_scripts_are_left_to_this_test_under_connect() -> None:
+    """test_jvm_agent_events.py leaves these scripts to this test under Connect: the same ones."""
+    assert set(SCENARIOS) == CONNECT_IN_PROCESS
+    assert all(c["runs_locally"] for c in _cases())
 
 
 def test_the_matching_rule_fails_what_it_must() -> None:

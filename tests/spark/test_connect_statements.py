@@ -910,6 +910,7 @@ def test_the_query_of_a_ctas_is_told_by_its_text_and_checked_by_the_servers_plan
     assert not same_query(statement, alone.replace("Relation s[", "Relation u["))
 
 
+@pytest.mark.pyspark
 def test_statement_text_is_read_from_both_forms_of_the_sql_command() -> None:
     """The ``SQL`` relation PySpark 4 sends, and the command's own text PySpark 3.5 sends."""
     from pyspark.sql.connect.proto import Command

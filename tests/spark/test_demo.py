@@ -28,6 +28,8 @@ SQL_JOBS = {
 }
 
 
+@pytest.mark.spark
+@pytest.mark.slow
 @pytest.mark.parametrize("connect", [False, True], ids=["classic", "connect"])
 def test_the_demo_runs_and_reports_its_lineage(tmp_path: Path, connect: bool) -> None:
     workdir = tmp_path / "demo"

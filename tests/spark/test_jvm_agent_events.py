@@ -1,10 +1,14 @@
 """The adapter's events against the JVM agent's own expected events (tests/data/jvm-spark).
 
 Each runnable script of the agent's PySpark container tests is performed by the project's own
-scenario (``tests/spark/jvm_scenarios.py``) on a Spark driver of its own, in a subprocess, with
+scenario (``tests/spark/jvm_scenarios.py``) on a SparkContext of its own, in a subprocess, with
 every path under a private root; the root is taken out of the events before matching. Matching
 is the agent tests' rule (see ``tests/data/jvm-spark/README.md``): every field of an expected
 file must be in an emitted event with an equal value, arrays in any order and possibly longer.
+
+Only the scenarios the selected tests read are performed, all at once when the first of those
+tests asks for its events: a few subprocesses share them out, each performing its share one
+after another on one driver JVM. Selecting one test performs its one scenario.
 """
 
 from __future__ import annotations
@@ -14,17 +18,25 @@ import os
 import re
 import subprocess
 import sys
+from collections.abc import Iterator, Mapping
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.spark.jvm_scenarios import SCENARIOS
+from tests.spark._support import (
+    CONNECT_IN_PROCESS,
+    in_scope,
+    jvm_cases,
+    matches,
+    skip_without_spark,
+)
+from tests.spark.jvm_scenarios import SCENARIOS, Performance
 
 DATA = Path(__file__).resolve().parent.parent / "data" / "jvm-spark"
-CASES = json.loads((DATA / "cases.json").read_text())["cases"]
-OUT_OF_SCOPE_FACETS = ("spark_unknown", "spark.logicalPlan", "debug")
+CASES = jvm_cases()
 REPO = Path(__file__).resolve().parent.parent.parent
 
 # What differs from the agent, for the files that do not match yet; each reason says what.
@@ -47,51 +59,6 @@ MISSING_SCENARIOS: dict[str, str] = {
 
 
 # ------------------------------------------------------------------------------ matching
-
-
-def matches(expected: Any, actual: Any) -> bool:
-    """MockServer's "only matching fields": ``expected``'s fields are all in ``actual``."""
-    if isinstance(expected, dict):
-        if not isinstance(actual, dict):
-            return False
-        return all(key in actual and matches(value, actual[key]) for key, value in expected.items())
-    if isinstance(expected, list):
-        if not isinstance(actual, list):
-            return False
-        return _match_items(expected, actual, set())
-    if isinstance(expected, str):
-        if expected == "${json-unit.any-string}":
-            return isinstance(actual, str)
-        if expected == "${json-unit.any-number}":
-            return isinstance(actual, int | float) and not isinstance(actual, bool)
-        if expected.startswith("${json-unit.regex}"):
-            pattern = expected[len("${json-unit.regex}") :]
-            return isinstance(actual, str) and re.fullmatch(pattern, actual) is not None
-    return bool(expected == actual) and type(expected) is type(actual)
-
-
-def _match_items(expected: list[Any], actual: list[Any], used: set[int]) -> bool:
-    """Each expected item matches a different actual item (any order, extra items allowed)."""
-    if not expected:
-        return True
-    first, rest = expected[0], expected[1:]
-    for index, item in enumerate(actual):
-        if (
-            index not in used
-            and matches(first, item)
-            and _match_items(rest, actual, used | {index})
-        ):
-            return True
-    return False
-
-
-def _in_scope(expected: Any) -> Any:
-    """The expected event without the agent-internal facets the README leaves out of scope."""
-    if isinstance(expected, dict):
-        return {k: _in_scope(v) for k, v in expected.items() if k not in OUT_OF_SCOPE_FACETS}
-    if isinstance(expected, list):
-        return [_in_scope(v) for v in expected]
-    return expected
 
 
 def test_matching_rule() -> None:
@@ -132,60 +99,159 @@ CONNECT_DIFFERENCES: dict[str, str] = {
 }
 
 
+# Scripts whose statements tests/spark/test_connect_jvm_expected.py performs under Spark
+# Connect on the test driver, matching the same expected files by this rule as well as its own:
+# they are not performed under Connect again here.
 def _connect_runnable() -> list[dict[str, Any]]:
-    return [c for c in _runnable() if c["script"] not in CLASSIC_ONLY]
+    return [
+        c
+        for c in _runnable()
+        if c["script"] not in CLASSIC_ONLY and c["script"] not in CONNECT_IN_PROCESS
+    ]
 
 
-def _perform(
-    base: Path, cases: list[dict[str, Any]], mode: str
-) -> dict[str, tuple[list[Any], str]]:
-    """Every scenario's events (the private root taken out) and its output, by script."""
+# How many subprocesses share the scenarios out: one per core (each runs one local[1] driver).
+WORKERS = max(1, min(3, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 2))
 
-    def run(case: dict[str, Any]) -> tuple[str, tuple[list[Any], str]]:
-        script = case["script"]
-        root = base / script.removesuffix(".py")
-        root.mkdir()
-        events = root / "events.jsonl"
-        env = {**os.environ, "PYTHONPATH": str(REPO)}
-        done = subprocess.run(
-            [
-                sys.executable,
-                "-m",
-                "tests.spark.jvm_scenarios",
-                script,
-                str(root),
-                str(events),
-                "local[1]",
-                mode,
-            ],
-            cwd=root,
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=1200,
-            check=False,
-        )
-        assert done.returncode == 0, done.stderr[-4000:]
-        text = events.read_text() if events.exists() else ""
-        text = text.replace(str(root), "")
-        return script, ([json.loads(line) for line in text.splitlines() if line], done.stdout)
+Key = tuple[str, str]  # (script, mode)
 
-    with ThreadPoolExecutor(max_workers=3) as pool:
-        return dict(pool.map(run, cases))
+
+class Performed:
+    """The scenarios' events and output by script and mode, performed when first asked for.
+
+    The first request performs every scenario the selected tests read (``wanted``), shared out
+    among ``WORKERS`` subprocesses; a scenario asked for later that was not wanted is performed
+    then, alone.
+    """
+
+    def __init__(self, base: Path, wanted: list[Key]) -> None:
+        self._base = base
+        self._wanted = wanted
+        self._done: dict[Key, tuple[list[Any], str]] = {}
+        self._errors: dict[Key, str] = {}
+        self._batches = 0
+
+    def get(self, script: str, mode: str) -> tuple[list[Any], str]:
+        key = (script, mode)
+        if key not in self._done and key not in self._errors:
+            todo = [k for k in self._wanted if k not in self._done and k not in self._errors]
+            self._perform(todo if key in todo else [*todo, key])
+        if key in self._errors:
+            pytest.fail(f"{script} ({mode}) failed:\n{self._errors[key]}", pytrace=False)
+        return self._done[key]
+
+    def _perform(self, todo: list[Key]) -> None:
+        # Longest first onto the least loaded subprocess: a Hive catalog and a Connect server
+        # each cost about as much as the statements themselves.
+        def cost(key: Key) -> int:
+            return 1 + SCENARIOS[key[0]].hive + (key[1] == "connect")
+
+        shares: list[list[Key]] = [[] for _ in range(min(WORKERS, len(todo)))]
+        for key in sorted(todo, key=cost, reverse=True):
+            min(shares, key=lambda share: sum(map(cost, share))).append(key)
+        first = self._batches + 1
+        self._batches += len(shares)
+        folders = [self._base / f"driver{first + n}" for n in range(len(shares))]
+        with ThreadPoolExecutor(max_workers=len(shares)) as pool:
+            list(pool.map(self._perform_share, shares, folders))
+
+    def _perform_share(self, share: list[Key], folder: Path) -> None:
+        """One subprocess performs ``share``, one scenario after another on one driver JVM."""
+        folder.mkdir()
+        plan = []
+        for script, mode in share:
+            root = self._base / f"{mode}-{script.removesuffix('.py')}"
+            root.mkdir()
+            plan.append(Performance(script, str(root), str(root / "events.jsonl"), mode=mode))
+        (folder / "plan.json").write_text(json.dumps([asdict(job) for job in plan]))
+        try:
+            done = subprocess.run(
+                [
+                    sys.executable,
+                    "-m",
+                    "tests.spark.jvm_scenarios",
+                    "--plan",
+                    str(folder / "plan.json"),
+                ],
+                cwd=folder,
+                env={**os.environ, "PYTHONPATH": str(REPO)},
+                capture_output=True,
+                text=True,
+                timeout=1200,
+                check=False,
+            )
+            ended = f"exit {done.returncode}: {done.stderr[-4000:]}"
+        except subprocess.TimeoutExpired as timeout:
+            ended = f"{timeout}: {str(timeout.stderr or '')[-4000:]}"
+        for key, job in zip(share, plan, strict=True):
+            root = Path(job.root)
+            error, events, printed = root / "error.txt", Path(job.events), root / "stdout.txt"
+            if error.exists():
+                self._errors[key] = error.read_text()
+            elif not printed.exists():  # the subprocess ended before the scenario did
+                self._errors[key] = ended
+            else:
+                text = events.read_text().replace(str(root), "") if events.exists() else ""
+                lines = [json.loads(line) for line in text.splitlines() if line]
+                self._done[key] = (lines, printed.read_text())
+
+
+class _ByScript(Mapping[str, tuple[list[Any], str]]):
+    """One mode's scenarios by script: their events (the private root taken out) and output."""
+
+    def __init__(self, performed: Performed, mode: str, scripts: list[str]) -> None:
+        self._performed, self._mode, self._scripts = performed, mode, scripts
+
+    def __getitem__(self, script: str) -> tuple[list[Any], str]:
+        return self._performed.get(script, self._mode)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._scripts)
+
+    def __len__(self) -> int:
+        return len(self._scripts)
+
+
+FIXTURE_MODES = {"emitted": "classic", "emitted_connect": "connect"}
+
+
+def _wanted(items: list[pytest.Item]) -> list[Key]:
+    """The scenarios the selected tests of this module read: their ``script`` parameter, or the
+    scripts their ``scenarios`` mark names, in each mode whose fixture they use."""
+    wanted: list[Key] = []
+    for item in items:
+        if item.path != Path(__file__):
+            continue
+        callspec = getattr(item, "callspec", None)
+        if callspec is not None and "script" in callspec.params:
+            scripts = [callspec.params["script"]]
+        else:
+            scripts = [s for mark in item.iter_markers("scenarios") for s in mark.args]
+        fixtures = getattr(item, "fixturenames", ())
+        for fixture, mode in FIXTURE_MODES.items():
+            if fixture in fixtures:
+                wanted.extend((s, mode) for s in scripts if (s, mode) not in wanted)
+    return wanted
 
 
 @pytest.fixture(scope="module")
-def emitted(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[list[Any], str]]:
-    """Every scenario's events in classic PySpark, by script."""
-    return _perform(tmp_path_factory.mktemp("jvm"), _runnable(), "classic")
+def performed(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Performed:
+    skip_without_spark()
+    return Performed(tmp_path_factory.mktemp("jvm"), _wanted(request.session.items))
 
 
-@pytest.fixture(scope="module")
-def emitted_connect(
-    tmp_path_factory: pytest.TempPathFactory,
-) -> dict[str, tuple[list[Any], str]]:
+@pytest.fixture
+def emitted(performed: Performed) -> Mapping[str, tuple[list[Any], str]]:
+    """The scenarios' events in classic PySpark, by script."""
+    return _ByScript(performed, "classic", [c["script"] for c in _runnable()])
+
+
+@pytest.fixture
+def emitted_connect(performed: Performed) -> Mapping[str, tuple[list[Any], str]]:
     """The scenarios without RDDs, their statements sent through a Spark Connect client."""
-    return _perform(tmp_path_factory.mktemp("jvm-connect"), _connect_runnable(), "connect")
+    return _ByScript(performed, "connect", [c["script"] for c in _connect_runnable()])
 
 
 def _params(cases: list[dict[str, Any]], known_differences: dict[str, str]) -> list[Any]:
@@ -218,7 +284,7 @@ def _match_group(events: list[Any], script: str, group: int, *, descriptions: bo
         name = item["expected"]
         if "Running" in name:
             continue  # RUNNING events are the agent's own (README)
-        expected = _in_scope(json.loads((DATA / "expected" / name).read_text()))
+        expected = in_scope(json.loads((DATA / "expected" / name).read_text()))
         if not descriptions:
             expected = _without_descriptions(expected)
         start = 0 if name in ORDER_DIFFERENCES else position
@@ -229,29 +295,36 @@ def _match_group(events: list[Any], script: str, group: int, *, descriptions: bo
             position = found + 1
 
 
+@pytest.mark.spark
+@pytest.mark.slow
 @pytest.mark.parametrize(("script", "group"), _params(_runnable(), KNOWN_DIFFERENCES))
 def test_expected_events_match(
-    emitted: dict[str, tuple[list[Any], str]], script: str, group: int
+    emitted: Mapping[str, tuple[list[Any], str]], script: str, group: int
 ) -> None:
     """Classic PySpark: every expected file of the group, in order."""
     _match_group(emitted[script][0], script, group)
 
 
+@pytest.mark.spark
+@pytest.mark.slow
 @pytest.mark.connect
 @pytest.mark.parametrize(
     ("script", "group"),
     _params(_connect_runnable(), {**KNOWN_DIFFERENCES, **CONNECT_DIFFERENCES}),
 )
 def test_expected_events_match_under_connect(
-    emitted_connect: dict[str, tuple[list[Any], str]], script: str, group: int
+    emitted_connect: Mapping[str, tuple[list[Any], str]], script: str, group: int
 ) -> None:
     """Spark Connect, which the JVM agent cannot run under: the same files, in order."""
     _match_group(emitted_connect[script][0], script, group)
 
 
+@pytest.mark.spark
+@pytest.mark.slow
 @pytest.mark.connect
+@pytest.mark.scenarios("spark_cll.py")
 def test_column_lineage_under_connect_matches_but_for_descriptions(
-    emitted_connect: dict[str, tuple[list[Any], str]],
+    emitted_connect: Mapping[str, tuple[list[Any], str]],
 ) -> None:
     """spark_cll.py under Connect: the column lineage of the CTAS is the agent's, field for
     field, the FILTERs the optimizer infers from the join included (the CTAS's query is
@@ -276,7 +349,10 @@ def test_column_lineage_under_connect_matches_but_for_descriptions(
     ]
 
 
-def test_create_table_job_names(emitted: dict[str, tuple[list[Any], str]]) -> None:
+@pytest.mark.spark
+@pytest.mark.slow
+@pytest.mark.scenarios("spark_create_table.py")
+def test_create_table_job_names(emitted: Mapping[str, tuple[list[Any], str]]) -> None:
     """other_checks create_table_job_names: START and COMPLETE share one name."""
     events, _ = emitted["spark_create_table.py"]
     names = {e["job"]["name"] for e in events if e["eventType"] in ("START", "COMPLETE")}
@@ -284,7 +360,10 @@ def test_create_table_job_names(emitted: dict[str, tuple[list[Any], str]]) -> No
     assert next(iter(names)).endswith("create_table_test"), names
 
 
-def test_facets_disable_regex(emitted: dict[str, tuple[list[Any], str]]) -> None:
+@pytest.mark.spark
+@pytest.mark.slow
+@pytest.mark.scenarios("spark_facets_disable.py", "spark_hive.py")
+def test_facets_disable_regex(emitted: Mapping[str, tuple[list[Any], str]]) -> None:
     """other_checks facets_disable_regex: no event names a facet the confs disable.
 
     The agent's test asks that one request matches its regex; here every event must, and the
@@ -300,7 +379,10 @@ def test_facets_disable_regex(emitted: dict[str, tuple[list[Any], str]]) -> None
     assert any("dataSource" in json.dumps(e) for e in others)
 
 
-def test_rdd_with_parquet_stats(emitted: dict[str, tuple[list[Any], str]]) -> None:
+@pytest.mark.spark
+@pytest.mark.slow
+@pytest.mark.scenarios("spark_rdd_with_parquet.py")
+def test_rdd_with_parquet_stats(emitted: Mapping[str, tuple[list[Any], str]]) -> None:
     """other_checks rdd_with_parquet_stats: rdd_c's write counts 4 rows; no input statistics."""
     events, _ = emitted["spark_rdd_with_parquet.py"]
     rows = [
@@ -318,7 +400,10 @@ def test_rdd_with_parquet_stats(emitted: dict[str, tuple[list[Any], str]]) -> No
     )
 
 
-def test_script_prints_spark_is_fine(emitted: dict[str, tuple[list[Any], str]]) -> None:
+@pytest.mark.spark
+@pytest.mark.slow
+@pytest.mark.scenarios("spark_test_failures.py")
+def test_script_prints_spark_is_fine(emitted: Mapping[str, tuple[list[Any], str]]) -> None:
     """other_checks script_prints_spark_is_fine: the statements and the script run through."""
     events, stdout = emitted["spark_test_failures.py"]
     assert "Spark is fine!" in stdout

@@ -9,7 +9,6 @@ import sys
 import textwrap
 from pathlib import Path
 
-import pyspark
 import pytest
 
 from tests.spark._support import strict_problems
@@ -71,6 +70,7 @@ def _check(events: list[dict[str, object]], out: Path, namespace: str) -> None:
 
 
 @pytest.mark.spark
+@pytest.mark.slow
 def test_python_script_configured_by_openlineage_yml(tmp_path: Path) -> None:
     (tmp_path / "job.py").write_text(SCRIPT)
     (tmp_path / "openlineage.yml").write_text(
@@ -82,7 +82,10 @@ def test_python_script_configured_by_openlineage_yml(tmp_path: Path) -> None:
 
 
 @pytest.mark.spark
+@pytest.mark.slow
 def test_spark_submit_configured_by_confs(tmp_path: Path) -> None:
+    import pyspark  # here: the other tests of this file run without pyspark
+
     (tmp_path / "job.py").write_text(SCRIPT)
     spark_submit = Path(pyspark.__file__).parent / "bin" / "spark-submit"
     out = tmp_path / "out"

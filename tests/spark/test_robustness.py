@@ -324,6 +324,8 @@ print(spark.read.parquet(sys.argv[1]).count())
 """
 
 
+@pytest.mark.spark
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "ending",
     ["", "from openlineage_sdk.spark import uninstall; uninstall(spark)"],
