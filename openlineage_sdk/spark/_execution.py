@@ -78,6 +78,7 @@ class CatalogInfo:
     name: str
     warehouse_uri: str | None = None
     source: str | None = "spark"
+    metadata_uri: str | None = None
 
 
 @dataclass(frozen=True)

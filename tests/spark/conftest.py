@@ -45,13 +45,28 @@ def connect_port() -> int:
     return _free_port()
 
 
+def _driver_jars(spark_root: Path) -> list[str]:
+    """JARs the tests put on the driver's classpath: the PostgreSQL JDBC driver, when installed,
+    and the row-level test catalog (compiled against the PySpark JARs, when javac is here)."""
+    from tests.spark._postgres import JDBC_JAR
+    from tests.spark._row_level import catalog_jar
+
+    jars = [JDBC_JAR] if Path(JDBC_JAR).exists() else []
+    built = catalog_jar()
+    if built is not None:
+        jars.append(str(built))
+    return jars
+
+
 @pytest.fixture(scope="session")
 def spark(spark_root: Path, connect_port: int) -> Iterator[Any]:
     """The classic session (and the driver that also serves Spark Connect)."""
     from pyspark.sql import SparkSession
 
+    jars = _driver_jars(spark_root)
     session = (
         SparkSession.builder.master("local[2]")
+        .config("spark.jars", ",".join(jars))
         .appName("openlineage_sdk_tests")
         .config("spark.sql.shuffle.partitions", "2")
         .config("spark.default.parallelism", "2")
@@ -122,6 +137,18 @@ def data_dir(spark_root: Path, request: pytest.FixtureRequest) -> Path:
     path = spark_root / "data" / f"{name}_{time.monotonic_ns()}"
     path.mkdir(parents=True)
     return path
+
+
+@pytest.fixture(scope="session")
+def postgres() -> Iterator[Any]:
+    """A throwaway PostgreSQL server (skips when PostgreSQL or its JDBC driver is absent)."""
+    from tests.spark._postgres import missing, postgres_server
+
+    reason = missing()
+    if reason is not None:
+        pytest.skip(reason)
+    with postgres_server() as server:
+        yield server
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

@@ -34,6 +34,7 @@ from openlineage_sdk.spark._execution import ColumnLineageRecord, DatasetIdentit
 
 __all__ = [
     "Attribute",
+    "LeafColumns",
     "PlanNode",
     "column_lineage",
     "input_fields",
@@ -444,13 +445,26 @@ def leaf_attributes(node: PlanNode) -> list[Attribute]:
     ]
 
 
+LeafColumns = Mapping[int, Mapping[str, Sequence[tuple[DatasetIdentity, str]]]]
+"""For leaves whose columns come from other columns (a JDBC query's): column -> sources."""
+
+
 def _visit(
-    node: PlanNode, walk: _Walk, leaf_datasets: Mapping[int, Sequence[DatasetIdentity]]
+    node: PlanNode,
+    walk: _Walk,
+    leaf_datasets: Mapping[int, Sequence[DatasetIdentity]],
+    leaf_columns: LeafColumns,
 ) -> None:
     for child in node.children:
-        _visit(child, walk, leaf_datasets)
+        _visit(child, walk, leaf_datasets, leaf_columns)
     cls = node.cls
     if not node.children:
+        traced = leaf_columns.get(node.index)
+        if traced is not None:
+            for attribute in leaf_attributes(node):
+                for source, column in traced.get(attribute.name, ()):
+                    walk.deps.setdefault(attribute.expr_id, set()).add((source, column, IDENTITY))
+            return
         for source in leaf_datasets.get(node.index, ()):
             for attribute in leaf_attributes(node):
                 walk.deps.setdefault(attribute.expr_id, set()).add(
@@ -550,6 +564,7 @@ def column_lineage(
     leaf_datasets: Mapping[int, Sequence[DatasetIdentity]],
     output_names: Sequence[str] | None = None,
     text: PlanText | None = None,
+    leaf_columns: LeafColumns | None = None,
 ) -> ColumnLineageRecord:
     """The column lineage of ``plan``'s ``output``.
 
@@ -557,9 +572,11 @@ def column_lineage(
     over several paths reads several). ``output_names`` renames the output fields by position,
     for writes that match columns by position (``insertInto``). With ``text``, each
     transformation carries its description, as the JVM agent writes it (see :func:`describe`).
+    ``leaf_columns`` gives, for a leaf whose columns are not its datasets' own columns (a JDBC
+    query's), where each of its columns comes from.
     """
     walk = _Walk(text=text)
-    _visit(plan, walk, leaf_datasets)
+    _visit(plan, walk, leaf_datasets, leaf_columns or {})
     names = list(output_names) if output_names is not None else [a.name for a in output]
     fields: dict[str, ColumnLineageDatasetFacetField] = {}
     described = text is not None

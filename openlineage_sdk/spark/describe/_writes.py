@@ -66,9 +66,10 @@ _V2_COMMANDS = {
         "OverwritePartitionsDynamic", "insert", None, "OVERWRITE", executes=False, writes_data=True
     ),
 }
-# A write to any other source (JDBC...): the agent's suffix is the table its options name.
+# A write to any other source (JDBC...): the agent's suffix is the table its options name, and
+# its output is CREATE, or OVERWRITE in overwrite mode (``SaveIntoDataSourceCommandVisitor``).
 _SAVE_INTO_DATA_SOURCE = Command(
-    "SaveIntoDataSourceCommand", "insert", "table", None, True, writes_data=True
+    "SaveIntoDataSourceCommand", "insert", "table", "CREATE", True, writes_data=True
 )
 
 

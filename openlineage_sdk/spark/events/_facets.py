@@ -130,6 +130,7 @@ def _dataset_facets(
                 type=catalog.type,
                 name=catalog.name,
                 warehouse_uri=catalog.warehouse_uri,
+                metadata_uri=catalog.metadata_uri,
                 source=catalog.source,
             ),
         )

@@ -23,6 +23,7 @@ from openlineage_sdk.spark._execution import DatasetIdentity, DatasetLineage, Sp
 from openlineage_sdk.spark._execution import note_problem as _note
 from openlineage_sdk.spark._flow import Description, inside_adapter, run_observed
 from openlineage_sdk.spark.describe._commands import Command, job_suffix
+from openlineage_sdk.spark.describe._jdbc import jdbc_table_identity
 from openlineage_sdk.spark.describe._schema import schema_fields
 from openlineage_sdk.spark.describe._writes import (
     WRITER_METHODS,
@@ -199,7 +200,11 @@ class WriteDescription(Description):
     def _identity(self, target: WriteTarget) -> DatasetIdentity:
         session = self.session
         if target.kind == "jdbc":
-            return DatasetIdentity.from_uri(target.location, target.jdbc_table)
+            if not target.jdbc_table:
+                raise ValueError("the JDBC write names no table (dbtable)")
+            # As the agent names a JDBC write: the URL and the table, no connection properties.
+            derby = session.derby_home() if target.location.startswith("jdbc:derby:") else None
+            return jdbc_table_identity(target.location, target.jdbc_table, derby_home=derby)
         if target.kind == "path":
             return session.path_identity(target.location)
         info = session.describe_table(target.location)

@@ -138,6 +138,22 @@ class Session(ABC):
         """The dataset at a path a user gave."""
         return DatasetIdentity.from_uri(self.qualify(path))
 
+    def derby_home(self) -> str | None:
+        """``derby.system.home`` of the driver, where its embedded Derby keeps databases.
+
+        Read from ``spark.driver.extraJavaOptions`` (``-Dderby.system.home=...``); ``None``
+        when it is not set there (then the driver's working folder).
+        """
+        try:
+            options = str(self.spark.conf.get("spark.driver.extraJavaOptions", "") or "")
+        except Exception as error:
+            log.debug("openlineage: reading the driver's Java options failed: %s", error)
+            return None
+        for word in options.split():
+            if word.startswith("-Dderby.system.home="):
+                return word.split("=", 1)[1]
+        return None
+
     def default_format(self) -> str:
         """The session's default data source (``spark.sql.sources.default``)."""
         return str(self.spark.conf.get("spark.sql.sources.default", "parquet"))

@@ -158,6 +158,11 @@ class ClassicSession(Session):
     def qualify(self, path: str) -> str:
         return qualify_path(self.spark, path)
 
+    def derby_home(self) -> str | None:
+        system = self.spark._jvm.java.lang.System
+        home = system.getProperty("derby.system.home")
+        return str(home) if home is not None else str(system.getProperty("user.dir"))
+
     def frame_schema(self, df: Any) -> Any:
         return frame_schema(df)
 
@@ -183,12 +188,7 @@ class ClassicSession(Session):
         extraction = plan_inputs_and_lineage(
             df, self.hive_metastore, output_names, self.descriptions
         )
-        execution.inputs = [
-            DatasetLineage(
-                identity, "input", extraction.schemas.get((identity.namespace, identity.name))
-            )
-            for identity in extraction.inputs
-        ]
+        execution.inputs = extraction.input_datasets()
         for problem in extraction.problems:
             execution.problems.append(problem)
             log.warning("openlineage: %s", problem)
@@ -236,10 +236,7 @@ class ClassicSession(Session):
         if not extraction.inputs:
             return False
         execution.name_job(command)
-        execution.inputs = [
-            DatasetLineage(i, "input", extraction.schemas.get((i.namespace, i.name)))
-            for i in extraction.inputs
-        ]
+        execution.inputs = extraction.input_datasets()
         execution.problems.extend(extraction.problems)
         return True
 

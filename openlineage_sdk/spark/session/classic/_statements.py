@@ -107,10 +107,7 @@ class _Planner:
             optimized=lambda: self.state.executePlan(query, self.skip).optimizedPlan(),
             descriptions=self.descriptions,
         )
-        planned.inputs = [
-            DatasetLineage(i, "input", extraction.schemas.get((i.namespace, i.name)))
-            for i in extraction.inputs
-        ]
+        planned.inputs = extraction.input_datasets()
         planned.problems.extend(extraction.problems)
         if planned.output is not None:
             planned.output.column_lineage = extraction.column_lineage

@@ -19,16 +19,18 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import re
 from typing import Any
 
 from openlineage_sdk.spark._execution import (
-    DatasetIdentity,
+    CatalogInfo,
     DatasetLineage,
     IoStats,
     SparkExecution,
 )
 from openlineage_sdk.spark._execution import note_problem as _note
 from openlineage_sdk.spark._flow import Description
+from openlineage_sdk.spark.describe._jdbc import JdbcSource, jdbc_table_identity, resolve_jdbc
 from openlineage_sdk.spark.describe._schema import schema_fields
 from openlineage_sdk.spark.describe._sql_text import PATH_QUERY
 from openlineage_sdk.spark.session._base import Session, WriteStatistics
@@ -56,6 +58,9 @@ from openlineage_sdk.spark.session.connect._statements import (
 __all__ = ["ConnectSession"]
 
 log = logging.getLogger("openlineage_sdk.spark")
+
+# One part of a possibly qualified table name: quoted in backticks, or not.
+_NAME_PART = re.compile(r"`(?:[^`]|``)*`|[^.]+")
 
 
 class _RowCount(WriteStatistics):
@@ -185,17 +190,48 @@ class ConnectSession(Session):
 
     def _jdbc_inputs(self, reads: ClientPlanReads, problems: list[str]) -> list[DatasetLineage]:
         found: list[DatasetLineage] = []
-        for url, table_name in reads.jdbc:
+        for options, relation in reads.jdbc:
             try:
-                found.append(DatasetLineage(DatasetIdentity.from_uri(url, table_name), "input"))
+                source = JdbcSource.of(options)
             except Exception as error:  # one bad input must not hide the rest
                 _note(problems, "input JDBC table", error)
+                continue
+            fields = None
+            try:
+                fields = schema_fields(self._relation_schema(relation))
+            except Exception as error:
+                _note(problems, "input JDBC table: the relation's schema", error)
+            try:
+                derby = self.derby_home() if source.url.startswith("jdbc:derby:") else None
+                found.extend(resolve_jdbc(source, fields, derby_home=derby).inputs)
+            except Exception as error:
+                _note(problems, "input JDBC table", error)
         return found
+
+    def _relation_schema(self, relation: Any) -> Any:
+        """The schema of one relation of the user's plan, as the server resolves it.
+
+        For a JDBC read the server asks the database for the columns once: it keeps the
+        resolved relation in its plan cache, and the user's own action uses it from there,
+        so the database sees the same statements with the adapter as without.
+        """
+        from pyspark.sql.connect.proto import Plan
+
+        plan = Plan()
+        plan.root.CopyFrom(relation)
+        return self.client.schema(plan)
 
     def input_table(
         self, name: str, problems: list[str], *, exists: bool = False
     ) -> DatasetLineage | None:
         """A catalog table read as an input, with its schema (one request when the server can)."""
+        try:
+            jdbc = self.jdbc_catalog_table(name)
+        except Exception as error:
+            _note(problems, f"input table {name}", error)
+            return None
+        if jdbc is not None:
+            return jdbc
         try:
             info = self.describe_table(name, exists=exists, with_schema=True)
             if info is None or info.location is None:
@@ -209,6 +245,30 @@ class ConnectSession(Session):
             dataset.schema = info.schema or schema_fields(self.table_schema(name))
         except Exception as error:
             _note(dataset.problems, f"input table {name}: schema", error)
+        return dataset
+
+    def jdbc_catalog_table(self, name: str) -> DatasetLineage | None:
+        """A table of a v2 JDBC catalog (``JDBCTableCatalog``), named from the catalog's confs.
+
+        ``None`` for a table of any other catalog. Its schema is left out: the catalog would ask
+        the database for it.
+        """
+        parts = [p.strip("`") for p in _NAME_PART.findall(name)]
+        if len(parts) < 2:
+            return None
+        catalog = parts[0]
+        conf = self.spark.conf
+        implementation = conf.get(f"spark.sql.catalog.{catalog}", None)
+        if not implementation or not str(implementation).endswith("JDBCTableCatalog"):
+            return None
+        url = conf.get(f"spark.sql.catalog.{catalog}.url", None)
+        if not url:
+            raise ValueError(f"the JDBC catalog {catalog} has no url")
+        derby = self.derby_home() if str(url).startswith("jdbc:derby:") else None
+        identity = jdbc_table_identity(str(url), ".".join(parts[1:]), derby_home=derby)
+        dataset = DatasetLineage(identity, "input")
+        metadata = jdbc_table_identity(str(url), "").namespace
+        dataset.catalog = CatalogInfo("jdbc", "jdbc", catalog, metadata_uri=metadata)
         return dataset
 
     def _explain_relation(self, relation: Any, reads: ClientPlanReads) -> ExplainedStatement | None:

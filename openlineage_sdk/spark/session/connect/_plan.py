@@ -58,7 +58,7 @@ class ClientPlanReads:
     paths: list[str] = field(default_factory=list)
     declared: dict[str, str] = field(default_factory=dict)  # path -> the schema the user gave
     tables: list[str] = field(default_factory=list)
-    jdbc: list[tuple[str, str]] = field(default_factory=list)  # (url, table)
+    jdbc: list[tuple[dict[str, str], Any]] = field(default_factory=list)  # (options, relation)
     sql: list[str] = field(default_factory=list)  # queries of SQL relations
     problems: list[str] = field(default_factory=list)
 
@@ -119,10 +119,7 @@ def client_plan_reads(relation: Any) -> ClientPlanReads:
             source = read.data_source
             options = dict(source.options)
             if source.format.lower() == "jdbc":
-                url = options.get("url")
-                table = options.get("dbtable") or options.get("query")
-                if url and table:
-                    found.jdbc.append((url, table))
+                found.jdbc.append((options, node))
                 continue
             paths = list(source.paths) or ([options["path"]] if "path" in options else [])
             found.paths.extend(paths)
