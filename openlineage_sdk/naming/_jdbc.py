@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from openlineage_sdk.naming._model import DatasetName
 from openlineage_sdk.naming._parts import SECRET_PARAMETER
 
-__all__ = ["jdbc_dataset", "jdbc_dialect", "jdbc_table_parts"]
+__all__ = ["jdbc_dataset", "jdbc_dialect", "jdbc_table_parts", "jdbc_url_without_credentials"]
 
 
 class _UnreadableError(ValueError):
@@ -454,3 +454,17 @@ def jdbc_dialect(url: str) -> str | None:
     """
     match = re.match(r"^jdbc:([^:]+):", url)
     return match.group(1) if match else None
+
+
+def jdbc_url_without_credentials(url: str) -> str:
+    """A JDBC URL as the Java client shows one it cannot read: no credentials, no query.
+
+    Args:
+        url: The JDBC URL.
+
+    Returns:
+        ``jdbc:postgresql://db:5432/shop`` for ``jdbc:postgresql://u:pw@db:5432/shop?password=x``.
+    """
+    match = re.match(r"^(?i:jdbc:)", url)
+    prefix = url[: match.end()] if match else ""
+    return prefix + _sanitized(url[len(prefix) :])

@@ -401,3 +401,15 @@ def test_the_dialect_is_the_urls_first_word() -> None:
     assert jdbc_dialect("jdbc:postgresql://db/shop") == "postgresql"
     assert jdbc_dialect("jdbc:sqlserver://db") == "sqlserver"
     assert jdbc_dialect("postgresql://db") is None
+
+
+def test_a_url_without_its_credentials() -> None:
+    from openlineage_sdk.naming import jdbc_url_without_credentials
+
+    assert (
+        jdbc_url_without_credentials("jdbc:postgresql://u:hunter2x@db:5432/shop?password=hunter2x")
+        == "jdbc:postgresql://db:5432/shop"
+    )
+    assert jdbc_url_without_credentials("jdbc:sqlserver://db;password=hunter2x") == (
+        "jdbc:sqlserver://db"
+    )

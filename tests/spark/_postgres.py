@@ -123,11 +123,17 @@ class Postgres:
 
     def statements(self) -> list[str]:
         """The statements the server has logged so far (``log_statement = all``)."""
-        found = []
+        found: list[str] = []
+        logged = False
         for line in self.log.read_text(errors="replace").splitlines():
             # Simple queries log "statement: ...", the JDBC driver's extended protocol
-            # "execute <name>: ..." (its parse and bind steps are not logged).
+            # "execute <name>: ..." (its parse and bind steps are not logged); a statement's
+            # further lines follow, each starting with a tab.
+            if line.startswith("\t") and logged:
+                found[-1] += "\n" + line[1:]
+                continue
             match = _LOGGED.search(line)
+            logged = match is not None
             if match is not None:
                 found.append(match.group(1))
         return found

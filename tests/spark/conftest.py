@@ -45,17 +45,15 @@ def connect_port() -> int:
     return _free_port()
 
 
-def _driver_jars(spark_root: Path) -> list[str]:
-    """JARs the tests put on the driver's classpath: the PostgreSQL JDBC driver, when installed,
-    and the row-level test catalog (compiled against the PySpark JARs, when javac is here)."""
+def _driver_jars() -> tuple[list[str], list[str]]:
+    """JARs the tests put on the driver's classpath: the PostgreSQL JDBC driver, when installed
+    (on the JVM's own classpath, where java.sql.DriverManager finds it by its URL), and the
+    row-level test catalog (compiled against the PySpark JARs, when javac is here)."""
     from tests.spark._postgres import JDBC_JAR
     from tests.spark._row_level import catalog_jar
 
-    jars = [JDBC_JAR] if Path(JDBC_JAR).exists() else []
     built = catalog_jar()
-    if built is not None:
-        jars.append(str(built))
-    return jars
+    return [JDBC_JAR] if Path(JDBC_JAR).exists() else [], [str(built)] if built else []
 
 
 @pytest.fixture(scope="session")
@@ -63,9 +61,10 @@ def spark(spark_root: Path, connect_port: int) -> Iterator[Any]:
     """The classic session (and the driver that also serves Spark Connect)."""
     from pyspark.sql import SparkSession
 
-    jars = _driver_jars(spark_root)
+    classpath, jars = _driver_jars()
     session = (
         SparkSession.builder.master("local[2]")
+        .config("spark.driver.extraClassPath", ":".join(classpath))
         .config("spark.jars", ",".join(jars))
         .appName("openlineage_sdk_tests")
         .config("spark.sql.shuffle.partitions", "2")

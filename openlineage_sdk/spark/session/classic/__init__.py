@@ -233,8 +233,8 @@ class ClassicSession(Session):
             optimized=qe.optimizedPlan,
             descriptions=self.descriptions,
         )
-        if not extraction.inputs:
-            return False
+        if not extraction.inputs and not extraction.unread:
+            return False  # nothing stored is read (a read that could not be told is reported)
         execution.name_job(command)
         execution.inputs = extraction.input_datasets()
         execution.problems.extend(extraction.problems)

@@ -160,7 +160,7 @@ def jdbc_catalog_table(jvm: Any, relation: Any) -> tuple[DatasetIdentity, Catalo
     for PostgreSQL); its catalog facet names the catalog, ``jdbc``, and the URL without
     credentials.
     """
-    from openlineage_sdk.naming import jdbc_dataset
+    from openlineage_sdk.naming import jdbc_dataset, jdbc_url_without_credentials
 
     table = relation.table()
     options = table.jdbcOptions()
@@ -174,7 +174,7 @@ def jdbc_catalog_table(jvm: Any, relation: Any) -> tuple[DatasetIdentity, Catalo
     located = jdbc_dataset(url, parts, _options(jvm, options), derby_home=derby)
     catalog = option(relation.catalog())
     name = str(catalog.name()) if catalog is not None else "jdbc"
-    metadata = jdbc_dataset(url, []).namespace
+    metadata = jdbc_url_without_credentials(url)
     identity = DatasetIdentity(located.namespace, located.name)
     return identity, CatalogInfo("jdbc", "jdbc", name, metadata_uri=metadata)
 
@@ -188,6 +188,8 @@ class PlanExtraction:
     problems: list[str]
     schemas: dict[tuple[str, str], list[SchemaDatasetFacetFields]] = field(default_factory=dict)
     catalogs: dict[tuple[str, str], CatalogInfo] = field(default_factory=dict)
+    unread: int = 0
+    """Leaves whose datasets could not be told (each has its problem)."""
 
     def input_datasets(self) -> list[DatasetLineage]:
         """The inputs, each with its schema and catalog when known."""
@@ -244,10 +246,12 @@ def logical_plan_extraction(
     """
     leaves = as_list(jvm, plan.collectLeaves())
     found = LeafDatasets()
+    unread = 0
     for index, leaf in enumerate(leaves):
         try:
             _read_leaf(jvm, leaf, hive_metastore, index, found)
         except Exception as error:  # one unreadable relation must not hide the rest
+            unread += 1
             found.problems.append(f"input {leaf.getClass().getSimpleName()}: {error}")
     lineage: ColumnLineageRecord | None = None
     schemas: dict[tuple[str, str], list[SchemaDatasetFacetFields]] = {}
@@ -281,7 +285,9 @@ def logical_plan_extraction(
         lineage = _lineage(*source, output_names, descriptions, found)
     except Exception as error:
         found.problems.append(f"column lineage: {error}")
-    return PlanExtraction(found.all(), lineage, found.problems, schemas, found.catalogs)
+    extraction = PlanExtraction(found.all(), lineage, found.problems, schemas, found.catalogs)
+    extraction.unread = unread
+    return extraction
 
 
 def _read_leaf(

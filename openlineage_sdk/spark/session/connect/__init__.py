@@ -22,6 +22,7 @@ import logging
 import re
 from typing import Any
 
+from openlineage_sdk.naming import jdbc_url_without_credentials
 from openlineage_sdk.spark._execution import (
     CatalogInfo,
     DatasetLineage,
@@ -267,7 +268,7 @@ class ConnectSession(Session):
         derby = self.derby_home() if str(url).startswith("jdbc:derby:") else None
         identity = jdbc_table_identity(str(url), ".".join(parts[1:]), derby_home=derby)
         dataset = DatasetLineage(identity, "input")
-        metadata = jdbc_table_identity(str(url), "").namespace
+        metadata = jdbc_url_without_credentials(str(url))
         dataset.catalog = CatalogInfo("jdbc", "jdbc", catalog, metadata_uri=metadata)
         return dataset
 
