@@ -100,6 +100,11 @@ class ConnectCommands:
             except Exception as error:  # a message of a shape this code does not know
                 log.debug("openlineage: reading a Connect command failed: %s", error)
         if text is None:
+            if not inside_adapter():
+                try:
+                    self.adapter.session.seen(command)  # type: ignore[attr-defined]
+                except Exception as error:
+                    log.debug("openlineage: reading a Connect command failed: %s", error)
             return original(command, observations)
         adapter = self.adapter
         execution = adapter.execution("sql")

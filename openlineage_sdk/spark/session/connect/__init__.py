@@ -18,6 +18,7 @@ exactly as against a local server.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import logging
 import re
 from typing import Any
@@ -31,7 +32,12 @@ from openlineage_sdk.spark._execution import (
 )
 from openlineage_sdk.spark._execution import note_problem as _note
 from openlineage_sdk.spark._flow import Description
-from openlineage_sdk.spark.describe._jdbc import JdbcSource, jdbc_table_identity, resolve_jdbc
+from openlineage_sdk.spark.describe._jdbc import (
+    JdbcRead,
+    JdbcSource,
+    jdbc_table_identity,
+    resolve_jdbc,
+)
 from openlineage_sdk.spark.describe._schema import schema_fields
 from openlineage_sdk.spark.describe._sql_text import PATH_QUERY
 from openlineage_sdk.spark.session._base import Session, WriteStatistics
@@ -90,6 +96,9 @@ class ConnectSession(Session):
     def __init__(self, spark: Any) -> None:
         super().__init__(spark)
         self.default_fs: str | None = None
+        # The JDBC reads the client's plans held, by their table or query (see ``seen``).
+        self._jdbc_seen: dict[tuple[str, str], tuple[dict[str, str], Any]] = {}
+        self._jdbc_read: dict[tuple[str, str], JdbcRead] = {}  # resolved, for the current plan
         try:
             self.default_fs = spark.conf.get("spark.hadoop.fs.defaultFS", None)
         except Exception as error:
@@ -189,9 +198,42 @@ class ConnectSession(Session):
         found = (self.input_table(name, problems, exists=exists) for name in names)
         return [dataset for dataset in found if dataset is not None]
 
+    def seen(self, command: Any) -> None:
+        """Remember the JDBC reads of a command that names a plan (a temporary view's).
+
+        A view of a JDBC read shows in the server's plans as a ``JDBCRelation`` without its
+        URL: the client's own plan of the view has it.
+        """
+        if command.WhichOneof("command_type") != "create_dataframe_view":
+            return
+        for options, relation in client_plan_reads(command.create_dataframe_view.input).jdbc:
+            self._jdbc_seen[_jdbc_key(options)] = (options, relation)
+
+    def seen_jdbc_inputs(self, shown: str, problems: list[str]) -> list[DatasetLineage]:
+        """The datasets of a JDBC relation a server's plan shows (its table or query), when the
+        client saw the read; else a problem says it is not known."""
+        key = _shown_key(shown)
+        read = self._jdbc_read.get(key)
+        if read is not None:  # resolved for an earlier plan: the same datasets
+            return [dataclasses.replace(dataset, problems=[]) for dataset in read.inputs]
+        found = self._jdbc_seen.get(key)
+        if found is None:
+            problems.append(
+                "inputs: the server's plan reads a JDBC relation whose read this client did not "
+                "see (its URL is not in the plan)"
+            )
+            return []
+        return self._jdbc_inputs(ClientPlanReads(jdbc=[found]), problems)
+
+    def jdbc_columns(self, shown: str) -> Any:
+        """Where the columns of a JDBC relation a server's plan shows come from, if resolved."""
+        read = self._jdbc_read.get(_shown_key(shown))
+        return read.columns if read is not None else None
+
     def _jdbc_inputs(self, reads: ClientPlanReads, problems: list[str]) -> list[DatasetLineage]:
         found: list[DatasetLineage] = []
         for options, relation in reads.jdbc:
+            self._jdbc_seen[_jdbc_key(options)] = (options, relation)
             try:
                 source = JdbcSource.of(options)
             except Exception as error:  # one bad input must not hide the rest
@@ -204,7 +246,10 @@ class ConnectSession(Session):
                 _note(problems, "input JDBC table: the relation's schema", error)
             try:
                 derby = self.derby_home() if source.url.startswith("jdbc:derby:") else None
-                found.extend(resolve_jdbc(source, fields, derby_home=derby).inputs)
+                read = resolve_jdbc(source, fields, derby_home=derby)
+                found.extend(read.inputs)
+                if fields is not None:
+                    self._jdbc_read[_jdbc_key(options)] = read
             except Exception as error:
                 _note(problems, "input JDBC table", error)
         return found
@@ -285,6 +330,8 @@ class ConnectSession(Session):
         for node in relations(relation):
             source = node.read.data_source if node.WhichOneof("rel_type") == "read" else None
             if source is not None and node.read.HasField("data_source") and not source.schema:
+                # Files without a schema would be inferred; and the server plans a JDBC scan
+                # with a connection to the database of its own, which the adapter never opens.
                 return None
         plan = Plan()
         plan.root.CopyFrom(relation)
@@ -339,6 +386,22 @@ class ConnectSession(Session):
         execution.problems.extend(problems)
         _add_inputs(execution, inputs)
         return bool(execution.inputs or execution.problems)
+
+
+_GENERATED_SUBQUERY = re.compile(r"\((.*)\) SPARK_GEN_SUBQ_\d+", re.DOTALL)
+
+
+def _shown_key(shown: str) -> tuple[str, str]:
+    """The key of a JDBC relation as a plan shows it: ``(query) SPARK_GEN_SUBQ_3`` or a table."""
+    query = _GENERATED_SUBQUERY.fullmatch(shown)
+    return ("query", query.group(1)) if query is not None else ("dbtable", shown)
+
+
+def _jdbc_key(options: dict[str, str]) -> tuple[str, str]:
+    lowered = {k.lower(): v for k, v in options.items()}
+    if "dbtable" in lowered:
+        return ("dbtable", lowered["dbtable"])
+    return ("query", lowered.get("query", ""))
 
 
 def _add_inputs(execution: SparkExecution, found: list[DatasetLineage]) -> None:

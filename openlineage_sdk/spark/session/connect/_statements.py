@@ -370,6 +370,12 @@ def explained_inputs(
             add(DatasetLineage(DatasetIdentity.from_uri(hadoop_location_uri(path)), "input"))
         except Exception as error:
             note_problem(problems, f"input {path}", error)
+    for relation in explained.jdbc_relations:
+        for dataset in session.seen_jdbc_inputs(relation, problems):
+            add(dataset)
+        columns = session.jdbc_columns(relation)
+        if columns is not None:
+            explained.jdbc_columns[relation] = columns
     located = len(explained.input_paths)
     if explained.unnamed_inputs > located:
         cut = (
@@ -392,7 +398,9 @@ def traced_lineage(
     try:
         names = [f["name"] for f in output.schema or []]
         tables, paths = plan_names(explained, inputs)
-        record = text_column_lineage(explained.text, names, tables, paths, explained.scans)
+        record = text_column_lineage(
+            explained.text, names, tables, paths, explained.scans, explained.jdbc_columns
+        )
         if record is not None:
             output.column_lineage = record
     except Exception as error:
