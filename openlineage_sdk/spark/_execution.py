@@ -16,7 +16,7 @@ from __future__ import annotations
 import logging
 import time
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Any, Literal
 
 from openlineage_sdk.models.records import (
     ColumnLineageDatasetFacetField,
@@ -158,6 +158,9 @@ class DatasetLineage:
     previous_identity: DatasetIdentity | None = None  # the name before a RENAME
     catalog: CatalogInfo | None = None
     problems: list[str] = field(default_factory=list)
+    version: str | None = None  # the table's version (a snapshot): the ``version`` facet
+    facets: dict[str, dict[str, Any]] = field(default_factory=dict)
+    """Facets the dataset describes itself with (a v2 table's properties), as JSON, by key."""
 
 
 def note_problem(problems: list[str], what: str, error: BaseException) -> None:

@@ -33,7 +33,15 @@ from openlineage_sdk.models.records import SchemaDatasetFacetFields
 from openlineage_sdk.naming import jdbc_dataset, jdbc_dialect
 from openlineage_sdk.spark._execution import DatasetIdentity, DatasetLineage
 
-__all__ = ["JdbcRead", "JdbcSource", "JdbcSql", "jdbc_table_identity", "parse_jdbc", "resolve_jdbc"]
+__all__ = [
+    "JdbcRead",
+    "JdbcSource",
+    "JdbcSql",
+    "jdbc_table_identity",
+    "parse_jdbc",
+    "resolve_jdbc",
+    "table_schemas",
+]
 
 # Options that name what a JDBC read reads; every other option (user, password, fetchsize...)
 # is read only by the naming rule of the drivers that take a database from the connection's
@@ -175,23 +183,38 @@ def resolve_jdbc(
         located = jdbc_dataset(source.url, table, source.options, derby_home=derby_home)
         identities.setdefault(table, DatasetIdentity(located.namespace, located.name))
     fields = list(schema) if schema is not None else None
-    lineage = parsed.lineage
-    if parsed.simple or parsed.wildcard:
-        table = parsed.tables[0]
-        lineage = {f["name"]: [(table, f["name"])] for f in fields or []}
     columns: dict[str, list[tuple[DatasetIdentity, str]]] = {}
-    for column, sources in (lineage or {}).items():
+    for column, sources in (_lineage(parsed, fields) or {}).items():
         columns[column] = [(identities[t], c) for t, c in sources if t in identities]
+    schemas = table_schemas(parsed, fields)
     inputs: dict[tuple[str, str], DatasetLineage] = {}
     for table, identity in identities.items():
         key = (identity.namespace, identity.name)
-        if key in inputs:
-            continue
-        dataset = DatasetLineage(identity, "input")
-        if fields is not None:
-            dataset.schema = _table_schema(table, fields, lineage, len(identities))
-        inputs[key] = dataset
+        if key not in inputs:
+            inputs[key] = DatasetLineage(identity, "input", schemas.get(table))
     return JdbcRead(list(inputs.values()), columns, identities)
+
+
+def _lineage(
+    parsed: JdbcSql, fields: list[SchemaDatasetFacetFields] | None
+) -> dict[str, list[tuple[str, str]]] | None:
+    """Each relation column's ``(table, column)`` sources: the parser's, or one for one."""
+    if parsed.simple or parsed.wildcard:
+        table = parsed.tables[0]
+        return {f["name"]: [(table, f["name"])] for f in fields or []}
+    return parsed.lineage
+
+
+def table_schemas(
+    parsed: JdbcSql, fields: list[SchemaDatasetFacetFields] | None
+) -> dict[str, list[SchemaDatasetFacetFields] | None]:
+    """Each table's schema by the agent's rule (``SqlUtils.createDatasets``), given the relation's
+    ``fields``; no schema at all without them."""
+    if fields is None:
+        return {}
+    lineage = _lineage(parsed, fields)
+    count = len(dict.fromkeys(parsed.tables))
+    return {table: _table_schema(table, fields, lineage, count) for table in parsed.tables}
 
 
 def _table_schema(

@@ -411,7 +411,7 @@ def _output_exprs(node: PlanNode) -> list[Expr]:
     if cls == "Generate":
         child = _output_exprs(node.children[0]) if node.children else []
         return child + _named(node, "generatorOutput")
-    if cls == "Expand" or not node.children:
+    if cls in ("Expand", "MergeRows") or not node.children:
         return _named(node, *_leaf_keys(node))
     return _output_exprs(node.children[0])
 
@@ -495,6 +495,8 @@ def _visit(
         _visit_set_operation(node, walk)
     elif cls == "Expand":
         _visit_expand(node, walk)
+    elif cls == "MergeRows":
+        _visit_merge_rows(node, walk)
     elif cls == "Generate":
         _visit_generate(node, walk)
 
@@ -543,6 +545,29 @@ def _visit_set_operation(node: PlanNode, walk: _Walk) -> None:
                     found = {(s, c, combine(step, t)) for s, c, t in found}
                 combined |= found
         walk.deps[expr_id] = combined
+
+
+def _visit_merge_rows(node: PlanNode, walk: _Walk) -> None:
+    """A MERGE's rows: each output column is, row by row, what one instruction puts there.
+
+    Each instruction (``Keep``, ``Split``, ``Discard``) holds its condition, then one output row
+    per kind of row it makes (``Split``: the deleted and the inserted row of an update). As the
+    JVM agent traces it, a column depends on the named expressions (columns) instructions put
+    at its position; a computed value there adds nothing.
+    """
+    outputs = _outputs(node)
+    count = len(outputs)
+    if count == 0:
+        return
+    merged: dict[int, set[Dep]] = {expr_id: set() for expr_id in outputs}
+    for key in ("matchedInstructions", "notMatchedInstructions", "notMatchedBySourceInstructions"):
+        for instruction in node.expressions(key):
+            values = instruction.children[1:]  # the condition comes first
+            for start in range(0, len(values) - count + 1, count):
+                for position, expr in enumerate(values[start : start + count]):
+                    if expr.cls in ("AttributeReference", "Alias"):
+                        merged[outputs[position]] |= walk.refs(expr)
+    walk.deps.update(merged)
 
 
 def _visit_expand(node: PlanNode, walk: _Walk) -> None:

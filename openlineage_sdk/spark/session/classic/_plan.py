@@ -58,6 +58,9 @@ class LeafDatasets:
     problems: list[str] = field(default_factory=list)
     jdbc: dict[int, JdbcRead] = field(default_factory=dict)  # JDBC leaves: tables and columns
     catalogs: dict[tuple[str, str], CatalogInfo] = field(default_factory=dict)
+    # What a v2 table's leaf says of its datasets beyond their names: version, facets, schema.
+    details: dict[tuple[str, str], DatasetLineage] = field(default_factory=dict)
+    v2_schemas: set[int] = field(default_factory=set)  # leaves whose schemas ``details`` hold
 
     def all(self) -> list[DatasetIdentity]:
         seen: dict[tuple[str, str], DatasetIdentity] = {}
@@ -97,12 +100,7 @@ def leaf_identities(jvm: Any, leaf: Any, hive_metastore: str | None) -> list[Dat
     if name in ("DataSourceV2Relation", "DataSourceV2ScanRelation"):
         relation = leaf if name == "DataSourceV2Relation" else leaf.relation()
         table = relation.table()
-        if table.getClass().getSimpleName() in (
-            "ParquetTable",
-            "OrcTable",
-            "CSVTable",
-            "JsonTable",
-        ):
+        if _is_file_table(table):
             # The file index's root paths are the table's paths, qualified as the scan reads
             # them (the paths the user gave may lack a scheme).
             paths = as_list(jvm, table.fileIndex().rootPaths())
@@ -121,6 +119,65 @@ def leaf_identities(jvm: Any, leaf: Any, hive_metastore: str | None) -> list[Dat
             log.warning("openlineage: %s", problem)
         return found.identities
     return []  # Range, LocalRelation, OneRowRelation: nothing stored is read
+
+
+_FILE_TABLES = ("ParquetTable", "OrcTable", "CSVTable", "JsonTable", "TextTable", "AvroTable")
+
+
+def _is_file_table(table: Any) -> bool:
+    return bool(table.getClass().getSimpleName() in _FILE_TABLES)
+
+
+def v2_table(relation: Any) -> Any:
+    """The table of a v2 relation; under a row-level command, the table the command changes."""
+    table = relation.table()
+    if table.getClass().getSimpleName() == "RowLevelOperationTable":
+        return table.table()
+    return table
+
+
+def v2_table_datasets(jvm: Any, relation: Any, role: str = "input") -> list[DatasetLineage]:
+    """The datasets of a v2 table (``describe._v2``): by its properties, else its location.
+
+    Each with its schema when its properties do not decide otherwise, its version and the
+    facets its properties hold.
+
+    Raises:
+        ValueError: The table has neither a location nor ``openlineage.dataset`` properties.
+    """
+    from pyspark.sql.types import StructType
+
+    from openlineage_sdk.spark.describe._v2 import described_by_properties, v2_table_identity
+
+    table = v2_table(relation)
+    properties = {str(k): str(v) for k, v in dict(table.properties()).items()}
+    jschema = relation.schema()
+    fields = schema_fields(StructType.fromJson(json.loads(jvm_json(jvm, jschema, jschema.json))))
+    version = table.version()
+    version = str(version) if version is not None else None
+    described = described_by_properties(properties, fields)
+    if described is not None:
+        datasets = []
+        for identity in described.identities:
+            key = (identity.namespace, identity.name)
+            schema = described.schemas[key] if key in described.schemas else fields
+            dataset = DatasetLineage(identity, role, schema)  # type: ignore[arg-type]
+            dataset.facets = dict(described.facets)
+            dataset.problems.extend(described.problems)
+            datasets.append(dataset)
+        return datasets
+    ident = option(relation.identifier())
+    location = properties.get("location")
+    if ident is None or not location:
+        raise ValueError(
+            f"v2 table {table.name()} has no known dataset: neither a location nor "
+            "openlineage.dataset properties"
+        )
+    namespace = [str(part) for part in ident.namespace()]
+    identity = v2_table_identity(location, namespace, str(ident.name()))
+    dataset = DatasetLineage(identity, role, fields)  # type: ignore[arg-type]
+    dataset.version = version
+    return [dataset]
 
 
 def _derby_home(jvm: Any) -> str | None:
@@ -188,6 +245,7 @@ class PlanExtraction:
     problems: list[str]
     schemas: dict[tuple[str, str], list[SchemaDatasetFacetFields]] = field(default_factory=dict)
     catalogs: dict[tuple[str, str], CatalogInfo] = field(default_factory=dict)
+    details: dict[tuple[str, str], DatasetLineage] = field(default_factory=dict)
     unread: int = 0
     """Leaves whose datasets could not be told (each has its problem)."""
 
@@ -198,6 +256,10 @@ class PlanExtraction:
             key = (identity.namespace, identity.name)
             dataset = DatasetLineage(identity, "input", self.schemas.get(key))
             dataset.catalog = self.catalogs.get(key)
+            detail = self.details.get(key)
+            if detail is not None:
+                dataset.version, dataset.facets = detail.version, dict(detail.facets)
+                dataset.problems.extend(detail.problems)
             found.append(dataset)
         return found
 
@@ -286,6 +348,7 @@ def logical_plan_extraction(
     except Exception as error:
         found.problems.append(f"column lineage: {error}")
     extraction = PlanExtraction(found.all(), lineage, found.problems, schemas, found.catalogs)
+    extraction.details = found.details
     extraction.unread = unread
     return extraction
 
@@ -308,6 +371,14 @@ def _read_leaf(
             identity, catalog = jdbc_catalog_table(jvm, relation)
             found.by_leaf[index] = [identity]
             found.catalogs[(identity.namespace, identity.name)] = catalog
+            return
+        if not _is_file_table(relation.table()):
+            datasets = v2_table_datasets(jvm, relation)
+            found.by_leaf[index] = [dataset.identity for dataset in datasets]
+            for dataset in datasets:
+                found.details[(dataset.identity.namespace, dataset.identity.name)] = dataset
+            if any(dataset.schema is not None for dataset in datasets) or len(datasets) > 1:
+                found.v2_schemas.add(index)
             return
     found.by_leaf[index] = leaf_identities(jvm, leaf, hive_metastore)
 
@@ -411,9 +482,15 @@ def _leaf_schemas(
             key = (dataset.identity.namespace, dataset.identity.name)
             if dataset.schema is not None and key not in schemas:
                 schemas[key] = dataset.schema
+    for position in found.v2_schemas:
+        for identity in found.by_leaf.get(position, []):
+            key = (identity.namespace, identity.name)
+            detail = found.details.get(key)
+            if detail is not None and detail.schema is not None and key not in schemas:
+                schemas[key] = detail.schema
     for position, identities in found.by_leaf.items():
-        if position in found.jdbc:
-            continue  # named by the agent's schema rule for JDBC, above
+        if position in found.jdbc or position in found.v2_schemas:
+            continue  # named by the agent's schema rule for JDBC and self-described tables
         keys = [(i.namespace, i.name) for i in identities if (i.namespace, i.name) not in schemas]
         if keys:
             struct = StructType.fromJson(leaf_schema_json(json_leaves[position]))
