@@ -331,6 +331,10 @@ class _BoundStatement(Description):
     is handed to the listener's ``onFailure`` with its ``QueryExecution``; one that fails before
     (in parsing or analysis) leaves none: its run is START and FAIL with the error and no
     datasets, and its ``extractionError`` facet says why.
+
+    ``DataFrame.mergeInto(...).merge()`` is described the same way: its command is handed to the
+    JVM in one call, which returns nothing; the listener's ``onSuccess`` has its
+    ``QueryExecution``.
     """
 
     start = "after"
@@ -349,11 +353,13 @@ class _BoundStatement(Description):
             planned = self._failed()
             if planned is None:
                 execution.problems.append(
-                    "statement: a statement with parameters or format arguments is described "
-                    "from the command Spark ran, and it failed before there was one"
+                    "statement: this statement is described from the command Spark ran, and it "
+                    "failed before there was one"
                 )
-        else:
+        elif hasattr(self.result, "_jdf"):
             planned = self.session.plan(None, self.result._jdf.queryExecution())
+        else:
+            planned = self._executed()
         if planned is None:
             self.statistics.discard()
             return execution.error is not None
@@ -361,18 +367,25 @@ class _BoundStatement(Description):
         _finish_statement(self.session, execution, planned, self.statistics)
         return True
 
+    def _executed(self) -> PlannedStatement | None:
+        """The one command that ran, from the session's listener (bus drained first)."""
+        return self._heard("executed")
+
     def _failed(self) -> PlannedStatement | None:
         """The failed command, from what the session's listener saw fail (bus drained first)."""
+        return self._heard("failed")
+
+    def _heard(self, which: str) -> PlannedStatement | None:
         session, token = self.session, self.statistics.token
         listener = session.listener
         if listener is None or token is None:
             return None
         if not wait_for_listeners(session.spark, session.listener_timeout_ms):
             return None
-        failed = listener.collector(token).failed
-        if len(failed) != 1:
+        heard = getattr(listener.collector(token), which)
+        if len(heard) != 1:
             return None
-        return session.plan(None, failed[0])
+        return session.plan(None, heard[0])
 
 
 def _finish_statement(

@@ -160,7 +160,7 @@ def v2_table_datasets(jvm: Any, relation: Any, role: str = "input") -> list[Data
         datasets = []
         for identity in described.identities:
             key = (identity.namespace, identity.name)
-            schema = described.schemas[key] if key in described.schemas else fields
+            schema = described.schemas.get(key, fields)
             dataset = DatasetLineage(identity, role, schema)  # type: ignore[arg-type]
             dataset.facets = dict(described.facets)
             dataset.problems.extend(described.problems)

@@ -99,6 +99,8 @@ _JDBC_RELATION = re.compile(
     r"(?:^|[\s:+-])Relation \[[^\n]*?\] JDBCRelation\((.*?)\) \[numPartitions=\d+\]", re.DOTALL
 )
 _HIVE_RELATION = re.compile(r"HiveTableRelation \[(`[^\]]*?`)(?:,|\])")
+# A v2 catalog's table: "RelationV2[a#1, b#2] cat.db.t" (names unquoted, as the table names itself).
+_RELATION_V2 = re.compile(r"RelationV2\[[^\]]*\] ([^\s,]+)")
 # A file scan of the physical plan: ``FileScan parquet [a#1,b#2] ... Location:
 # InMemoryFileIndex(1 paths)[file:/data/x], PartitionFilters: ...``. Spark cuts each metadata
 # value of a scan at spark.sql.maxMetadataStringLength (100) characters and ends it with "...":
@@ -147,6 +149,8 @@ def parse_explain(text: str) -> ExplainedStatement:
     if hive is not None:
         explained.tables.append(f"`{hive.group(1).strip()}`.`{hive.group(2).strip()}`")
     explained.tables.extend(_QUALIFIED.findall(first))
+    if not explained.tables:
+        explained.tables.extend(_RELATION_V2.findall(first)[:1])
     body = analyzed.split("\n", 1)[1] if "\n" in analyzed else ""
     resolved = _RESOLVED_IDENTIFIER.search(body)
     if resolved is not None and not explained.tables:
@@ -154,7 +158,11 @@ def parse_explain(text: str) -> ExplainedStatement:
             ".".join(f"`{p}`" for p in (resolved.group(1), *resolved.group(2).split(".")))
         )
     seen: set[str] = set()
-    for name in [*_RELATION.findall(body), *_HIVE_RELATION.findall(body)]:
+    for name in [
+        *_RELATION.findall(body),
+        *_HIVE_RELATION.findall(body),
+        *_RELATION_V2.findall(body),
+    ]:
         if name not in seen:
             seen.add(name)
             explained.input_tables.append(name)
