@@ -99,14 +99,25 @@ class ConnectCommands:
                 text = sql.query if sql is not None and may_write(sql.query) else None
             except Exception as error:  # a message of a shape this code does not know
                 log.debug("openlineage: reading a Connect command failed: %s", error)
+        adapter = self.adapter
+        session: Any = adapter.session
         if text is None:
+            merge = False
             if not inside_adapter():
                 try:
-                    self.adapter.session.seen(command)  # type: ignore[attr-defined]
+                    session.seen(command)
+                    merge = command.WhichOneof("command_type") == "merge_into_table_command"
                 except Exception as error:
                     log.debug("openlineage: reading a Connect command failed: %s", error)
-            return original(command, observations)
-        adapter = self.adapter
+            if not merge:
+                return original(command, observations)
+            execution = adapter.execution("mergeInto")
+            return run_observed(
+                adapter.reporter,
+                execution,
+                session.merge_command(command, execution),
+                functools.partial(original, command, observations),
+            )
         execution = adapter.execution("sql")
         description = adapter.session.statement(text, execution, command)
         return run_observed(

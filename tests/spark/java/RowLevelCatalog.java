@@ -4,20 +4,23 @@
  * Spark plans MERGE INTO, UPDATE and DELETE on any v2 table that implements
  * SupportsRowLevelOperations the way it plans them for Iceberg or Delta tables: ReplaceData for
  * a copy-on-write table, WriteDelta (with MergeRows for a MERGE) for a merge-on-read one. This
- * catalog's tables do both, chosen by the table property "write.mode" ("copy-on-write", the
- * default, or "merge-on-read"), so the adapter's tests can run those statements for real without
- * the Delta or Iceberg JARs.
+ * catalog's tables do both: as Iceberg's, the mode is chosen per command by the table properties
+ * "write.delete.mode", "write.update.mode" and "write.merge.mode" ("copy-on-write", the default,
+ * or "merge-on-read"), so the adapter's tests can run those statements for real without the
+ * Delta or Iceberg JARs.
  *
- * Rows live in the driver's memory (the tests run Spark in local mode), per table. Each table
- * claims a location under the catalog's "warehouse" option, "{warehouse}/{namespace}/{table}",
- * as Iceberg's and Delta's tables have one, and a version that each commit increases. A
- * merge-on-read table identifies a row by its first column, which must be NOT NULL. Table properties are kept as given
- * (TBLPROPERTIES), so a table can describe itself to OpenLineage with "openlineage.dataset.*".
+ * Rows live in the driver's memory (the tests run Spark in local mode), per table, each with an
+ * id of its own, which a merge-on-read operation reads as the metadata column "_row_id". Each
+ * table claims a location under the catalog's "warehouse" option,
+ * "{warehouse}/{namespace}/{table}", as Iceberg's and Delta's tables have one, and a version that
+ * each commit increases. Table properties are kept as given (TBLPROPERTIES), so a table can
+ * describe itself to OpenLineage with "openlineage.dataset.*".
  */
 package io.openlineage.sdk.tests;
 
 import java.util.ArrayList;
-import java.util.Collections;
+import java.util.HashSet;
+import java.util.Locale;
 import java.util.EnumSet;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -31,6 +34,9 @@ import org.apache.spark.sql.catalyst.analysis.NoSuchTableException;
 import org.apache.spark.sql.catalyst.analysis.TableAlreadyExistsException;
 import org.apache.spark.sql.connector.catalog.Column;
 import org.apache.spark.sql.connector.catalog.Identifier;
+import org.apache.spark.sql.catalyst.expressions.GenericInternalRow;
+import org.apache.spark.sql.connector.catalog.MetadataColumn;
+import org.apache.spark.sql.connector.catalog.SupportsMetadataColumns;
 import org.apache.spark.sql.connector.catalog.SupportsNamespaces;
 import org.apache.spark.sql.connector.catalog.SupportsRead;
 import org.apache.spark.sql.connector.catalog.SupportsRowLevelOperations;
@@ -49,6 +55,7 @@ import org.apache.spark.sql.connector.read.PartitionReader;
 import org.apache.spark.sql.connector.read.PartitionReaderFactory;
 import org.apache.spark.sql.connector.read.Scan;
 import org.apache.spark.sql.connector.read.ScanBuilder;
+import org.apache.spark.sql.connector.read.SupportsPushDownRequiredColumns;
 import org.apache.spark.sql.connector.write.BatchWrite;
 import org.apache.spark.sql.connector.write.DataWriter;
 import org.apache.spark.sql.connector.write.DataWriterFactory;
@@ -68,12 +75,15 @@ import org.apache.spark.sql.connector.write.Write;
 import org.apache.spark.sql.connector.write.WriteBuilder;
 import org.apache.spark.sql.connector.write.WriterCommitMessage;
 import org.apache.spark.sql.types.DataType;
+import org.apache.spark.sql.types.DataTypes;
 import org.apache.spark.sql.types.Metadata;
 import org.apache.spark.sql.types.StructField;
 import org.apache.spark.sql.types.StructType;
 import org.apache.spark.sql.util.CaseInsensitiveStringMap;
 
 public class RowLevelCatalog implements TableCatalog, SupportsNamespaces {
+  static final String ROW_ID = "_row_id";
+
   // Tables by "{catalog}.{namespace}.{table}": shared by every instance of the catalog, since
   // Spark makes one per session and the tests' Connect sessions are sessions of their own.
   private static final Map<String, MemoryTable> TABLES = new ConcurrentHashMap<>();
@@ -210,11 +220,16 @@ public class RowLevelCatalog implements TableCatalog, SupportsNamespaces {
 
   /** One table: its rows (copies), its schema and properties, its version. */
   public static class MemoryTable
-      implements SupportsRead, SupportsWrite, SupportsRowLevelOperations {
+      implements SupportsRead,
+          SupportsWrite,
+          SupportsRowLevelOperations,
+          SupportsMetadataColumns {
     private final String name;
     private final StructType schema;
     final Map<String, String> properties;
-    private volatile List<InternalRow> rows = new ArrayList<>();
+    private List<InternalRow> rows = new ArrayList<>();
+    private List<Long> ids = new ArrayList<>();
+    private final AtomicLong nextId = new AtomicLong(0);
     private final AtomicLong version = new AtomicLong(0);
 
     MemoryTable(String name, StructType schema, Map<String, String> properties) {
@@ -259,17 +274,70 @@ public class RowLevelCatalog implements TableCatalog, SupportsNamespaces {
           TableCapability.BATCH_READ, TableCapability.BATCH_WRITE, TableCapability.TRUNCATE);
     }
 
-    boolean mergeOnRead() {
-      return "merge-on-read".equals(properties.getOrDefault("write.mode", "copy-on-write"));
+    @Override
+    public MetadataColumn[] metadataColumns() {
+      return new MetadataColumn[] {
+        new MetadataColumn() {
+          @Override
+          public String name() {
+            return ROW_ID;
+          }
+
+          @Override
+          public DataType dataType() {
+            return DataTypes.LongType;
+          }
+
+          @Override
+          public boolean isNullable() {
+            return false;
+          }
+        }
+      };
     }
 
+    boolean mergeOnRead(RowLevelOperation.Command command) {
+      String key = "write." + command.name().toLowerCase(Locale.ROOT) + ".mode";
+      return "merge-on-read".equals(properties.getOrDefault(key, "copy-on-write"));
+    }
+
+    /** The rows, each with its id in a last column. */
     synchronized List<InternalRow> snapshot() {
+      List<InternalRow> found = new ArrayList<>();
+      for (int i = 0; i < rows.size(); i++) {
+        found.add(withId(rows.get(i), ids.get(i)));
+      }
+      return found;
+    }
+
+    private InternalRow withId(InternalRow row, long id) {
+      Object[] values = new Object[schema.size() + 1];
+      for (int i = 0; i < schema.size(); i++) {
+        values[i] = row.get(i, schema.fields()[i].dataType());
+      }
+      values[schema.size()] = id;
+      return new GenericInternalRow(values);
+    }
+
+    /** Keep the rows (with ids) that remain, append new rows, and count a version. */
+    synchronized void commit(List<InternalRow> kept, List<Long> keptIds, List<InternalRow> added) {
+      List<InternalRow> newRows = new ArrayList<>(kept);
+      List<Long> newIds = new ArrayList<>(keptIds);
+      for (InternalRow row : added) {
+        newRows.add(row);
+        newIds.add(nextId.getAndIncrement());
+      }
+      rows = newRows;
+      ids = newIds;
+      version.incrementAndGet();
+    }
+
+    synchronized List<InternalRow> rows() {
       return new ArrayList<>(rows);
     }
 
-    synchronized void replace(List<InternalRow> newRows) {
-      rows = newRows;
-      version.incrementAndGet();
+    synchronized List<Long> ids() {
+      return new ArrayList<>(ids);
     }
 
     @Override
@@ -284,7 +352,7 @@ public class RowLevelCatalog implements TableCatalog, SupportsNamespaces {
 
     @Override
     public RowLevelOperationBuilder newRowLevelOperationBuilder(RowLevelOperationInfo info) {
-      if (mergeOnRead()) {
+      if (mergeOnRead(info.command())) {
         return () -> new DeltaOperation(this, info.command());
       }
       return () -> new CopyOnWriteOperation(this, info.command());
@@ -293,13 +361,21 @@ public class RowLevelCatalog implements TableCatalog, SupportsNamespaces {
 
   // ------------------------------------------------------------------------------------ reads
 
-  static class MemoryScan implements ScanBuilder, Scan, Batch {
+  /** A scan of every row, of the columns Spark asks for (the row id among them, by name). */
+  static class MemoryScan implements ScanBuilder, SupportsPushDownRequiredColumns, Scan, Batch {
     private final StructType schema;
     private final List<InternalRow> rows;
+    private StructType required;
 
     MemoryScan(StructType schema, List<InternalRow> rows) {
       this.schema = schema;
       this.rows = rows;
+      this.required = schema;
+    }
+
+    @Override
+    public void pruneColumns(StructType requiredSchema) {
+      required = requiredSchema;
     }
 
     @Override
@@ -309,7 +385,7 @@ public class RowLevelCatalog implements TableCatalog, SupportsNamespaces {
 
     @Override
     public StructType readSchema() {
-      return schema;
+      return required;
     }
 
     @Override
@@ -319,7 +395,17 @@ public class RowLevelCatalog implements TableCatalog, SupportsNamespaces {
 
     @Override
     public InputPartition[] planInputPartitions() {
-      return new InputPartition[] {new RowsPartition(rows)};
+      List<InternalRow> projected = new ArrayList<>();
+      for (InternalRow row : rows) {
+        Object[] values = new Object[required.size()];
+        for (int i = 0; i < required.size(); i++) {
+          StructField field = required.fields()[i];
+          int index = ROW_ID.equals(field.name()) ? schema.size() : schema.fieldIndex(field.name());
+          values[i] = row.get(index, field.dataType());
+        }
+        projected.add(new GenericInternalRow(values));
+      }
+      return new InputPartition[] {new RowsPartition(projected)};
     }
 
     @Override
@@ -445,11 +531,15 @@ public class RowLevelCatalog implements TableCatalog, SupportsNamespaces {
 
     @Override
     public void commit(WriterCommitMessage[] messages) {
-      List<InternalRow> rows = truncate ? new ArrayList<>() : table.snapshot();
+      List<InternalRow> added = new ArrayList<>();
       for (WriterCommitMessage message : messages) {
-        rows.addAll(((Written) message).inserted);
+        added.addAll(((Written) message).inserted);
       }
-      table.replace(rows);
+      if (truncate) {
+        table.commit(new ArrayList<>(), new ArrayList<>(), added);
+      } else {
+        table.commit(table.rows(), table.ids(), added);
+      }
     }
 
     @Override
@@ -487,7 +577,7 @@ public class RowLevelCatalog implements TableCatalog, SupportsNamespaces {
 
   /**
    * Merge-on-read: Spark writes only the changes (deletes and updates by row id, inserts), which
-   * are applied to the table's rows. A row's id is its first column.
+   * are applied to the table's rows.
    */
   static class DeltaOperation implements SupportsDelta {
     private final MemoryTable table;
@@ -510,12 +600,11 @@ public class RowLevelCatalog implements TableCatalog, SupportsNamespaces {
 
     @Override
     public NamedReference[] rowId() {
-      return new NamedReference[] {Expressions.column(table.schema().fields()[0].name())};
+      return new NamedReference[] {Expressions.column(ROW_ID)};
     }
 
     @Override
     public DeltaWriteBuilder newWriteBuilder(LogicalWriteInfo info) {
-      DataType idType = table.schema().fields()[0].dataType();
       return new DeltaWriteBuilder() {
         @Override
         public DeltaWrite build() {
@@ -530,7 +619,7 @@ public class RowLevelCatalog implements TableCatalog, SupportsNamespaces {
 
                 @Override
                 public void commit(WriterCommitMessage[] messages) {
-                  applyChanges(table, idType, messages);
+                  applyChanges(table, messages);
                 }
 
                 @Override
@@ -543,29 +632,32 @@ public class RowLevelCatalog implements TableCatalog, SupportsNamespaces {
     }
   }
 
-  static void applyChanges(MemoryTable table, DataType idType, WriterCommitMessage[] messages) {
-    Map<Object, InternalRow> updates = new HashMap<>();
-    Set<Object> deleted = Collections.newSetFromMap(new HashMap<>());
+  static void applyChanges(MemoryTable table, WriterCommitMessage[] messages) {
+    Map<Long, InternalRow> updates = new HashMap<>();
+    Set<Long> deleted = new HashSet<>();
     List<InternalRow> inserted = new ArrayList<>();
     for (WriterCommitMessage message : messages) {
       Written written = (Written) message;
       for (InternalRow id : written.deletedIds) {
-        deleted.add(id.get(0, idType));
+        deleted.add(id.getLong(0));
       }
       for (int i = 0; i < written.updatedIds.size(); i++) {
-        updates.put(written.updatedIds.get(i).get(0, idType), written.updatedRows.get(i));
+        updates.put(written.updatedIds.get(i).getLong(0), written.updatedRows.get(i));
       }
       inserted.addAll(written.inserted);
     }
-    List<InternalRow> rows = new ArrayList<>();
-    for (InternalRow row : table.snapshot()) {
-      Object id = row.get(0, idType);
+    List<InternalRow> rows = table.rows();
+    List<Long> ids = table.ids();
+    List<InternalRow> kept = new ArrayList<>();
+    List<Long> keptIds = new ArrayList<>();
+    for (int i = 0; i < rows.size(); i++) {
+      Long id = ids.get(i);
       if (deleted.contains(id)) {
         continue;
       }
-      rows.add(updates.containsKey(id) ? updates.get(id) : row);
+      kept.add(updates.containsKey(id) ? updates.get(id) : rows.get(i));
+      keptIds.add(id);
     }
-    rows.addAll(inserted);
-    table.replace(rows);
+    table.commit(kept, keptIds, inserted);
   }
 }

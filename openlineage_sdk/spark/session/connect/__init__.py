@@ -353,6 +353,16 @@ class ConnectSession(Session):
         assert text is not None
         return ConnectStatement(self, execution, text, call)
 
+    def merge_command(self, command: Any, execution: SparkExecution) -> Description:
+        """How ``DataFrame.mergeInto(...).merge()`` is described: before it runs, from its parts.
+
+        The client holds the MERGE as a command (target table, source plan, conditions and
+        actions), which the server cannot explain: the target is the output (from the catalog)
+        and an input, the source's reads the other inputs; the job is named after the logical
+        MERGE (``merge_into_table``), as Spark holds it before it plans its rows.
+        """
+        return _MergeCommand(self, execution, command.merge_into_table_command)
+
     def action_reads(self, plan: Any, execution: SparkExecution) -> bool:
         """What an action's plan reads, into ``execution``; ``False`` when it reads no dataset.
 
@@ -386,6 +396,44 @@ class ConnectSession(Session):
         execution.problems.extend(problems)
         _add_inputs(execution, inputs)
         return bool(execution.inputs or execution.problems)
+
+
+class _MergeCommand(Description):
+    def __init__(self, session: ConnectSession, execution: SparkExecution, merge: Any) -> None:
+        self.session = session
+        self.execution = execution
+        self.merge = merge
+
+    def before(self) -> bool:
+        from openlineage_sdk.spark.describe._commands import COMMANDS
+        from openlineage_sdk.spark.describe._statement import PlannedStatement, apply_statement
+
+        session, execution, merge = self.session, self.execution, self.merge
+        name = str(merge.target_table_name)
+        planned = PlannedStatement("MergeIntoTable")
+        info = session.describe_table(name, with_schema=True)
+        if info is None or info.location is None:
+            planned.problems.append(f"output: {name} is not a table with a location")
+        else:
+            output = DatasetLineage(session.table_identity(info), "output")
+            try:
+                output.schema = info.schema or schema_fields(session.table_schema(name))
+            except Exception as error:
+                _note(output.problems, "output schema", error)
+            planned.output = output
+            planned.table = dataclasses.replace(info, database=None, table=name)
+            target = DatasetLineage(output.identity, "input", output.schema)
+            planned.inputs.append(target)
+        reads = client_plan_reads(merge.source_table_plan)
+        planned.problems.extend(p for p in reads.problems if p != SQL_INPUTS_UNKNOWN)
+        source = self.session.resolve_reads(reads, planned.problems)
+        known = {(d.identity.namespace, d.identity.name) for d in planned.inputs}
+        planned.inputs.extend(
+            d for d in source if (d.identity.namespace, d.identity.name) not in known
+        )
+        assert COMMANDS[planned.node] is not None
+        apply_statement(execution, planned, None)
+        return True
 
 
 _GENERATED_SUBQUERY = re.compile(r"\((.*)\) SPARK_GEN_SUBQ_\d+", re.DOTALL)
