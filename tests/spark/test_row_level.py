@@ -180,7 +180,11 @@ def test_delete_and_update_report_the_table_they_change(
 def test_dataframe_merge_into_is_a_run_of_the_merge(
     mode_spark: Any, rl: Path, auto: Captured
 ) -> None:
-    from pyspark.sql.functions import col
+    # This process holds a classic session too: the generic functions would make classic columns.
+    if type(mode_spark).__module__.startswith("pyspark.sql.connect"):
+        from pyspark.sql.connect.functions import col
+    else:
+        from pyspark.sql.functions import col
 
     t = _names(mode_spark, "df")
     events = f"rl.default.{t['events']}"

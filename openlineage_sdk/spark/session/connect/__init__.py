@@ -421,7 +421,7 @@ class _MergeCommand(Description):
             except Exception as error:
                 _note(output.problems, "output schema", error)
             planned.output = output
-            planned.table = dataclasses.replace(info, database=None, table=name)
+            planned.table = info
             target = DatasetLineage(output.identity, "input", output.schema)
             planned.inputs.append(target)
         reads = client_plan_reads(merge.source_table_plan)
