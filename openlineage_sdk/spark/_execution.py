@@ -205,6 +205,9 @@ class SparkExecution:
     """The ``jobType`` facet's type: ``RDD_JOB`` for RDD actions, as the JVM agent marks them."""
     processing_type: ProcessingType = "BATCH"
     """The ``jobType`` facet's processing type."""
+    sql: str | None = None
+    """The SQL text the execution ran (a statement, or the query a write or read was built
+    from): the ``sql`` job facet, dialect ``spark``, as the JVM agent sends it."""
 
     @property
     def job_name(self) -> str:

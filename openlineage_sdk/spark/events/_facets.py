@@ -55,6 +55,7 @@ from openlineage_sdk.models.facets import (
     OutputSubsetOutputDatasetFacet,
     ProcessingEngineRunFacet,
     SchemaDatasetFacet,
+    SQLJobFacet,
     SymlinksDatasetFacet,
 )
 from openlineage_sdk.models.records import ExtractionErrorRunFacetError, LocationSubsetCondition
@@ -74,6 +75,7 @@ __all__ = [
     "output_datasets",
     "processing_engine_facet",
     "run_facets",
+    "sql_facet",
 ]
 
 log = logging.getLogger("openlineage_sdk.spark")
@@ -337,6 +339,11 @@ def processing_engine_facet(spark_version: str, producer: str) -> ProcessingEngi
         version=spark_version,
         openlineage_adapter_version=__version__,
     )
+
+
+def sql_facet(producer: str, query: str) -> SQLJobFacet:
+    """``sql``: the SQL text the execution ran, in Spark's dialect, as the JVM agent writes it."""
+    return SQLJobFacet(producer=producer, query=query, dialect="spark")
 
 
 def job_type_facet(

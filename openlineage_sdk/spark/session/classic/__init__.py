@@ -39,6 +39,7 @@ from openlineage_sdk.spark.session.classic._jvm import (
     frame_schema,
     jvm_writer_settings,
     qualify_path,
+    sql_text,
 )
 from openlineage_sdk.spark.session.classic._metrics import (
     ListenerRegistration,
@@ -185,6 +186,10 @@ class ClassicSession(Session):
         output: DatasetLineage | None,
         output_names: list[str] | None = None,
     ) -> None:
+        try:
+            execution.sql = sql_text(self.spark._jvm, df._jdf.queryExecution().logical())
+        except Exception as error:
+            _note(execution.problems, "sql facet", error)
         extraction = plan_inputs_and_lineage(
             df, self.hive_metastore, output_names, self.descriptions
         )
@@ -205,11 +210,18 @@ class ClassicSession(Session):
             return _BoundStatement(self, execution)
         return _Statement(self, execution, text)
 
-    def plan(self, text: str | None, qe: Any = None) -> PlannedStatement | None:
-        """What a statement does, from its text before it runs or ``qe`` after; ``None``: nothing."""
+    def plan(
+        self, text: str | None, qe: Any = None, execution: SparkExecution | None = None
+    ) -> PlannedStatement | None:
+        """What a statement does, from its text before it runs or ``qe`` after; ``None``: nothing.
+
+        With ``qe``, the SQL text Spark parsed becomes ``execution``'s.
+        """
         try:
             if text is not None:
                 return plan_statement(self.spark, text, self.hive_metastore, self.descriptions)
+            if execution is not None:
+                execution.sql = sql_text(self.spark._jvm, qe.logical())
             return plan_executed(self.spark, qe, self.hive_metastore, self.descriptions)
         except Exception as error:
             # Spark will report a statement that does not parse or analyze itself, as it is.
@@ -237,6 +249,10 @@ class ClassicSession(Session):
             return False  # nothing stored is read (a read that could not be told is reported)
         execution.name_job(command)
         execution.inputs = extraction.input_datasets()
+        try:
+            execution.sql = sql_text(self.spark._jvm, qe.logical())
+        except Exception as error:
+            _note(execution.problems, "sql facet", error)
         execution.problems.extend(extraction.problems)
         return True
 
@@ -294,6 +310,7 @@ class _Statement(Description):
         self.planned: PlannedStatement | None = None
         self.statistics = _ListenerStatistics(session)
         self.start = "beside" if described_beside(text) else "before"
+        execution.sql = text
 
     def before(self) -> bool:
         if self.start == "beside":
@@ -357,7 +374,7 @@ class _BoundStatement(Description):
                     "failed before there was one"
                 )
         elif hasattr(self.result, "_jdf"):
-            planned = self.session.plan(None, self.result._jdf.queryExecution())
+            planned = self.session.plan(None, self.result._jdf.queryExecution(), execution)
         else:
             planned = self._executed()
         if planned is None:
@@ -385,7 +402,7 @@ class _BoundStatement(Description):
         heard = getattr(listener.collector(token), which)
         if len(heard) != 1:
             return None
-        return session.plan(None, heard[0])
+        return session.plan(None, heard[0], self.execution)
 
 
 def _finish_statement(

@@ -54,6 +54,7 @@ from openlineage_sdk.spark.session.connect._plan import (
     connect_writer_settings,
     declared_schema,
     path_uri,
+    plan_sql_text,
     relations,
 )
 from openlineage_sdk.spark.session.connect._statements import (
@@ -145,6 +146,7 @@ class ConnectSession(Session):
         output_names: list[str] | None = None,
     ) -> None:
         relation = df._plan.plan(self.client)
+        execution.sql = plan_sql_text(relation)
         reads = client_plan_reads(relation)
         execution.problems.extend(reads.problems)
         _add_inputs(execution, self.resolve_reads(reads, execution.problems))
@@ -374,6 +376,7 @@ class ConnectSession(Session):
             return False
         root = plan.root
         execution.name_job((root.WhichOneof("rel_type") or "").strip("_") or "query")
+        execution.sql = plan_sql_text(root)
         reads = client_plan_reads(root)
         problems = [p for p in reads.problems if p != SQL_INPUTS_UNKNOWN]
         # The action's plan names its tables: they exist, or the action fails.

@@ -37,6 +37,7 @@ __all__ = [
     "connect_writer_settings",
     "declared_schema",
     "path_uri",
+    "plan_sql_text",
     "relations",
 ]
 
@@ -77,6 +78,29 @@ def relations(message: Any) -> Iterator[Any]:
                 yield from relations(item)
         else:
             yield from relations(value)
+
+
+def plan_sql_text(relation: Any) -> str | None:
+    """The SQL text a client plan was built from: its first ``SQL`` relation, breadth-first.
+
+    As the JVM agent finds it in a plan (the node nearest the top that Spark parsed from SQL
+    text): a write of ``spark.sql(query)`` has the query's relation right under it.
+    """
+    queue = [relation]
+    while queue:
+        message = queue.pop(0)
+        if message.DESCRIPTOR.full_name == "spark.connect.Relation":
+            if message.WhichOneof("rel_type") == "sql":
+                return str(message.sql.query)
+        for descriptor, value in message.ListFields():
+            if descriptor.message_type is None:
+                continue
+            if _is_repeated(descriptor):
+                if not descriptor.message_type.GetOptions().map_entry:
+                    queue.extend(value)
+            else:
+                queue.append(value)
+    return None
 
 
 def _is_repeated(descriptor: Any) -> bool:

@@ -123,6 +123,7 @@ class ConnectStatement(Description):
         self.plan: _Plan | None = None
         self.insert = described_beside(text)
         self.start = "beside" if self.insert else "before"
+        execution.sql = text
 
     # -- the template's steps
 
