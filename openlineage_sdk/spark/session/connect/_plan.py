@@ -89,9 +89,9 @@ def plan_sql_text(relation: Any) -> str | None:
     queue = [relation]
     while queue:
         message = queue.pop(0)
-        if message.DESCRIPTOR.full_name == "spark.connect.Relation":
-            if message.WhichOneof("rel_type") == "sql":
-                return str(message.sql.query)
+        relation_type = message.DESCRIPTOR.full_name == "spark.connect.Relation"
+        if relation_type and message.WhichOneof("rel_type") == "sql":
+            return str(message.sql.query)
         for descriptor, value in message.ListFields():
             if descriptor.message_type is None:
                 continue
