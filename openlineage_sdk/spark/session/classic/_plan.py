@@ -210,6 +210,28 @@ def jdbc_relation(jvm: Any, relation: Any) -> JdbcRead:
     return resolve_jdbc(source, schema_fields(schema), derby_home=derby)
 
 
+def kafka_relation(jvm: Any, relation: Any) -> list[DatasetLineage]:
+    """The topics a ``KafkaRelation`` reads, from its options (a private field, as the agent
+    reads it), each with the relation's schema."""
+    from pyspark.sql.types import StructType
+
+    from openlineage_sdk.spark.describe._kafka import kafka_datasets
+
+    field = relation.getClass().getDeclaredField("sourceOptions")
+    field.setAccessible(True)
+    options = field.get(relation)
+    keys = as_list(jvm, options.keys().toSeq())
+    read = {str(k): str(option(options.get(k))) for k in keys}
+    jschema = relation.schema()
+    fields = schema_fields(StructType.fromJson(json.loads(jvm_json(jvm, jschema, jschema.json))))
+    datasets, problems = kafka_datasets(read, "input", fields)
+    if not datasets:
+        raise ValueError("; ".join(problems) or "the Kafka read names no topic")
+    for dataset in datasets:
+        dataset.problems.extend(problems)
+    return datasets
+
+
 def jdbc_catalog_table(jvm: Any, relation: Any) -> tuple[DatasetIdentity, CatalogInfo]:
     """A table of a v2 JDBC catalog (``JDBCTableCatalog``), named as the agent's handler names it.
 
@@ -364,6 +386,13 @@ def _read_leaf(
             read = jdbc_relation(jvm, relation)
             found.jdbc[index] = read
             found.by_leaf[index] = [dataset.identity for dataset in read.inputs]
+            return
+        if relation.getClass().getSimpleName() == "KafkaRelation":
+            datasets = kafka_relation(jvm, relation)
+            found.by_leaf[index] = [dataset.identity for dataset in datasets]
+            for dataset in datasets:
+                found.details[(dataset.identity.namespace, dataset.identity.name)] = dataset
+            found.v2_schemas.add(index)
             return
     if name in ("DataSourceV2Relation", "DataSourceV2ScanRelation"):
         relation = leaf if name == "DataSourceV2Relation" else leaf.relation()

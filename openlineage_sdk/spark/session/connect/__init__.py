@@ -38,6 +38,7 @@ from openlineage_sdk.spark.describe._jdbc import (
     jdbc_table_identity,
     resolve_jdbc,
 )
+from openlineage_sdk.spark.describe._kafka import kafka_datasets
 from openlineage_sdk.spark.describe._schema import schema_fields
 from openlineage_sdk.spark.describe._sql_text import PATH_QUERY
 from openlineage_sdk.spark.session._base import Session, WriteStatistics
@@ -175,6 +176,7 @@ class ConnectSession(Session):
             *self._path_inputs(reads, problems),
             *self._table_inputs(reads.tables, problems),
             *self._jdbc_inputs(reads, problems),
+            *_kafka_inputs(reads, problems),
         ]
 
     def _path_inputs(self, reads: ClientPlanReads, problems: list[str]) -> list[DatasetLineage]:
@@ -396,6 +398,7 @@ class ConnectSession(Session):
                     execution.name_job(command)
         inputs.extend(self._path_inputs(reads, problems))
         inputs.extend(self._jdbc_inputs(reads, problems))
+        inputs.extend(_kafka_inputs(reads, problems))
         execution.problems.extend(problems)
         _add_inputs(execution, inputs)
         return bool(execution.inputs or execution.problems)
@@ -440,6 +443,16 @@ class _MergeCommand(Description):
 
 
 _GENERATED_SUBQUERY = re.compile(r"\((.*)\) SPARK_GEN_SUBQ_\d+", re.DOTALL)
+
+
+def _kafka_inputs(reads: ClientPlanReads, problems: list[str]) -> list[DatasetLineage]:
+    """The topics of the plan's Kafka reads, with the Kafka source's schema."""
+    found: list[DatasetLineage] = []
+    for options in reads.kafka:
+        datasets, noted = kafka_datasets(options, "input")
+        found.extend(datasets)
+        problems.extend(noted)
+    return found
 
 
 def _shown_key(shown: str) -> tuple[str, str]:

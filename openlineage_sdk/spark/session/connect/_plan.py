@@ -61,6 +61,7 @@ class ClientPlanReads:
     tables: list[str] = field(default_factory=list)
     jdbc: list[tuple[dict[str, str], Any]] = field(default_factory=list)  # (options, relation)
     sql: list[str] = field(default_factory=list)  # queries of SQL relations
+    kafka: list[dict[str, str]] = field(default_factory=list)  # each Kafka read's options
     problems: list[str] = field(default_factory=list)
 
 
@@ -144,6 +145,9 @@ def client_plan_reads(relation: Any) -> ClientPlanReads:
             options = dict(source.options)
             if source.format.lower() == "jdbc":
                 found.jdbc.append((options, node))
+                continue
+            if source.format.lower() == "kafka":
+                found.kafka.append(options)
                 continue
             paths = list(source.paths) or ([options["path"]] if "path" in options else [])
             found.paths.extend(paths)
