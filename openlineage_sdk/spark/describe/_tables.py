@@ -38,6 +38,7 @@ __all__ = [
     "describe_table",
     "metastore_namespace",
     "planned_table",
+    "quote_name",
     "relation_rows",
     "table_identity",
 ]
@@ -117,6 +118,11 @@ def _rows(spark: Any, statement: str, after: str | None = None) -> dict[str, str
 
 # One part of a possibly qualified name: quoted in backticks (which may hold dots), or not.
 _NAME_PART = re.compile(r"`(?:[^`]|``)*`|[^.]+")
+
+
+def quote_name(name: str) -> str:
+    """A possibly qualified name with each part quoted in backticks."""
+    return _quote(name)
 
 
 def _quote(name: str) -> str:

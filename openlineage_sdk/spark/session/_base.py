@@ -122,6 +122,38 @@ class Session(ABC):
         """The catalog's record of table ``name`` (see :func:`describe._tables.describe_table`)."""
         return describe_table(self.spark, name, exists=exists, with_schema=with_schema)
 
+    def self_described(
+        self, name: str, info: TableInfo, role: Literal["input", "output"]
+    ) -> DatasetLineage | None:
+        """A v2 catalog's table that describes itself by ``openlineage.dataset.*`` properties.
+
+        ``None`` for a table of the session catalog (one request less) or one whose properties
+        say nothing; the properties come from ``SHOW TBLPROPERTIES`` (no job). A table whose
+        query names several tables is the first of them here, the rest noted as a problem.
+        """
+        if info.catalog is None:
+            return None
+        from openlineage_sdk.spark.describe._tables import command_rows, quote_name
+        from openlineage_sdk.spark.describe._v2 import described_by_properties
+
+        rows = command_rows(self.spark.sql(f"SHOW TBLPROPERTIES {quote_name(name)}"))
+        properties = {str(row[0]): str(row[1]) for row in rows}
+        described = described_by_properties(properties, info.schema)
+        if described is None or not described.identities:
+            return None
+        identity = described.identities[0]
+        key = (identity.namespace, identity.name)
+        schema = described.schemas.get(key, info.schema)
+        dataset = DatasetLineage(identity, role, schema)
+        dataset.facets = dict(described.facets)
+        dataset.problems.extend(described.problems)
+        if len(described.identities) > 1:
+            dataset.problems.append(
+                f"table {name}: its query reads {len(described.identities)} tables, the first "
+                "is reported"
+            )
+        return dataset
+
     def planned_table(self, name: str, path: str | None = None) -> TableInfo:
         """Where a table about to be created will live (``path``: its location, if given)."""
         return planned_table(self.spark, name, self.qualify(path) if path is not None else None)

@@ -284,6 +284,9 @@ class ConnectSession(Session):
             return jdbc
         try:
             info = self.describe_table(name, exists=exists, with_schema=True)
+            described = self.self_described(name, info, "input") if info is not None else None
+            if described is not None:
+                return described
             if info is None or info.location is None:
                 raise ValueError(f"{name} is not a table with a location")
             dataset = DatasetLineage(self.table_identity(info), "input")

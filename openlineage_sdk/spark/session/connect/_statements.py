@@ -320,13 +320,14 @@ class ConnectStatement(Description):
             info = session.describe_table(
                 name, exists=command.kind == "insert", with_schema=wants_schema
             )
-            if info is None or info.location is None:
+            described = session.self_described(name, info, "output") if info else None
+            if info is None or (described is None and info.location is None):
                 info = session.planned_table(name)
             table = info
-            output = DatasetLineage(session.table_identity(info), "output")
+            output = described or DatasetLineage(session.table_identity(info), "output")
             if command.kind == "rename":
                 output.previous_identity = plan.previous
-            if wants_schema:
+            if wants_schema and output.schema is None:
                 try:
                     output.schema = info.schema or schema_fields(session.table_schema(name))
                 except Exception as error:
