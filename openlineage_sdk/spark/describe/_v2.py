@@ -64,6 +64,10 @@ def described_by_properties(
         if not key.startswith(_FACETS):
             continue
         facet = key.rsplit(".", 1)[-1]  # as the agent reads the key: its last part
+        if value.endswith("(redacted)"):
+            # SHOW TBLPROPERTIES hides values that look like secrets or URLs (a _schemaURL).
+            found.problems.append(f"table property {key}: Spark shows its value redacted")
+            continue
         try:
             parsed = json.loads(value)
             if not isinstance(parsed, dict):

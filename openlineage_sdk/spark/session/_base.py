@@ -22,6 +22,7 @@ from openlineage_sdk.spark._execution import (
     SparkExecution,
 )
 from openlineage_sdk.spark._flow import Description
+from openlineage_sdk.spark.describe._schema import schema_fields
 from openlineage_sdk.spark.describe._tables import (
     TableInfo,
     describe_table,
@@ -144,6 +145,8 @@ class Session(ABC):
         identity = described.identities[0]
         key = (identity.namespace, identity.name)
         schema = described.schemas.get(key, info.schema)
+        if key not in described.schemas and schema is None:
+            schema = schema_fields(self.table_schema(name))  # from the catalog: no data read
         dataset = DatasetLineage(identity, role, schema)
         dataset.facets = dict(described.facets)
         dataset.problems.extend(described.problems)
