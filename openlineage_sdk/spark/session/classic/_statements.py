@@ -261,12 +261,21 @@ def _plan(d: _Planner, plan: Any) -> PlannedStatement | None:
     if name in ("AlterTableAddPartitionCommand", "RepairTableCommand"):
         output, info = d.table_dataset(d.metadata(plan.tableName()))
         return PlannedStatement(name, output, info)
-    if name in ("ReplaceData", "WriteDelta"):
-        return _row_level(d, plan, name)
-    if name in ("MergeIntoTable", "UpdateTable", "DeleteFromTable"):
-        return _row_level_command(d, plan, name)
-    if name in ("MergeIntoCommand", "UpdateCommand", "DeleteCommand"):
-        return _delta_command(d, plan, name)
+    row_level = {
+        "ReplaceData": _row_level,
+        "WriteDelta": _row_level,
+        "MergeIntoTable": _row_level_command,
+        "UpdateTable": _row_level_command,
+        "DeleteFromTable": _row_level_command,
+        "MergeIntoCommand": _delta_command,
+        "UpdateCommand": _delta_command,
+        "DeleteCommand": _delta_command,
+    }.get(name)
+    if row_level is not None:
+        try:
+            return row_level(d, plan, name)
+        except Exception as error:  # a run that says what it could not learn, not no run
+            return PlannedStatement(name, problems=[f"statement: {type(error).__name__}: {error}"])
     if name == "AlterTableRenameCommand":
         if plan.isView():
             return None
@@ -289,7 +298,12 @@ def _plan(d: _Planner, plan: Any) -> PlannedStatement | None:
 
 def _v2_output(d: _Planner, relation: Any) -> tuple[DatasetLineage, TableInfo]:
     """The v2 table a row-level command changes, and its name for the job (``table.name()``)."""
-    [output] = v2_table_datasets(d.jvm, relation, "output")
+    datasets = v2_table_datasets(d.jvm, relation, "output")
+    output = datasets[0]
+    if len(datasets) > 1:
+        output.problems.append(
+            f"output: the table describes itself as {len(datasets)} datasets, the first is reported"
+        )
     return output, TableInfo(None, str(v2_table(relation).name()), None)
 
 
