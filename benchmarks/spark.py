@@ -422,6 +422,74 @@ def run_connect_sql(spark: Any, driver: Any, source: str, repeat: int, scratch: 
     return ratio
 
 
+# ------------------------------------------------------------------------------------ JDBC read
+
+
+def run_jdbc(
+    spark: Any, server: Any, repeat: int, scratch: Path, label: str, rows: int
+) -> float | None:
+    """Time a JDBC read of the orders table of a local PostgreSQL, written to Parquet.
+
+    The ETL of an operational database: ``spark.read.format("jdbc")`` with a ``query`` (parsed
+    by ``openlineage-sql`` for its tables) over ``rows`` rows, written to Parquet, plain and with
+    the adapter, alternating. With the adapter the read's tables are named from the query and
+    the relation's schema; nothing is sent to the database. Returns the ratio of the medians.
+    """
+    options = {**server.options(), "query": "SELECT id, customer_id, amount, sku FROM orders"}
+    events = scratch / f"events-jdbc-{label}.jsonl"
+    client = OpenLineage(transport=FileTransport(events), namespace="bench")
+
+    def once(traced: bool, round_: int) -> float:
+        if traced:
+            install(spark, client)
+        try:
+            start = time.perf_counter()
+            frame = spark.read.format("jdbc").options(**options).load()
+            frame.where("amount >= 0").write.parquet(str(scratch / f"jdbc-{label}-{round_}"))
+            return time.perf_counter() - start
+        finally:
+            if traced:
+                uninstall(spark)
+            shutil.rmtree(scratch / f"jdbc-{label}-{round_}", ignore_errors=True)
+
+    once(False, -1)
+    once(True, -2)  # warm-up
+    times: dict[bool, list[float]] = {False: [], True: []}
+    for round_ in range(repeat):
+        for traced in (round_ % 2 == 1, round_ % 2 == 0):
+            times[traced].append(once(traced, round_))
+    plain, with_adapter = statistics.median(times[False]), statistics.median(times[True])
+    print(f"\n{label} JDBC: a query over {rows:,} PostgreSQL rows to Parquet; median of {repeat}")
+    print(f"  plain   {plain:8.3f} s   " + ", ".join(f"{t:.2f}" for t in times[False]))
+    print(f"  adapter {with_adapter:8.3f} s   " + ", ".join(f"{t:.2f}" for t in times[True]))
+    print(
+        f"  ratio within a round (median of {repeat}): "
+        f"{within_round(times[True], times[False]):.3f}x"
+    )
+    print(verdict(times[True], times[False]))
+    client.close()
+    return with_adapter / plain
+
+
+@contextlib.contextmanager
+def _postgres_orders(rows: int) -> Iterator[Any]:
+    """The tests' throwaway PostgreSQL (``tests/spark/_postgres.py``) with ``rows`` orders."""
+    from tests.spark._postgres import missing, postgres_server
+
+    reason = missing()
+    if reason is not None:
+        print(f"\nJDBC rows skipped: {reason}")
+        yield None
+        return
+    with postgres_server() as server:
+        server.psql(
+            "CREATE TABLE orders AS SELECT g AS id, g % 100 AS customer_id, "
+            "g * 1.5 AS amount, 'sku-' || (g % 1000) AS sku "
+            f"FROM generate_series(1, {rows}) g"
+        )
+        yield server
+
+
 def _classic(connect_port: int | None) -> Any:
     from pyspark.sql import SparkSession
 
@@ -432,6 +500,8 @@ def _classic(connect_port: int | None) -> Any:
         .config("spark.ui.enabled", "false")
         .config("spark.ui.showConsoleProgress", "false")
     )
+    if Path("/usr/share/java/postgresql.jar").exists():  # for the JDBC rows (Debian's driver)
+        builder = builder.config("spark.driver.extraClassPath", "/usr/share/java/postgresql.jar")
     if connect_port is not None:
         builder = (
             builder.config("spark.plugins", "org.apache.spark.sql.connect.SparkConnectPlugin")
@@ -454,6 +524,10 @@ def main(argv: list[str]) -> None:
     parser.add_argument(
         "--sql-only", action="store_true", help="only the spark.sql INSERT INTO ... SELECT"
     )
+    parser.add_argument(
+        "--jdbc-only", action="store_true", help="only the JDBC read from a local PostgreSQL"
+    )
+    parser.add_argument("--jdbc-rows", type=int, default=1_000_000)
     options = parser.parse_args(argv)
 
     port: int | None = None
@@ -463,6 +537,13 @@ def main(argv: list[str]) -> None:
             port = int(sock.getsockname()[1])
     spark = _classic(port)
     scratch = Path(tempfile.mkdtemp(prefix="openlineage-bench-"))
+    if options.jdbc_only:
+        try:
+            _run_jdbc_rows(spark, options, port, scratch)
+        finally:
+            shutil.rmtree(scratch, ignore_errors=True)
+            spark.stop()
+        return
     try:
         source = _source(spark, options.rows, scratch)
         if options.mode in ("classic", "both"):
@@ -480,6 +561,21 @@ def main(argv: list[str]) -> None:
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
         spark.stop()
+
+
+def _run_jdbc_rows(spark: Any, options: Any, port: int | None, scratch: Path) -> None:
+    """The JDBC rows, classic and under Connect, against one PostgreSQL server."""
+    with _postgres_orders(options.jdbc_rows) as server:
+        if server is None:
+            return
+        if options.mode in ("classic", "both"):
+            run_jdbc(spark, server, options.repeat, scratch, "classic", options.jdbc_rows)
+        if options.mode in ("connect", "both"):
+            from pyspark.sql.connect.session import SparkSession as ConnectSession
+
+            remote = ConnectSession.builder.remote(f"sc://127.0.0.1:{port}").getOrCreate()
+            run_jdbc(remote, server, options.repeat, scratch, "connect", options.jdbc_rows)
+            remote.stop()
 
 
 if __name__ == "__main__":

@@ -224,6 +224,7 @@ document's ``{spark.app.name}.{node.name}`` is the same name without a table.
 from __future__ import annotations
 
 from openlineage_sdk.naming import _jobs, _stores
+from openlineage_sdk.naming._jdbc import jdbc_dataset, jdbc_dialect, jdbc_url_without_credentials
 from openlineage_sdk.naming._jobs import *  # noqa: F403
 from openlineage_sdk.naming._model import DatasetName, NamingError
 from openlineage_sdk.naming._parse import dataset_from_uri
@@ -236,6 +237,9 @@ __all__ = [
     "DatasetName",
     "NamingError",
     "dataset_from_uri",
+    "jdbc_dataset",
+    "jdbc_dialect",
+    "jdbc_url_without_credentials",
     "trim_dataset_name",
     *_jobs.__all__,
     *_stores.__all__,

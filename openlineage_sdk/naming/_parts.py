@@ -16,6 +16,7 @@ from openlineage_sdk.naming._model import NamingError
 __all__ = [
     "AWS_REGION",
     "AWS_REGION_RE",
+    "SECRET_PARAMETER",
     "WINDOWS_PATH_RE",
     "Ident",
     "absolute_path",
@@ -54,7 +55,7 @@ _SECRET_KEY_RE = (
 # A value is plain (up to the next separator) or, in SQL Server's syntax, in braces, where
 # ";" is part of the value and "}}" stands for "}": password={abc;def}}ghi} is one value,
 # masked whole (with anything stuck to its closing brace, and to the end when unclosed).
-_SECRET_PARAM_RE = re.compile(
+SECRET_PARAMETER = _SECRET_PARAM_RE = re.compile(
     rf"(?i)(?P<key>(?<![\w.\-]){_SECRET_KEY_RE})\s*=\s*"
     r"(?P<value>\{(?:[^}]|\}\})*(?:\}[^&;,)\s]*|\Z)|[^&;,)\s]*)"
 )

@@ -40,6 +40,7 @@ from openlineage_sdk.spark.events._facets import application_facets
 from openlineage_sdk.spark.events._sinks import IntoCurrentRun, RunPerWrite
 from openlineage_sdk.spark.observe import _hooks
 from openlineage_sdk.spark.observe._actions import ConnectActions, listen_for_reads
+from openlineage_sdk.spark.observe._merge import hook_classic_merge
 from openlineage_sdk.spark.observe._rdd import hook_rdd_saves
 from openlineage_sdk.spark.observe._statements import ConnectCommands, hook_classic_sql
 from openlineage_sdk.spark.observe._writes import hook_writers
@@ -254,6 +255,7 @@ def install(
     hook_writers(adapter.session.kind)
     if adapter.session.kind == "classic":
         hook_classic_sql()
+        hook_classic_merge()
         hook_rdd_saves()
         global _drain_registered
         with _drain_lock:

@@ -16,7 +16,7 @@ from __future__ import annotations
 import logging
 import time
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Any, Literal
 
 from openlineage_sdk.models.records import (
     ColumnLineageDatasetFacetField,
@@ -78,6 +78,7 @@ class CatalogInfo:
     name: str
     warehouse_uri: str | None = None
     source: str | None = "spark"
+    metadata_uri: str | None = None
 
 
 @dataclass(frozen=True)
@@ -157,6 +158,9 @@ class DatasetLineage:
     previous_identity: DatasetIdentity | None = None  # the name before a RENAME
     catalog: CatalogInfo | None = None
     problems: list[str] = field(default_factory=list)
+    version: str | None = None  # the table's version (a snapshot): the ``version`` facet
+    facets: dict[str, dict[str, Any]] = field(default_factory=dict)
+    """Facets the dataset describes itself with (a v2 table's properties), as JSON, by key."""
 
 
 def note_problem(problems: list[str], what: str, error: BaseException) -> None:
@@ -201,6 +205,9 @@ class SparkExecution:
     """The ``jobType`` facet's type: ``RDD_JOB`` for RDD actions, as the JVM agent marks them."""
     processing_type: ProcessingType = "BATCH"
     """The ``jobType`` facet's processing type."""
+    sql: str | None = None
+    """The SQL text the execution ran (a statement, or the query a write or read was built
+    from): the ``sql`` job facet, dialect ``spark``, as the JVM agent sends it."""
 
     @property
     def job_name(self) -> str:

@@ -60,14 +60,28 @@ def connect_port() -> int:
     return _free_port()
 
 
+def _driver_jars() -> tuple[list[str], list[str]]:
+    """JARs the tests put on the driver's classpath: the PostgreSQL JDBC driver, when installed
+    (on the JVM's own classpath, where java.sql.DriverManager finds it by its URL), and the
+    row-level test catalog (compiled against the PySpark JARs, when javac is here)."""
+    from tests.spark._postgres import JDBC_JAR
+    from tests.spark._row_level import catalog_jar
+
+    built = catalog_jar()
+    return [JDBC_JAR] if Path(JDBC_JAR).exists() else [], [str(built)] if built else []
+
+
 @pytest.fixture(scope="session")
 def spark(spark_root: Path, connect_port: int) -> Iterator[Any]:
     """The classic session (and the driver that also serves Spark Connect)."""
     skip_without_spark()
     from pyspark.sql import SparkSession
 
+    classpath, jars = _driver_jars()
     session = (
         SparkSession.builder.master("local[2]")
+        .config("spark.driver.extraClassPath", ":".join(classpath))
+        .config("spark.jars", ",".join(jars))
         .appName("openlineage_sdk_tests")
         .config("spark.sql.shuffle.partitions", "2")
         .config("spark.default.parallelism", "2")
@@ -152,6 +166,18 @@ def _facet_builders_of_plugins(request: pytest.FixtureRequest, monkeypatch: Any)
     from openlineage_sdk.spark.events import _extensions
 
     monkeypatch.setattr(_extensions, "_loaded", [])
+
+
+@pytest.fixture(scope="session")
+def postgres() -> Iterator[Any]:
+    """A throwaway PostgreSQL server (skips when PostgreSQL or its JDBC driver is absent)."""
+    from tests.spark._postgres import missing, postgres_server
+
+    reason = missing()
+    if reason is not None:
+        pytest.skip(reason)
+    with postgres_server() as server:
+        yield server
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

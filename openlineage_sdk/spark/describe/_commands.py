@@ -54,7 +54,8 @@ class Command:
     Attributes:
         node: The class name of Spark's logical plan node of the command.
         kind: What it does, in the adapter's words (``insert``, ``ctas``, ``directory``,
-            ``load``, ``create``, ``like``, ``drop``, ``truncate``, ``alter``, ``rename``).
+            ``load``, ``create``, ``like``, ``drop``, ``truncate``, ``alter``, ``rename``,
+            ``partitions``, ``row_level``, ``delta``).
         suffix: The job-name suffix rule (:data:`Suffix`), ``None`` for none.
         state: The output's ``lifecycleStateChange``; ``None`` for none.
         overwrite_state: Whether the output is ``OVERWRITE`` when the command overwrites (its
@@ -138,6 +139,25 @@ COMMANDS: dict[str, Command] = _rows(
     Command("AlterTableAddColumnsCommand", "alter", None, "ALTER", described="after"),
     Command("AlterTableSetLocationCommand", "alter", None, "ALTER", described="after"),
     Command("AlterTableRenameCommand", "rename", None, "RENAME", described="after"),
+    # Partition DDL: the table's partitions change, the agent reports the table ALTERed.
+    Command("AlterTableAddPartitionCommand", "partitions", None, "ALTER"),
+    Command("RepairTableCommand", "partitions", None, "ALTER"),
+    # Row-level changes of v2 tables (MERGE INTO, UPDATE, DELETE FROM, DataFrame.mergeInto):
+    # Spark plans them as ReplaceData (copy-on-write) or WriteDelta (merge-on-read) over the
+    # table's rows, the agent names the job after that node and the table's name, and reports
+    # the target as the output (``TableContentChangeDatasetBuilder``). A table that deletes by
+    # filter keeps DeleteFromTable.
+    Command("ReplaceData", "row_level", "table", None, executes=False, writes_data=True),
+    Command("WriteDelta", "row_level", "table", None, executes=False, writes_data=True),
+    Command("MergeIntoTable", "row_level", "table", None, executes=False),
+    Command("UpdateTable", "row_level", "table", None, executes=False),
+    Command("DeleteFromTable", "row_level", "table", None, executes=False),
+    # Delta Lake's own commands (its SQL extensions plan MERGE, UPDATE and DELETE on Delta
+    # tables as these): the target is the output and, for MERGE, the source and the target are
+    # the inputs (``MergeIntoCommand*DatasetBuilder``, ``UpdateCommand*``, ``DeleteCommand*``).
+    Command("MergeIntoCommand", "delta", "table", None, writes_data=True),
+    Command("UpdateCommand", "delta", "table", None, writes_data=True),
+    Command("DeleteCommand", "delta", "table", None, writes_data=True),
 )
 
 

@@ -34,6 +34,7 @@ from openlineage_sdk.spark._execution import ColumnLineageRecord, DatasetIdentit
 
 __all__ = [
     "Attribute",
+    "LeafColumns",
     "PlanNode",
     "column_lineage",
     "input_fields",
@@ -410,7 +411,7 @@ def _output_exprs(node: PlanNode) -> list[Expr]:
     if cls == "Generate":
         child = _output_exprs(node.children[0]) if node.children else []
         return child + _named(node, "generatorOutput")
-    if cls == "Expand" or not node.children:
+    if cls in ("Expand", "MergeRows") or not node.children:
         return _named(node, *_leaf_keys(node))
     return _output_exprs(node.children[0])
 
@@ -444,13 +445,26 @@ def leaf_attributes(node: PlanNode) -> list[Attribute]:
     ]
 
 
+LeafColumns = Mapping[int, Mapping[str, Sequence[tuple[DatasetIdentity, str]]]]
+"""For leaves whose columns come from other columns (a JDBC query's): column -> sources."""
+
+
 def _visit(
-    node: PlanNode, walk: _Walk, leaf_datasets: Mapping[int, Sequence[DatasetIdentity]]
+    node: PlanNode,
+    walk: _Walk,
+    leaf_datasets: Mapping[int, Sequence[DatasetIdentity]],
+    leaf_columns: LeafColumns,
 ) -> None:
     for child in node.children:
-        _visit(child, walk, leaf_datasets)
+        _visit(child, walk, leaf_datasets, leaf_columns)
     cls = node.cls
     if not node.children:
+        traced = leaf_columns.get(node.index)
+        if traced is not None:
+            for attribute in leaf_attributes(node):
+                for source, column in traced.get(attribute.name, ()):
+                    walk.deps.setdefault(attribute.expr_id, set()).add((source, column, IDENTITY))
+            return
         for source in leaf_datasets.get(node.index, ()):
             for attribute in leaf_attributes(node):
                 walk.deps.setdefault(attribute.expr_id, set()).add(
@@ -481,6 +495,8 @@ def _visit(
         _visit_set_operation(node, walk)
     elif cls == "Expand":
         _visit_expand(node, walk)
+    elif cls == "MergeRows":
+        _visit_merge_rows(node, walk)
     elif cls == "Generate":
         _visit_generate(node, walk)
 
@@ -531,6 +547,29 @@ def _visit_set_operation(node: PlanNode, walk: _Walk) -> None:
         walk.deps[expr_id] = combined
 
 
+def _visit_merge_rows(node: PlanNode, walk: _Walk) -> None:
+    """A MERGE's rows: each output column is, row by row, what one instruction puts there.
+
+    Each instruction (``Keep``, ``Split``, ``Discard``) holds its condition, then one output row
+    per kind of row it makes (``Split``: the deleted and the inserted row of an update). As the
+    JVM agent traces it, a column depends on the named expressions (columns) instructions put
+    at its position; a computed value there adds nothing.
+    """
+    outputs = _outputs(node)
+    count = len(outputs)
+    if count == 0:
+        return
+    merged: dict[int, set[Dep]] = {expr_id: set() for expr_id in outputs}
+    for key in ("matchedInstructions", "notMatchedInstructions", "notMatchedBySourceInstructions"):
+        for instruction in node.expressions(key):
+            values = instruction.children[1:]  # the condition comes first
+            for start in range(0, len(values) - count + 1, count):
+                for position, expr in enumerate(values[start : start + count]):
+                    if expr.cls in ("AttributeReference", "Alias"):
+                        merged[outputs[position]] |= walk.refs(expr)
+    walk.deps.update(merged)
+
+
 def _visit_expand(node: PlanNode, walk: _Walk) -> None:
     # ROLLUP and CUBE: each output column is, row by row, one of the projections' columns.
     outputs = _outputs(node)
@@ -550,6 +589,7 @@ def column_lineage(
     leaf_datasets: Mapping[int, Sequence[DatasetIdentity]],
     output_names: Sequence[str] | None = None,
     text: PlanText | None = None,
+    leaf_columns: LeafColumns | None = None,
 ) -> ColumnLineageRecord:
     """The column lineage of ``plan``'s ``output``.
 
@@ -557,9 +597,11 @@ def column_lineage(
     over several paths reads several). ``output_names`` renames the output fields by position,
     for writes that match columns by position (``insertInto``). With ``text``, each
     transformation carries its description, as the JVM agent writes it (see :func:`describe`).
+    ``leaf_columns`` gives, for a leaf whose columns are not its datasets' own columns (a JDBC
+    query's), where each of its columns comes from.
     """
     walk = _Walk(text=text)
-    _visit(plan, walk, leaf_datasets)
+    _visit(plan, walk, leaf_datasets, leaf_columns or {})
     names = list(output_names) if output_names is not None else [a.name for a in output]
     fields: dict[str, ColumnLineageDatasetFacetField] = {}
     described = text is not None

@@ -26,7 +26,7 @@ __all__ = [
 _LEADING_NOISE = re.compile(r"\A(?:\s+|--[^\n]*(?:\n|\Z)|/\*.*?\*/)*", re.DOTALL)
 _FIRST_WORDS = re.compile(r"[A-Za-z]+")
 _WRITING = re.compile(
-    r"(?:INSERT|LOAD|TRUNCATE|MERGE|UPDATE|DELETE|REPLACE"
+    r"(?:INSERT|LOAD|TRUNCATE|MERGE|UPDATE|DELETE|REPLACE|MSCK|REPAIR\s+TABLE"
     r"|DROP\s+TABLE|ALTER\s+TABLE"
     r"|CREATE\s+(?:OR\s+REPLACE\s+)?(?:EXTERNAL\s+)?TABLE)\b",
     re.IGNORECASE,

@@ -80,11 +80,14 @@ def apply_output(
     if command is None:
         return
     table = planned.table
+    qualified = table.qualified_name if table is not None else None
+    if table is not None and table.catalog is not None:
+        qualified = f"{table.catalog}.{qualified}"  # a v2 table's name begins with its catalog
     execution.name_job(
         command.name,
         job_suffix(
             command,
-            qualified_table=table.qualified_name if table is not None else None,
+            qualified_table=qualified,
             table=table.table if table is not None else None,
             location=output.identity.name if output is not None else None,
         ),

@@ -38,6 +38,7 @@ __all__ = [
     "describe_table",
     "metastore_namespace",
     "planned_table",
+    "quote_name",
     "relation_rows",
     "table_identity",
 ]
@@ -57,6 +58,8 @@ class TableInfo:
     schema: list[SchemaDatasetFacetFields] | None = field(default=None, compare=False, repr=False)
     provider: str | None = field(default=None, compare=False)
     """The table's data source (``parquet``, ``hive`` for a Hive SerDe table...), when known."""
+    catalog: str | None = field(default=None, compare=False)
+    """The v2 catalog the table is in, when not the session catalog (``DESCRIBE``'s Catalog)."""
 
     @property
     def qualified_name(self) -> str:
@@ -117,6 +120,11 @@ def _rows(spark: Any, statement: str, after: str | None = None) -> dict[str, str
 _NAME_PART = re.compile(r"`(?:[^`]|``)*`|[^.]+")
 
 
+def quote_name(name: str) -> str:
+    """A possibly qualified name with each part quoted in backticks."""
+    return _quote(name)
+
+
 def _quote(name: str) -> str:
     """Quote each part of a possibly qualified name that is not already quoted."""
     parts = _NAME_PART.findall(name)
@@ -147,11 +155,13 @@ def describe_table(
     info = _rows(spark, f"DESCRIBE TABLE EXTENDED {_quote(name)}", "# Detailed Table Information")
     table = info.get("Table") or _NAME_PART.findall(name)[-1].strip("`")
     location = info.get("Location") or None
+    catalog = info.get("Catalog") or None
     return TableInfo(
-        database=info.get("Database") or None,
+        database=info.get("Namespace") or info.get("Database") or None,
         table=table,
         location=hadoop_location_uri(location) if location is not None else None,
         provider=info.get("Provider") or None,
+        catalog=catalog if catalog != "spark_catalog" else None,
     )
 
 
@@ -231,6 +241,12 @@ def table_identity(info: TableInfo, hive_metastore: str | None = None) -> Datase
     """
     if info.location is None:
         raise ValueError(f"table {info.qualified_name} has no location")
+    if info.catalog is not None:
+        # A v2 catalog's table: named as its catalog places it (see ``describe._v2``).
+        from openlineage_sdk.spark.describe._v2 import v2_table_identity
+
+        namespace = info.database.split(".") if info.database else []
+        return v2_table_identity(info.location, namespace, info.table)
     symlinks: tuple[Symlink, ...] = ()
     if not hive_metastore:
         symlinks = (Symlink(_warehouse_namespace(info.location), info.qualified_name),)

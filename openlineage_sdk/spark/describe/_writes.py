@@ -66,9 +66,12 @@ _V2_COMMANDS = {
         "OverwritePartitionsDynamic", "insert", None, "OVERWRITE", executes=False, writes_data=True
     ),
 }
-# A write to any other source (JDBC...): the agent's suffix is the table its options name.
+# A Kafka write: the agent names its topic from the options, with no suffix and no lifecycle.
+_SAVE_INTO_KAFKA = Command("SaveIntoDataSourceCommand", "insert", None, None, writes_data=True)
+# A write to any other source (JDBC...): the agent's suffix is the table its options name, and
+# its output is CREATE, or OVERWRITE in overwrite mode (``SaveIntoDataSourceCommandVisitor``).
 _SAVE_INTO_DATA_SOURCE = Command(
-    "SaveIntoDataSourceCommand", "insert", "table", None, True, writes_data=True
+    "SaveIntoDataSourceCommand", "insert", "table", "CREATE", True, writes_data=True
 )
 
 
@@ -80,7 +83,7 @@ class WriteTarget:
     lower case (``overwrite``, ``append``...) when the call has one.
     """
 
-    kind: Literal["path", "table", "jdbc"]
+    kind: Literal["path", "table", "jdbc", "kafka"]
     location: str
     fmt: str | None
     mode: str | None = None
@@ -88,6 +91,7 @@ class WriteTarget:
     table_path: str | None = None
     existed: bool = False
     provider: str | None = None  # the existing table's data source, once looked up
+    options: dict[str, str] | None = None  # a Kafka write's options, which name its topic
 
 
 def write_target(
@@ -141,6 +145,8 @@ def write_target(
         fmt = default_format()
     if str(fmt).lower() == "jdbc":
         return WriteTarget("jdbc", options["url"], "jdbc", mode, jdbc_table=options.get("dbtable"))
+    if str(fmt).lower() == "kafka":
+        return WriteTarget("kafka", "kafka", "kafka", mode, options=options)
     path = bound.get("path") or options.get("path")
     if not path:
         raise ValueError(f"a {fmt} write without a path")
@@ -166,6 +172,8 @@ def write_command(method: str, target: WriteTarget, *, hive_table: bool = False)
         return COMMANDS[
             "InsertIntoHiveTable" if hive_table else "InsertIntoHadoopFsRelationCommand"
         ]
+    if target.kind == "kafka":
+        return _SAVE_INTO_KAFKA
     if target.kind == "path" and (target.fmt or "").lower() in FILE_FORMATS:
         return COMMANDS["InsertIntoHadoopFsRelationCommand"]
     return _SAVE_INTO_DATA_SOURCE

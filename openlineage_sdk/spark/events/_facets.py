@@ -22,6 +22,7 @@ the write's problems, and left out, and the rest go out.
 
 from __future__ import annotations
 
+import functools
 import logging
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -43,6 +44,7 @@ from openlineage_sdk.models.core import (
 from openlineage_sdk.models.facets import (
     CatalogDatasetFacet,
     ColumnLineageDatasetFacet,
+    DatasetVersionDatasetFacet,
     DatasourceDatasetFacet,
     ExtractionErrorRunFacet,
     InputStatisticsInputDatasetFacet,
@@ -53,6 +55,7 @@ from openlineage_sdk.models.facets import (
     OutputSubsetOutputDatasetFacet,
     ProcessingEngineRunFacet,
     SchemaDatasetFacet,
+    SQLJobFacet,
     SymlinksDatasetFacet,
 )
 from openlineage_sdk.models.records import ExtractionErrorRunFacetError, LocationSubsetCondition
@@ -72,6 +75,7 @@ __all__ = [
     "output_datasets",
     "processing_engine_facet",
     "run_facets",
+    "sql_facet",
 ]
 
 log = logging.getLogger("openlineage_sdk.spark")
@@ -130,6 +134,7 @@ def _dataset_facets(
                 type=catalog.type,
                 name=catalog.name,
                 warehouse_uri=catalog.warehouse_uri,
+                metadata_uri=catalog.metadata_uri,
                 source=catalog.source,
             ),
         )
@@ -168,6 +173,18 @@ def _dataset_facets(
                 ),
             ),
         )
+    version = dataset.version
+    if version is not None:
+        built["version"] = _attempt(
+            write,
+            f"{label}: version facet",
+            lambda: DatasetVersionDatasetFacet(producer=producer, dataset_version=version),
+        )
+    for key, data in dataset.facets.items():
+        # A facet a table's properties hold: as written, with this producer when it names none.
+        built[key] = _attempt(
+            write, f"{label}: {key} facet", functools.partial(_property_facet, key, data, producer)
+        )
     lineage = dataset.column_lineage
     if dataset.role == "output" and lineage is not None and (lineage.fields or lineage.dataset):
         built["columnLineage"] = _attempt(
@@ -178,6 +195,14 @@ def _dataset_facets(
             ),
         )
     return {key: facet for key, facet in built.items() if facet is not None}
+
+
+def _property_facet(key: str, data: dict[str, Any], producer: str) -> DatasetFacet:
+    """A facet from its JSON, read as ``read_event`` reads a dataset's facet of that key."""
+    facet = DatasetFacets.model_validate({key: {"_producer": producer, **data}}).get(key)
+    if not isinstance(facet, DatasetFacet):
+        raise ValueError("not a dataset facet")
+    return facet
 
 
 def _statistics(
@@ -314,6 +339,11 @@ def processing_engine_facet(spark_version: str, producer: str) -> ProcessingEngi
         version=spark_version,
         openlineage_adapter_version=__version__,
     )
+
+
+def sql_facet(producer: str, query: str) -> SQLJobFacet:
+    """``sql``: the SQL text the execution ran, in Spark's dialect, as the JVM agent writes it."""
+    return SQLJobFacet(producer=producer, query=query, dialect="spark")
 
 
 def job_type_facet(

@@ -43,6 +43,7 @@ from openlineage_sdk.spark.events._facets import (
     output_datasets,
     processing_engine_facet,
     run_facets,
+    sql_facet,
 )
 
 if TYPE_CHECKING:
@@ -148,6 +149,8 @@ class RunPerWrite:
             "jobType facet",
             lambda: job_type_facet(producer, write.job_type, write.processing_type),
         )
+        query = write.sql
+        sql = _attempt(write, "sql facet", lambda: sql_facet(producer, query)) if query else None
         settings = self.settings
         run = self.client.run(
             job_name_for(write, settings),
@@ -156,7 +159,11 @@ class RunPerWrite:
             inputs=inputs,
             outputs=outputs,
             run_facets=[*run_facets(write, producer).values(), *extra.run],
-            job_facets=[*([job_type] if job_type is not None else []), *extra.job],
+            job_facets=[
+                *([job_type] if job_type is not None else []),
+                *([sql] if sql is not None else []),
+                *extra.job,
+            ],
             parent=fallback_parent(settings, self.default_parent),
         )
         run.list_empty = True  # "inputs": [] and empty inputFacets, as the JVM agent writes

@@ -99,9 +99,25 @@ class ConnectCommands:
                 text = sql.query if sql is not None and may_write(sql.query) else None
             except Exception as error:  # a message of a shape this code does not know
                 log.debug("openlineage: reading a Connect command failed: %s", error)
-        if text is None:
-            return original(command, observations)
         adapter = self.adapter
+        session: Any = adapter.session
+        if text is None:
+            merge = False
+            if not inside_adapter():
+                try:
+                    session.seen(command)
+                    merge = command.WhichOneof("command_type") == "merge_into_table_command"
+                except Exception as error:
+                    log.debug("openlineage: reading a Connect command failed: %s", error)
+            if not merge:
+                return original(command, observations)
+            execution = adapter.execution("mergeInto")
+            return run_observed(
+                adapter.reporter,
+                execution,
+                session.merge_command(command, execution),
+                functools.partial(original, command, observations),
+            )
         execution = adapter.execution("sql")
         description = adapter.session.statement(text, execution, command)
         return run_observed(

@@ -23,6 +23,8 @@ from openlineage_sdk.spark._execution import DatasetIdentity, DatasetLineage, Sp
 from openlineage_sdk.spark._execution import note_problem as _note
 from openlineage_sdk.spark._flow import Description, inside_adapter, run_observed
 from openlineage_sdk.spark.describe._commands import Command, job_suffix
+from openlineage_sdk.spark.describe._jdbc import jdbc_table_identity
+from openlineage_sdk.spark.describe._kafka import kafka_datasets
 from openlineage_sdk.spark.describe._schema import schema_fields
 from openlineage_sdk.spark.describe._writes import (
     WRITER_METHODS,
@@ -184,10 +186,10 @@ class WriteDescription(Description):
         execution, target, command = self.execution, self.target, self.command
         if self.statistics is not None:
             try:
-                # A JDBC write reports no write metrics: nothing to wait for, and none missing.
+                # A JDBC or Kafka write reports no write metrics: nothing to wait for.
                 writes = command is not None and command.writes_data
                 self.statistics.collect(
-                    execution, writes and target is not None and target.kind != "jdbc"
+                    execution, writes and target is not None and target.kind in ("path", "table")
                 )
             except Exception as error:
                 _note(execution.problems, "statistics", error)
@@ -198,8 +200,18 @@ class WriteDescription(Description):
 
     def _identity(self, target: WriteTarget) -> DatasetIdentity:
         session = self.session
+        if target.kind == "kafka":
+            found, problems = kafka_datasets(target.options or {}, "output")
+            self.execution.problems.extend(problems)
+            if len(found) != 1:
+                raise ValueError(f"a Kafka write names {len(found)} topics")
+            return found[0].identity
         if target.kind == "jdbc":
-            return DatasetIdentity.from_uri(target.location, target.jdbc_table)
+            if not target.jdbc_table:
+                raise ValueError("the JDBC write names no table (dbtable)")
+            # As the agent names a JDBC write: the URL and the table, no connection properties.
+            derby = session.derby_home() if target.location.startswith("jdbc:derby:") else None
+            return jdbc_table_identity(target.location, target.jdbc_table, derby_home=derby)
         if target.kind == "path":
             return session.path_identity(target.location)
         info = session.describe_table(target.location)

@@ -22,6 +22,7 @@ from openlineage_sdk.spark._execution import (
     SparkExecution,
 )
 from openlineage_sdk.spark._flow import Description
+from openlineage_sdk.spark.describe._schema import schema_fields
 from openlineage_sdk.spark.describe._tables import (
     TableInfo,
     describe_table,
@@ -125,6 +126,40 @@ class Session(ABC):
         """The catalog's record of table ``name`` (see :func:`describe._tables.describe_table`)."""
         return describe_table(self.spark, name, exists=exists, with_schema=with_schema)
 
+    def self_described(
+        self, name: str, info: TableInfo, role: Literal["input", "output"]
+    ) -> DatasetLineage | None:
+        """A v2 catalog's table that describes itself by ``openlineage.dataset.*`` properties.
+
+        ``None`` for a table of the session catalog (one request less) or one whose properties
+        say nothing; the properties come from ``SHOW TBLPROPERTIES`` (no job). A table whose
+        query names several tables is the first of them here, the rest noted as a problem.
+        """
+        if info.catalog is None:
+            return None
+        from openlineage_sdk.spark.describe._tables import command_rows, quote_name
+        from openlineage_sdk.spark.describe._v2 import described_by_properties
+
+        rows = command_rows(self.spark.sql(f"SHOW TBLPROPERTIES {quote_name(name)}"))
+        properties = {str(row[0]): str(row[1]) for row in rows}
+        described = described_by_properties(properties, info.schema)
+        if described is None or not described.identities:
+            return None
+        identity = described.identities[0]
+        key = (identity.namespace, identity.name)
+        schema = described.schemas.get(key, info.schema)
+        if key not in described.schemas and schema is None:
+            schema = schema_fields(self.table_schema(name))  # from the catalog: no data read
+        dataset = DatasetLineage(identity, role, schema)
+        dataset.facets = dict(described.facets)
+        dataset.problems.extend(described.problems)
+        if len(described.identities) > 1:
+            dataset.problems.append(
+                f"table {name}: its query reads {len(described.identities)} tables, the first "
+                "is reported"
+            )
+        return dataset
+
     def planned_table(self, name: str, path: str | None = None) -> TableInfo:
         """Where a table about to be created will live (``path``: its location, if given)."""
         return planned_table(self.spark, name, self.qualify(path) if path is not None else None)
@@ -140,6 +175,22 @@ class Session(ABC):
     def path_identity(self, path: str) -> DatasetIdentity:
         """The dataset at a path a user gave."""
         return DatasetIdentity.from_uri(self.qualify(path))
+
+    def derby_home(self) -> str | None:
+        """``derby.system.home`` of the driver, where its embedded Derby keeps databases.
+
+        Read from ``spark.driver.extraJavaOptions`` (``-Dderby.system.home=...``); ``None``
+        when it is not set there (then the driver's working folder).
+        """
+        try:
+            options = str(self.spark.conf.get("spark.driver.extraJavaOptions", "") or "")
+        except Exception as error:
+            log.debug("openlineage: reading the driver's Java options failed: %s", error)
+            return None
+        for word in options.split():
+            if word.startswith("-Dderby.system.home="):
+                return word.split("=", 1)[1]
+        return None
 
     def default_format(self) -> str:
         """The session's default data source (``spark.sql.sources.default``)."""

@@ -39,6 +39,7 @@ from openlineage_sdk.spark.session.classic._jvm import (
     frame_schema,
     jvm_writer_settings,
     qualify_path,
+    sql_text,
 )
 from openlineage_sdk.spark.session.classic._metrics import (
     ListenerRegistration,
@@ -156,6 +157,11 @@ class ClassicSession(Session):
     def qualify(self, path: str) -> str:
         return qualify_path(self.spark, path)
 
+    def derby_home(self) -> str | None:
+        system = self.spark._jvm.java.lang.System
+        home = system.getProperty("derby.system.home")
+        return str(home) if home is not None else str(system.getProperty("user.dir"))
+
     def frame_schema(self, df: Any) -> Any:
         return frame_schema(df)
 
@@ -178,15 +184,14 @@ class ClassicSession(Session):
         output: DatasetLineage | None,
         output_names: list[str] | None = None,
     ) -> None:
+        try:
+            execution.sql = sql_text(self.spark._jvm, df._jdf.queryExecution().logical())
+        except Exception as error:
+            _note(execution.problems, "sql facet", error)
         extraction = plan_inputs_and_lineage(
             df, self.hive_metastore, output_names, self.descriptions
         )
-        execution.inputs = [
-            DatasetLineage(
-                identity, "input", extraction.schemas.get((identity.namespace, identity.name))
-            )
-            for identity in extraction.inputs
-        ]
+        execution.inputs = extraction.input_datasets()
         for problem in extraction.problems:
             execution.problems.append(problem)
             log.warning("openlineage: %s", problem)
@@ -203,11 +208,18 @@ class ClassicSession(Session):
             return _BoundStatement(self, execution)
         return _Statement(self, execution, text)
 
-    def plan(self, text: str | None, qe: Any = None) -> PlannedStatement | None:
-        """What a statement does, from its text before it runs or ``qe`` after; ``None``: nothing."""
+    def plan(
+        self, text: str | None, qe: Any = None, execution: SparkExecution | None = None
+    ) -> PlannedStatement | None:
+        """What a statement does, from its text before it runs or ``qe`` after; ``None``: nothing.
+
+        With ``qe``, the SQL text Spark parsed becomes ``execution``'s.
+        """
         try:
             if text is not None:
                 return plan_statement(self.spark, text, self.hive_metastore, self.descriptions)
+            if execution is not None:
+                execution.sql = sql_text(self.spark._jvm, qe.logical())
             return plan_executed(self.spark, qe, self.hive_metastore, self.descriptions)
         except Exception as error:
             # Spark will report a statement that does not parse or analyze itself, as it is.
@@ -231,13 +243,14 @@ class ClassicSession(Session):
             optimized=qe.optimizedPlan,
             descriptions=self.descriptions,
         )
-        if not extraction.inputs:
-            return False
+        if not extraction.inputs and not extraction.unread:
+            return False  # nothing stored is read (a read that could not be told is reported)
         execution.name_job(command)
-        execution.inputs = [
-            DatasetLineage(i, "input", extraction.schemas.get((i.namespace, i.name)))
-            for i in extraction.inputs
-        ]
+        execution.inputs = extraction.input_datasets()
+        try:
+            execution.sql = sql_text(self.spark._jvm, qe.logical())
+        except Exception as error:
+            _note(execution.problems, "sql facet", error)
         execution.problems.extend(extraction.problems)
         return True
 
@@ -295,6 +308,7 @@ class _Statement(Description):
         self.planned: PlannedStatement | None = None
         self.statistics = _ListenerStatistics(session)
         self.start = "beside" if described_beside(text) else "before"
+        execution.sql = text
 
     def before(self) -> bool:
         if self.start == "beside":
@@ -332,6 +346,10 @@ class _BoundStatement(Description):
     is handed to the listener's ``onFailure`` with its ``QueryExecution``; one that fails before
     (in parsing or analysis) leaves none: its run is START and FAIL with the error and no
     datasets, and its ``extractionError`` facet says why.
+
+    ``DataFrame.mergeInto(...).merge()`` is described the same way: its command is handed to the
+    JVM in one call, which returns nothing; the listener's ``onSuccess`` has its
+    ``QueryExecution``.
     """
 
     start = "after"
@@ -350,11 +368,13 @@ class _BoundStatement(Description):
             planned = self._failed()
             if planned is None:
                 execution.problems.append(
-                    "statement: a statement with parameters or format arguments is described "
-                    "from the command Spark ran, and it failed before there was one"
+                    "statement: this statement is described from the command Spark ran, and it "
+                    "failed before there was one"
                 )
+        elif hasattr(self.result, "_jdf"):
+            planned = self.session.plan(None, self.result._jdf.queryExecution(), execution)
         else:
-            planned = self.session.plan(None, self.result._jdf.queryExecution())
+            planned = self._executed()
         if planned is None:
             self.statistics.discard()
             return execution.error is not None
@@ -362,18 +382,25 @@ class _BoundStatement(Description):
         _finish_statement(self.session, execution, planned, self.statistics)
         return True
 
+    def _executed(self) -> PlannedStatement | None:
+        """The one command that ran, from the session's listener (bus drained first)."""
+        return self._heard("executed")
+
     def _failed(self) -> PlannedStatement | None:
         """The failed command, from what the session's listener saw fail (bus drained first)."""
+        return self._heard("failed")
+
+    def _heard(self, which: str) -> PlannedStatement | None:
         session, token = self.session, self.statistics.token
         listener = session.listener
         if listener is None or token is None:
             return None
         if not wait_for_listeners(session.spark, session.listener_timeout_ms):
             return None
-        failed = listener.collector(token).failed
-        if len(failed) != 1:
+        heard = getattr(listener.collector(token), which)
+        if len(heard) != 1:
             return None
-        return session.plan(None, failed[0])
+        return session.plan(None, heard[0], self.execution)
 
 
 def _finish_statement(

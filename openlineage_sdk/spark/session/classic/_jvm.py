@@ -22,6 +22,7 @@ __all__ = [
     "option",
     "path_uri",
     "qualify_path",
+    "sql_text",
 ]
 
 log = logging.getLogger("openlineage_sdk.spark")
@@ -147,6 +148,26 @@ def qualify_path(spark: Any, path: str) -> str:
 
 def option(value: Any) -> Any:
     return value.get() if value.isDefined() else None
+
+
+def sql_text(jvm: Any, plan: Any, limit: int = 16) -> str | None:
+    """The SQL text a logical plan was parsed from, as the JVM agent finds it.
+
+    The agent walks the plan breadth-first for the first node whose origin holds the text Spark
+    parsed (``spark.sql(...)``'s query; a write built from it has it one level down). Each node
+    costs a few round trips, so the walk stops after ``limit`` nodes: a plan built in code
+    (``spark.read...``) has no such node, and the text of a query lies near the top.
+    """
+    queue = [plan]
+    visited = 0
+    while queue and visited < limit:
+        node = queue.pop(0)
+        visited += 1
+        text = option(node.origin().sqlText())
+        if text is not None:
+            return str(text)
+        queue.extend(as_list(jvm, node.children()))
+    return None
 
 
 def jvm_writer_settings(jwrite: Any) -> tuple[str | None, dict[str, str]]:

@@ -63,6 +63,8 @@ _WRITE_NODES = frozenset(
         "ReplaceTableAsSelectExec",
         "AtomicReplaceTableAsSelectExec",
         "WriteToDataSourceV2Exec",
+        "ReplaceDataExec",
+        "WriteDeltaExec",
     }
 )
 
@@ -151,6 +153,7 @@ class _Collector:
         self.commands: list[CommandMetrics] = []
         self.arrived = threading.Event()  # set when a command with write metrics arrived
         self.failed: list[Any] = []  # the QueryExecution of each command that failed
+        self.executed: list[Any] = []  # the QueryExecution of each command that succeeded
 
     def wait(self, timeout_s: float) -> bool:
         """Wait until write metrics arrived; False on time-out."""
@@ -204,6 +207,9 @@ class WriteMetricsListener:
                 except Exception as error:  # never let an exception travel back into Spark
                     log.debug("reporting a query failed: %s", error)
             return
+        with self._lock:
+            if len(self._active) == 1:
+                next(iter(self._active.values())).executed.append(qe)
         try:
             metrics = command_metrics(self._jvm, qe)
         except Exception as error:  # never let an exception travel back into Spark

@@ -16,9 +16,16 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from openlineage_sdk.models.records import SchemaDatasetFacetFields
-from openlineage_sdk.spark._execution import ColumnLineageRecord, DatasetIdentity
+from openlineage_sdk.spark._execution import (
+    CatalogInfo,
+    ColumnLineageRecord,
+    DatasetIdentity,
+    DatasetLineage,
+)
+from openlineage_sdk.spark.describe._jdbc import JdbcRead, JdbcSource, resolve_jdbc
 from openlineage_sdk.spark.describe._lineage import (
     Attribute,
+    LeafColumns,
     PlanNode,
     column_lineage,
     leaf_attributes,
@@ -49,6 +56,11 @@ class LeafDatasets:
 
     by_leaf: dict[int, list[DatasetIdentity]] = field(default_factory=dict)
     problems: list[str] = field(default_factory=list)
+    jdbc: dict[int, JdbcRead] = field(default_factory=dict)  # JDBC leaves: tables and columns
+    catalogs: dict[tuple[str, str], CatalogInfo] = field(default_factory=dict)
+    # What a v2 table's leaf says of its datasets beyond their names: version, facets, schema.
+    details: dict[tuple[str, str], DatasetLineage] = field(default_factory=dict)
+    v2_schemas: set[int] = field(default_factory=set)  # leaves whose schemas ``details`` hold
 
     def all(self) -> list[DatasetIdentity]:
         seen: dict[tuple[str, str], DatasetIdentity] = {}
@@ -83,22 +95,18 @@ def leaf_identities(jvm: Any, leaf: Any, hive_metastore: str | None) -> list[Dat
             paths = as_list(jvm, relation.location().rootPaths())
             return [DatasetIdentity.from_uri(path_uri(p)) for p in paths]
         if relation_name == "JDBCRelation":
-            options = relation.jdbcOptions()
-            return [DatasetIdentity.from_uri(str(options.url()), str(options.tableOrQuery()))]
+            return [dataset.identity for dataset in jdbc_relation(jvm, relation).inputs]
         raise ValueError(f"relation {relation_name} has no known dataset")
     if name in ("DataSourceV2Relation", "DataSourceV2ScanRelation"):
         relation = leaf if name == "DataSourceV2Relation" else leaf.relation()
         table = relation.table()
-        if table.getClass().getSimpleName() in (
-            "ParquetTable",
-            "OrcTable",
-            "CSVTable",
-            "JsonTable",
-        ):
+        if _is_file_table(table):
             # The file index's root paths are the table's paths, qualified as the scan reads
             # them (the paths the user gave may lack a scheme).
             paths = as_list(jvm, table.fileIndex().rootPaths())
             return [DatasetIdentity.from_uri(path_uri(p)) for p in paths]
+        if table.getClass().getSimpleName() == "JDBCTable":
+            return [jdbc_catalog_table(jvm, relation)[0]]
         raise ValueError(f"v2 table {table.name()} has no known dataset")
     if name in ("LogicalRDD", "ExternalRDD"):
         # A DataFrame made from an RDD: what the RDD's lineage reads (see ``_rdd``).
@@ -113,6 +121,143 @@ def leaf_identities(jvm: Any, leaf: Any, hive_metastore: str | None) -> list[Dat
     return []  # Range, LocalRelation, OneRowRelation: nothing stored is read
 
 
+_FILE_TABLES = ("ParquetTable", "OrcTable", "CSVTable", "JsonTable", "TextTable", "AvroTable")
+
+
+def _is_file_table(table: Any) -> bool:
+    return bool(table.getClass().getSimpleName() in _FILE_TABLES)
+
+
+def v2_table(relation: Any) -> Any:
+    """The table of a v2 relation; under a row-level command, the table the command changes."""
+    table = relation.table()
+    if table.getClass().getSimpleName() == "RowLevelOperationTable":
+        return table.table()
+    return table
+
+
+def v2_table_datasets(jvm: Any, relation: Any, role: str = "input") -> list[DatasetLineage]:
+    """The datasets of a v2 table (``describe._v2``): by its properties, else its location.
+
+    Each with its schema when its properties do not decide otherwise, its version and the
+    facets its properties hold.
+
+    Raises:
+        ValueError: The table has neither a location nor ``openlineage.dataset`` properties.
+    """
+    from pyspark.sql.types import StructType
+
+    from openlineage_sdk.spark.describe._v2 import described_by_properties, v2_table_identity
+
+    table = v2_table(relation)
+    properties = {str(k): str(v) for k, v in dict(table.properties()).items()}
+    jschema = relation.schema()
+    fields = schema_fields(StructType.fromJson(json.loads(jvm_json(jvm, jschema, jschema.json))))
+    version = table.version()
+    version = str(version) if version is not None else None
+    described = described_by_properties(properties, fields)
+    if described is not None:
+        datasets = []
+        for identity in described.identities:
+            key = (identity.namespace, identity.name)
+            schema = described.schemas.get(key, fields)
+            dataset = DatasetLineage(identity, role, schema)  # type: ignore[arg-type]
+            dataset.facets = dict(described.facets)
+            dataset.problems.extend(described.problems)
+            datasets.append(dataset)
+        return datasets
+    ident = option(relation.identifier())
+    location = properties.get("location")
+    if ident is None or not location:
+        raise ValueError(
+            f"v2 table {table.name()} has no known dataset: neither a location nor "
+            "openlineage.dataset properties"
+        )
+    namespace = [str(part) for part in ident.namespace()]
+    identity = v2_table_identity(location, namespace, str(ident.name()))
+    dataset = DatasetLineage(identity, role, fields)  # type: ignore[arg-type]
+    dataset.version = version
+    return [dataset]
+
+
+def _derby_home(jvm: Any) -> str | None:
+    """Where the driver's embedded Derby keeps its databases: ``derby.system.home``, else the
+    driver's working folder (the JVM's, not this process's)."""
+    system = jvm.java.lang.System
+    home = system.getProperty("derby.system.home")
+    return str(home) if home is not None else str(system.getProperty("user.dir"))
+
+
+def _options(jvm: Any, options: Any) -> dict[str, str]:
+    """A ``JDBCOptions``' parameters as a dict (credentials among them: never shown)."""
+    parameters = options.parameters()
+    keys = as_list(jvm, parameters.keys().toSeq())
+    return {str(k): str(option(parameters.get(k))) for k in keys}
+
+
+def jdbc_relation(jvm: Any, relation: Any) -> JdbcRead:
+    """The tables a ``JDBCRelation`` reads, with schemas and column lineage (``describe._jdbc``).
+
+    The relation holds its options and schema: Spark asked the database for the schema when
+    the read was loaded, and nothing here asks it anything.
+    """
+    from pyspark.sql.types import StructType
+
+    source = JdbcSource.of(_options(jvm, relation.jdbcOptions()))
+    jschema = relation.schema()
+    schema = StructType.fromJson(json.loads(jvm_json(jvm, jschema, jschema.json)))
+    derby = _derby_home(jvm) if source.url.startswith("jdbc:derby:") else None
+    return resolve_jdbc(source, schema_fields(schema), derby_home=derby)
+
+
+def kafka_relation(jvm: Any, relation: Any) -> list[DatasetLineage]:
+    """The topics a ``KafkaRelation`` reads, from its options (a private field, as the agent
+    reads it), each with the relation's schema."""
+    from pyspark.sql.types import StructType
+
+    from openlineage_sdk.spark.describe._kafka import kafka_datasets
+
+    field = relation.getClass().getDeclaredField("sourceOptions")
+    field.setAccessible(True)
+    options = field.get(relation)
+    keys = as_list(jvm, options.keys().toSeq())
+    read = {str(k): str(option(options.get(k))) for k in keys}
+    jschema = relation.schema()
+    fields = schema_fields(StructType.fromJson(json.loads(jvm_json(jvm, jschema, jschema.json))))
+    datasets, problems = kafka_datasets(read, "input", fields)
+    if not datasets:
+        raise ValueError("; ".join(problems) or "the Kafka read names no topic")
+    for dataset in datasets:
+        dataset.problems.extend(problems)
+    return datasets
+
+
+def jdbc_catalog_table(jvm: Any, relation: Any) -> tuple[DatasetIdentity, CatalogInfo]:
+    """A table of a v2 JDBC catalog (``JDBCTableCatalog``), named as the agent's handler names it.
+
+    Its name is its identifier's parts after the catalog's URL (``{database}.{schema}.{table}``
+    for PostgreSQL); its catalog facet names the catalog, ``jdbc``, and the URL without
+    credentials.
+    """
+    from openlineage_sdk.naming import jdbc_dataset, jdbc_url_without_credentials
+
+    table = relation.table()
+    options = table.jdbcOptions()
+    url = str(options.url())
+    ident = option(relation.identifier())
+    if ident is not None:
+        parts = [*[str(p) for p in ident.namespace()], str(ident.name())]
+    else:
+        parts = [str(p) for p in table.name().split(".")]
+    derby = _derby_home(jvm) if url.startswith("jdbc:derby:") else None
+    located = jdbc_dataset(url, parts, _options(jvm, options), derby_home=derby)
+    catalog = option(relation.catalog())
+    name = str(catalog.name()) if catalog is not None else "jdbc"
+    metadata = jdbc_url_without_credentials(url)
+    identity = DatasetIdentity(located.namespace, located.name)
+    return identity, CatalogInfo("jdbc", "jdbc", name, metadata_uri=metadata)
+
+
 @dataclass
 class PlanExtraction:
     """Inputs and column lineage of a DataFrame, from its analyzed plan."""
@@ -121,6 +266,24 @@ class PlanExtraction:
     column_lineage: ColumnLineageRecord | None
     problems: list[str]
     schemas: dict[tuple[str, str], list[SchemaDatasetFacetFields]] = field(default_factory=dict)
+    catalogs: dict[tuple[str, str], CatalogInfo] = field(default_factory=dict)
+    details: dict[tuple[str, str], DatasetLineage] = field(default_factory=dict)
+    unread: int = 0
+    """Leaves whose datasets could not be told (each has its problem)."""
+
+    def input_datasets(self) -> list[DatasetLineage]:
+        """The inputs, each with its schema and catalog when known."""
+        found = []
+        for identity in self.inputs:
+            key = (identity.namespace, identity.name)
+            dataset = DatasetLineage(identity, "input", self.schemas.get(key))
+            dataset.catalog = self.catalogs.get(key)
+            detail = self.details.get(key)
+            if detail is not None:
+                dataset.version, dataset.facets = detail.version, dict(detail.facets)
+                dataset.problems.extend(detail.problems)
+            found.append(dataset)
+        return found
 
 
 def plan_inputs_and_lineage(
@@ -167,10 +330,12 @@ def logical_plan_extraction(
     """
     leaves = as_list(jvm, plan.collectLeaves())
     found = LeafDatasets()
+    unread = 0
     for index, leaf in enumerate(leaves):
         try:
-            found.by_leaf[index] = leaf_identities(jvm, leaf, hive_metastore)
+            _read_leaf(jvm, leaf, hive_metastore, index, found)
         except Exception as error:  # one unreadable relation must not hide the rest
+            unread += 1
             found.problems.append(f"input {leaf.getClass().getSimpleName()}: {error}")
     lineage: ColumnLineageRecord | None = None
     schemas: dict[tuple[str, str], list[SchemaDatasetFacetFields]] = {}
@@ -182,11 +347,12 @@ def logical_plan_extraction(
         if len(json_leaves) != len(leaves):
             raise ValueError(f"{len(json_leaves)} leaves in the JSON, {len(leaves)} in the plan")
         by_index = {json_leaves[i].index: ids for i, ids in found.by_leaf.items()}
+        columns = {json_leaves[i].index: read.columns for i, read in found.jdbc.items()}
         try:
             schemas = _leaf_schemas(json_leaves, found)
         except Exception as error:
             found.problems.append(f"input schemas: {error}")
-        source = (tree, plan, output, by_index)
+        source = (tree, plan, output, by_index, columns)
         if optimized is not None:
             try:
                 joptimized = optimized()
@@ -194,14 +360,56 @@ def logical_plan_extraction(
                 optimized_output, optimized_tree = root_output(
                     json.loads(jvm_json(jvm, projected, projected.toJSON))
                 )
-                leaf_map = _leaves_by_attributes(json_leaves, by_index, leaf_nodes(optimized_tree))
-                source = (optimized_tree, joptimized, optimized_output, leaf_map)
+                leaf_map, column_map = _leaves_by_attributes(
+                    json_leaves, by_index, columns, leaf_nodes(optimized_tree)
+                )
+                source = (optimized_tree, joptimized, optimized_output, leaf_map, column_map)
             except Exception as error:  # the analyzed plan's lineage rather than none
                 found.problems.append(f"column lineage of the optimized plan: {error}")
         lineage = _lineage(*source, output_names, descriptions, found)
     except Exception as error:
         found.problems.append(f"column lineage: {error}")
-    return PlanExtraction(found.all(), lineage, found.problems, schemas)
+    extraction = PlanExtraction(found.all(), lineage, found.problems, schemas, found.catalogs)
+    extraction.details = found.details
+    extraction.unread = unread
+    return extraction
+
+
+def _read_leaf(
+    jvm: Any, leaf: Any, hive_metastore: str | None, index: int, found: LeafDatasets
+) -> None:
+    """What one leaf reads, into ``found`` (JDBC leaves with their schemas and columns)."""
+    name = leaf.getClass().getSimpleName()
+    if name == "LogicalRelation" and option(leaf.catalogTable()) is None:
+        relation = leaf.relation()
+        if relation.getClass().getSimpleName() == "JDBCRelation":
+            read = jdbc_relation(jvm, relation)
+            found.jdbc[index] = read
+            found.by_leaf[index] = [dataset.identity for dataset in read.inputs]
+            return
+        if relation.getClass().getSimpleName() == "KafkaRelation":
+            datasets = kafka_relation(jvm, relation)
+            found.by_leaf[index] = [dataset.identity for dataset in datasets]
+            for dataset in datasets:
+                found.details[(dataset.identity.namespace, dataset.identity.name)] = dataset
+            found.v2_schemas.add(index)
+            return
+    if name in ("DataSourceV2Relation", "DataSourceV2ScanRelation"):
+        relation = leaf if name == "DataSourceV2Relation" else leaf.relation()
+        if relation.table().getClass().getSimpleName() == "JDBCTable":
+            identity, catalog = jdbc_catalog_table(jvm, relation)
+            found.by_leaf[index] = [identity]
+            found.catalogs[(identity.namespace, identity.name)] = catalog
+            return
+        if not _is_file_table(relation.table()):
+            datasets = v2_table_datasets(jvm, relation)
+            found.by_leaf[index] = [dataset.identity for dataset in datasets]
+            for dataset in datasets:
+                found.details[(dataset.identity.namespace, dataset.identity.name)] = dataset
+            if any(dataset.schema is not None for dataset in datasets) or len(datasets) > 1:
+                found.v2_schemas.add(index)
+            return
+    found.by_leaf[index] = leaf_identities(jvm, leaf, hive_metastore)
 
 
 def _lineage(
@@ -209,6 +417,7 @@ def _lineage(
     jplan: Any,
     output: list[Attribute],
     by_index: dict[int, list[DatasetIdentity]],
+    columns: LeafColumns,
     output_names: list[str] | None,
     descriptions: bool,
     found: LeafDatasets,
@@ -216,35 +425,40 @@ def _lineage(
     """Column lineage of ``tree``, described when asked (and without, if describing fails)."""
     if descriptions:
         try:
-            return column_lineage(tree, output, by_index, output_names, _JvmPlanText(jplan, tree))
+            text = _JvmPlanText(jplan, tree)
+            return column_lineage(tree, output, by_index, output_names, text, columns)
         except Exception as error:
             found.problems.append(f"column lineage descriptions: {error}")
-    return column_lineage(tree, output, by_index, output_names)
+    return column_lineage(tree, output, by_index, output_names, leaf_columns=columns)
 
 
 def _leaves_by_attributes(
     leaves: list[PlanNode],
     by_index: dict[int, list[DatasetIdentity]],
+    columns: LeafColumns,
     targets: list[PlanNode],
-) -> dict[int, list[DatasetIdentity]]:
+) -> tuple[dict[int, list[DatasetIdentity]], dict[int, Any]]:
     """The datasets of another plan's leaves (``targets``), known by their attributes' exprIds.
 
     The optimizer keeps a relation's attributes (their exprIds) and drops or replaces leaves
     (an empty relation for a filter that is always false): a leaf whose attributes no leaf of
     the analyzed plan has reads nothing known, and adds no lineage.
     """
-    by_attribute: dict[int, list[DatasetIdentity]] = {}
+    by_attribute: dict[int, int] = {}
     for leaf in leaves:
-        identities = by_index.get(leaf.index)
-        if identities:
+        if by_index.get(leaf.index):
             for attribute in leaf_attributes(leaf):
-                by_attribute[attribute.expr_id] = identities
+                by_attribute[attribute.expr_id] = leaf.index
     result: dict[int, list[DatasetIdentity]] = {}
+    traced: dict[int, Any] = {}
     for leaf in targets:
         attributes = leaf_attributes(leaf)
         if attributes and attributes[0].expr_id in by_attribute:
-            result[leaf.index] = by_attribute[attributes[0].expr_id]
-    return result
+            origin = by_attribute[attributes[0].expr_id]
+            result[leaf.index] = by_index[origin]
+            if origin in columns:
+                traced[leaf.index] = columns[origin]
+    return result, traced
 
 
 class _JvmPlanText:
@@ -292,7 +506,20 @@ def _leaf_schemas(
     from pyspark.sql.types import StructType
 
     schemas: dict[tuple[str, str], list[SchemaDatasetFacetFields]] = {}
+    for read in found.jdbc.values():
+        for dataset in read.inputs:
+            key = (dataset.identity.namespace, dataset.identity.name)
+            if dataset.schema is not None and key not in schemas:
+                schemas[key] = dataset.schema
+    for position in found.v2_schemas:
+        for identity in found.by_leaf.get(position, []):
+            key = (identity.namespace, identity.name)
+            detail = found.details.get(key)
+            if detail is not None and detail.schema is not None and key not in schemas:
+                schemas[key] = detail.schema
     for position, identities in found.by_leaf.items():
+        if position in found.jdbc or position in found.v2_schemas:
+            continue  # named by the agent's schema rule for JDBC and self-described tables
         keys = [(i.namespace, i.name) for i in identities if (i.namespace, i.name) not in schemas]
         if keys:
             struct = StructType.fromJson(leaf_schema_json(json_leaves[position]))

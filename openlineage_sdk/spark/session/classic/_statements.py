@@ -28,10 +28,11 @@ directories, ``{db}_{table}`` for CTAS and ``LOAD DATA``, none for ``DROP`` and 
 
 from __future__ import annotations
 
+import functools
 import json
 from typing import Any
 
-from openlineage_sdk.spark._execution import DatasetIdentity, DatasetLineage
+from openlineage_sdk.spark._execution import ColumnLineageRecord, DatasetIdentity, DatasetLineage
 from openlineage_sdk.spark.describe._schema import schema_fields
 from openlineage_sdk.spark.describe._statement import PlannedStatement
 from openlineage_sdk.spark.describe._tables import TableInfo, table_identity
@@ -42,7 +43,12 @@ from openlineage_sdk.spark.session.classic._jvm import (
     option,
     path_uri,
 )
-from openlineage_sdk.spark.session.classic._plan import catalog_table_info, logical_plan_extraction
+from openlineage_sdk.spark.session.classic._plan import (
+    catalog_table_info,
+    logical_plan_extraction,
+    v2_table,
+    v2_table_datasets,
+)
 
 __all__ = ["plan_executed", "plan_statement"]
 
@@ -107,10 +113,7 @@ class _Planner:
             optimized=lambda: self.state.executePlan(query, self.skip).optimizedPlan(),
             descriptions=self.descriptions,
         )
-        planned.inputs = [
-            DatasetLineage(i, "input", extraction.schemas.get((i.namespace, i.name)))
-            for i in extraction.inputs
-        ]
+        planned.inputs = extraction.input_datasets()
         planned.problems.extend(extraction.problems)
         if planned.output is not None:
             planned.output.column_lineage = extraction.column_lineage
@@ -255,6 +258,24 @@ def _plan(d: _Planner, plan: Any) -> PlannedStatement | None:
             return d.table_dataset(d.metadata(ident))[0]
 
         return PlannedStatement(name, refresh=altered)
+    if name in ("AlterTableAddPartitionCommand", "RepairTableCommand"):
+        output, info = d.table_dataset(d.metadata(plan.tableName()))
+        return PlannedStatement(name, output, info)
+    row_level = {
+        "ReplaceData": _row_level,
+        "WriteDelta": _row_level,
+        "MergeIntoTable": _row_level_command,
+        "UpdateTable": _row_level_command,
+        "DeleteFromTable": _row_level_command,
+        "MergeIntoCommand": _delta_command,
+        "UpdateCommand": _delta_command,
+        "DeleteCommand": _delta_command,
+    }.get(name)
+    if row_level is not None:
+        try:
+            return row_level(d, plan, name)
+        except Exception as error:  # a run that says what it could not learn, not no run
+            return PlannedStatement(name, problems=[f"statement: {type(error).__name__}: {error}"])
     if name == "AlterTableRenameCommand":
         if plan.isView():
             return None
@@ -273,3 +294,97 @@ def _plan(d: _Planner, plan: Any) -> PlannedStatement | None:
 
         return PlannedStatement(name, refresh=renamed)
     return PlannedStatement(name)
+
+
+def _v2_output(d: _Planner, relation: Any) -> tuple[DatasetLineage, TableInfo]:
+    """The v2 table a row-level command changes, and its name for the job (``table.name()``)."""
+    datasets = v2_table_datasets(d.jvm, relation, "output")
+    output = datasets[0]
+    if len(datasets) > 1:
+        output.problems.append(
+            f"output: the table describes itself as {len(datasets)} datasets, the first is reported"
+        )
+    return output, TableInfo(None, str(v2_table(relation).name()), None)
+
+
+def _row_level(d: _Planner, plan: Any, name: str) -> PlannedStatement:
+    """``ReplaceData`` or ``WriteDelta``: MERGE, UPDATE or DELETE rewritten over the table's rows.
+
+    Its query reads the target's rows (and a MERGE's source): those are the inputs, and the
+    query's columns that are the table's give the column lineage. The table's version is read
+    again once the command ran.
+    """
+    relation = plan.table()
+    output, info = _v2_output(d, relation)
+    planned = PlannedStatement(name, output, info)
+    d.query_inputs(plan.query(), planned)
+    lineage = output.column_lineage
+    if lineage is not None:
+        # The query's own columns (__row_operation, __row_id...) are not the table's.
+        names = {f["name"] for f in output.schema or []}
+        kept = {k: v for k, v in lineage.fields.items() if k in names}
+        output.column_lineage = ColumnLineageRecord(kept, lineage.dataset)
+    planned.refresh = functools.partial(_refreshed_version, d, relation, output)
+    return planned
+
+
+def _refreshed_version(d: _Planner, relation: Any, output: DatasetLineage) -> DatasetLineage:
+    """The output once the command ran: the table loaded again from its catalog, its version."""
+    catalog, ident = option(relation.catalog()), option(relation.identifier())
+    if catalog is not None and ident is not None:
+        version = catalog.loadTable(ident).version()
+        output.version = str(version) if version is not None else None
+    return output
+
+
+def _row_level_command(d: _Planner, plan: Any, name: str) -> PlannedStatement | None:
+    """MERGE, UPDATE or DELETE left as such (a table that deletes by filter): the target."""
+    target = plan.targetTable() if name == "MergeIntoTable" else plan.table()
+    while target.getClass().getSimpleName() == "SubqueryAlias":
+        target = target.child()
+    if target.getClass().getSimpleName() != "DataSourceV2Relation":
+        return PlannedStatement(name)
+    output, info = _v2_output(d, target)
+    planned = PlannedStatement(name, output, info)
+    if name == "MergeIntoTable":
+        d.query_inputs(plan.sourceTable(), planned)
+        output.column_lineage = None
+    return planned
+
+
+def _delta_command(d: _Planner, plan: Any, name: str) -> PlannedStatement:
+    """Delta Lake's ``MergeIntoCommand``, ``UpdateCommand`` or ``DeleteCommand``.
+
+    As the agent's builders for them: the output is the target (its dataset, as any relation
+    of it is named), and the inputs are a MERGE's target and source, an UPDATE's or DELETE's
+    target; the job is named after the target as its own write would be.
+    """
+    target = plan.target()
+    while target.getClass().getSimpleName() == "SubqueryAlias":
+        target = target.child()
+    planned = PlannedStatement(name)
+    extraction = logical_plan_extraction(d.jvm, target, d.hive_metastore)
+    planned.problems.extend(extraction.problems)
+    if len(extraction.inputs) != 1:
+        planned.problems.append(f"output: the {name}'s target is {len(extraction.inputs)} datasets")
+        return planned
+    [identity] = extraction.inputs
+    output = DatasetLineage(identity, "output")
+    output.schema = d.struct_fields(target.schema())
+    table = (
+        option(target.catalogTable())
+        if target.getClass().getSimpleName() == "LogicalRelation"
+        else None
+    )
+    planned.output = output
+    planned.table = d.table_info(table) if table is not None else None
+    planned.inputs = extraction.input_datasets()
+    if name == "MergeIntoCommand":
+        source = PlannedStatement(name)
+        d.query_inputs(plan.source(), source)
+        known = {(i.identity.namespace, i.identity.name) for i in planned.inputs}
+        planned.inputs.extend(
+            i for i in source.inputs if (i.identity.namespace, i.identity.name) not in known
+        )
+        planned.problems.extend(source.problems)
+    return planned

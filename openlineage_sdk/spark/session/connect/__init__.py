@@ -18,17 +18,27 @@ exactly as against a local server.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import logging
+import re
 from typing import Any
 
+from openlineage_sdk.naming import jdbc_url_without_credentials
 from openlineage_sdk.spark._execution import (
-    DatasetIdentity,
+    CatalogInfo,
     DatasetLineage,
     IoStats,
     SparkExecution,
 )
 from openlineage_sdk.spark._execution import note_problem as _note
 from openlineage_sdk.spark._flow import Description
+from openlineage_sdk.spark.describe._jdbc import (
+    JdbcRead,
+    JdbcSource,
+    jdbc_table_identity,
+    resolve_jdbc,
+)
+from openlineage_sdk.spark.describe._kafka import kafka_datasets
 from openlineage_sdk.spark.describe._schema import schema_fields
 from openlineage_sdk.spark.describe._sql_text import PATH_QUERY
 from openlineage_sdk.spark.session._base import Session, WriteStatistics
@@ -45,6 +55,7 @@ from openlineage_sdk.spark.session.connect._plan import (
     connect_writer_settings,
     declared_schema,
     path_uri,
+    plan_sql_text,
     relations,
 )
 from openlineage_sdk.spark.session.connect._statements import (
@@ -56,6 +67,9 @@ from openlineage_sdk.spark.session.connect._statements import (
 __all__ = ["ConnectSession"]
 
 log = logging.getLogger("openlineage_sdk.spark")
+
+# One part of a possibly qualified table name: quoted in backticks, or not.
+_NAME_PART = re.compile(r"`(?:[^`]|``)*`|[^.]+")
 
 
 class _RowCount(WriteStatistics):
@@ -84,6 +98,9 @@ class ConnectSession(Session):
     def __init__(self, spark: Any) -> None:
         super().__init__(spark)
         self.default_fs: str | None = None
+        # The JDBC reads the client's plans held, by their table or query (see ``seen``).
+        self._jdbc_seen: dict[tuple[str, str], tuple[dict[str, str], Any]] = {}
+        self._jdbc_read: dict[tuple[str, str], JdbcRead] = {}  # resolved, for the current plan
         try:
             self.default_fs = spark.conf.get("spark.hadoop.fs.defaultFS", None)
         except Exception as error:
@@ -130,6 +147,7 @@ class ConnectSession(Session):
         output_names: list[str] | None = None,
     ) -> None:
         relation = df._plan.plan(self.client)
+        execution.sql = plan_sql_text(relation)
         reads = client_plan_reads(relation)
         execution.problems.extend(reads.problems)
         _add_inputs(execution, self.resolve_reads(reads, execution.problems))
@@ -158,6 +176,7 @@ class ConnectSession(Session):
             *self._path_inputs(reads, problems),
             *self._table_inputs(reads.tables, problems),
             *self._jdbc_inputs(reads, problems),
+            *_kafka_inputs(reads, problems),
         ]
 
     def _path_inputs(self, reads: ClientPlanReads, problems: list[str]) -> list[DatasetLineage]:
@@ -183,21 +202,91 @@ class ConnectSession(Session):
         found = (self.input_table(name, problems, exists=exists) for name in names)
         return [dataset for dataset in found if dataset is not None]
 
+    def seen(self, command: Any) -> None:
+        """Remember the JDBC reads of a command that names a plan (a temporary view's).
+
+        A view of a JDBC read shows in the server's plans as a ``JDBCRelation`` without its
+        URL: the client's own plan of the view has it.
+        """
+        if command.WhichOneof("command_type") != "create_dataframe_view":
+            return
+        for options, relation in client_plan_reads(command.create_dataframe_view.input).jdbc:
+            self._jdbc_seen[_jdbc_key(options)] = (options, relation)
+
+    def seen_jdbc_inputs(self, shown: str, problems: list[str]) -> list[DatasetLineage]:
+        """The datasets of a JDBC relation a server's plan shows (its table or query), when the
+        client saw the read; else a problem says it is not known."""
+        key = _shown_key(shown)
+        read = self._jdbc_read.get(key)
+        if read is not None:  # resolved for an earlier plan: the same datasets
+            return [dataclasses.replace(dataset, problems=[]) for dataset in read.inputs]
+        found = self._jdbc_seen.get(key)
+        if found is None:
+            problems.append(
+                "inputs: the server's plan reads a JDBC relation whose read this client did not "
+                "see (its URL is not in the plan)"
+            )
+            return []
+        return self._jdbc_inputs(ClientPlanReads(jdbc=[found]), problems)
+
+    def jdbc_columns(self, shown: str) -> Any:
+        """Where the columns of a JDBC relation a server's plan shows come from, if resolved."""
+        read = self._jdbc_read.get(_shown_key(shown))
+        return read.columns if read is not None else None
+
     def _jdbc_inputs(self, reads: ClientPlanReads, problems: list[str]) -> list[DatasetLineage]:
         found: list[DatasetLineage] = []
-        for url, table_name in reads.jdbc:
+        for options, relation in reads.jdbc:
+            self._jdbc_seen[_jdbc_key(options)] = (options, relation)
             try:
-                found.append(DatasetLineage(DatasetIdentity.from_uri(url, table_name), "input"))
+                source = JdbcSource.of(options)
             except Exception as error:  # one bad input must not hide the rest
                 _note(problems, "input JDBC table", error)
+                continue
+            fields = None
+            try:
+                fields = schema_fields(self._relation_schema(relation))
+            except Exception as error:
+                _note(problems, "input JDBC table: the relation's schema", error)
+            try:
+                derby = self.derby_home() if source.url.startswith("jdbc:derby:") else None
+                read = resolve_jdbc(source, fields, derby_home=derby)
+                found.extend(read.inputs)
+                if fields is not None:
+                    self._jdbc_read[_jdbc_key(options)] = read
+            except Exception as error:
+                _note(problems, "input JDBC table", error)
         return found
+
+    def _relation_schema(self, relation: Any) -> Any:
+        """The schema of one relation of the user's plan, as the server resolves it.
+
+        For a JDBC read the server asks the database for the columns once: it keeps the
+        resolved relation in its plan cache, and the user's own action uses it from there,
+        so the database sees the same statements with the adapter as without.
+        """
+        from pyspark.sql.connect.proto import Plan
+
+        plan = Plan()
+        plan.root.CopyFrom(relation)
+        return self.client.schema(plan)
 
     def input_table(
         self, name: str, problems: list[str], *, exists: bool = False
     ) -> DatasetLineage | None:
         """A catalog table read as an input, with its schema (one request when the server can)."""
         try:
+            jdbc = self.jdbc_catalog_table(name)
+        except Exception as error:
+            _note(problems, f"input table {name}", error)
+            return None
+        if jdbc is not None:
+            return jdbc
+        try:
             info = self.describe_table(name, exists=exists, with_schema=True)
+            described = self.self_described(name, info, "input") if info is not None else None
+            if described is not None:
+                return described
             if info is None or info.location is None:
                 raise ValueError(f"{name} is not a table with a location")
             dataset = DatasetLineage(self.table_identity(info), "input")
@@ -209,6 +298,30 @@ class ConnectSession(Session):
             dataset.schema = info.schema or schema_fields(self.table_schema(name))
         except Exception as error:
             _note(dataset.problems, f"input table {name}: schema", error)
+        return dataset
+
+    def jdbc_catalog_table(self, name: str) -> DatasetLineage | None:
+        """A table of a v2 JDBC catalog (``JDBCTableCatalog``), named from the catalog's confs.
+
+        ``None`` for a table of any other catalog. Its schema is left out: the catalog would ask
+        the database for it.
+        """
+        parts = [p.strip("`") for p in _NAME_PART.findall(name)]
+        if len(parts) < 2:
+            return None
+        catalog = parts[0]
+        conf = self.spark.conf
+        implementation = conf.get(f"spark.sql.catalog.{catalog}", None)
+        if not implementation or not str(implementation).endswith("JDBCTableCatalog"):
+            return None
+        url = conf.get(f"spark.sql.catalog.{catalog}.url", None)
+        if not url:
+            raise ValueError(f"the JDBC catalog {catalog} has no url")
+        derby = self.derby_home() if str(url).startswith("jdbc:derby:") else None
+        identity = jdbc_table_identity(str(url), ".".join(parts[1:]), derby_home=derby)
+        dataset = DatasetLineage(identity, "input")
+        metadata = jdbc_url_without_credentials(str(url))
+        dataset.catalog = CatalogInfo("jdbc", "jdbc", catalog, metadata_uri=metadata)
         return dataset
 
     def _explain_relation(self, relation: Any, reads: ClientPlanReads) -> ExplainedStatement | None:
@@ -224,6 +337,8 @@ class ConnectSession(Session):
         for node in relations(relation):
             source = node.read.data_source if node.WhichOneof("rel_type") == "read" else None
             if source is not None and node.read.HasField("data_source") and not source.schema:
+                # Files without a schema would be inferred; and the server plans a JDBC scan
+                # with a connection to the database of its own, which the adapter never opens.
                 return None
         plan = Plan()
         plan.root.CopyFrom(relation)
@@ -245,6 +360,16 @@ class ConnectSession(Session):
         assert text is not None
         return ConnectStatement(self, execution, text, call)
 
+    def merge_command(self, command: Any, execution: SparkExecution) -> Description:
+        """How ``DataFrame.mergeInto(...).merge()`` is described: before it runs, from its parts.
+
+        The client holds the MERGE as a command (target table, source plan, conditions and
+        actions), which the server cannot explain: the target is the output (from the catalog)
+        and an input, the source's reads the other inputs; the job is named after the logical
+        MERGE (``merge_into_table``), as Spark holds it before it plans its rows.
+        """
+        return _MergeCommand(self, execution, command.merge_into_table_command)
+
     def action_reads(self, plan: Any, execution: SparkExecution) -> bool:
         """What an action's plan reads, into ``execution``; ``False`` when it reads no dataset.
 
@@ -256,6 +381,7 @@ class ConnectSession(Session):
             return False
         root = plan.root
         execution.name_job((root.WhichOneof("rel_type") or "").strip("_") or "query")
+        execution.sql = plan_sql_text(root)
         reads = client_plan_reads(root)
         problems = [p for p in reads.problems if p != SQL_INPUTS_UNKNOWN]
         # The action's plan names its tables: they exist, or the action fails.
@@ -275,9 +401,74 @@ class ConnectSession(Session):
                     execution.name_job(command)
         inputs.extend(self._path_inputs(reads, problems))
         inputs.extend(self._jdbc_inputs(reads, problems))
+        inputs.extend(_kafka_inputs(reads, problems))
         execution.problems.extend(problems)
         _add_inputs(execution, inputs)
         return bool(execution.inputs or execution.problems)
+
+
+class _MergeCommand(Description):
+    def __init__(self, session: ConnectSession, execution: SparkExecution, merge: Any) -> None:
+        self.session = session
+        self.execution = execution
+        self.merge = merge
+
+    def before(self) -> bool:
+        from openlineage_sdk.spark.describe._commands import COMMANDS
+        from openlineage_sdk.spark.describe._statement import PlannedStatement, apply_statement
+
+        session, execution, merge = self.session, self.execution, self.merge
+        name = str(merge.target_table_name)
+        planned = PlannedStatement("MergeIntoTable")
+        info = session.describe_table(name, with_schema=True)
+        if info is None or info.location is None:
+            planned.problems.append(f"output: {name} is not a table with a location")
+        else:
+            output = DatasetLineage(session.table_identity(info), "output")
+            try:
+                output.schema = info.schema or schema_fields(session.table_schema(name))
+            except Exception as error:
+                _note(output.problems, "output schema", error)
+            planned.output = output
+            planned.table = info
+            target = DatasetLineage(output.identity, "input", output.schema)
+            planned.inputs.append(target)
+        reads = client_plan_reads(merge.source_table_plan)
+        planned.problems.extend(p for p in reads.problems if p != SQL_INPUTS_UNKNOWN)
+        source = self.session.resolve_reads(reads, planned.problems)
+        known = {(d.identity.namespace, d.identity.name) for d in planned.inputs}
+        planned.inputs.extend(
+            d for d in source if (d.identity.namespace, d.identity.name) not in known
+        )
+        assert COMMANDS[planned.node] is not None
+        apply_statement(execution, planned, None)
+        return True
+
+
+_GENERATED_SUBQUERY = re.compile(r"\((.*)\) SPARK_GEN_SUBQ_\d+", re.DOTALL)
+
+
+def _kafka_inputs(reads: ClientPlanReads, problems: list[str]) -> list[DatasetLineage]:
+    """The topics of the plan's Kafka reads, with the Kafka source's schema."""
+    found: list[DatasetLineage] = []
+    for options in reads.kafka:
+        datasets, noted = kafka_datasets(options, "input")
+        found.extend(datasets)
+        problems.extend(noted)
+    return found
+
+
+def _shown_key(shown: str) -> tuple[str, str]:
+    """The key of a JDBC relation as a plan shows it: ``(query) SPARK_GEN_SUBQ_3`` or a table."""
+    query = _GENERATED_SUBQUERY.fullmatch(shown)
+    return ("query", query.group(1)) if query is not None else ("dbtable", shown)
+
+
+def _jdbc_key(options: dict[str, str]) -> tuple[str, str]:
+    lowered = {k.lower(): v for k, v in options.items()}
+    if "dbtable" in lowered:
+        return ("dbtable", lowered["dbtable"])
+    return ("query", lowered.get("query", ""))
 
 
 def _add_inputs(execution: SparkExecution, found: list[DatasetLineage]) -> None:

@@ -41,6 +41,8 @@ class ExplainedStatement:
     input_tables: list[str] = field(default_factory=list)
     input_paths: list[str] = field(default_factory=list)
     unnamed_inputs: int = 0  # file relations the plan does not locate
+    jdbc_relations: list[str] = field(default_factory=list)  # each JDBC relation's table or query
+    jdbc_columns: dict[str, Any] = field(default_factory=dict)  # their columns' sources, once known
     cut_paths: list[str] = field(default_factory=list)  # scanned locations cut short: prefixes
     error: str | None = None
     text: str = ""  # the explanation itself
@@ -91,7 +93,14 @@ _QUALIFIED = re.compile(r"`(?:[^`]|``)+`(?:\.`(?:[^`]|``)+`)*")
 _NODE = re.compile(r"^'?(\w+)")
 _RELATION = re.compile(r"(?:^|[\s:+-])Relation ([^\s\[]+)\[")
 _UNNAMED_RELATION = re.compile(r"(?:^|[\s:+-])Relation \[")
+# A JDBC relation of the analysed plan: "Relation [a#1] JDBCRelation(t) [numPartitions=1]", its
+# table or query as Spark holds it ("(query) SPARK_GEN_SUBQ_3" for the query option).
+_JDBC_RELATION = re.compile(
+    r"(?:^|[\s:+-])Relation \[[^\n]*?\] JDBCRelation\((.*?)\) \[numPartitions=\d+\]", re.DOTALL
+)
 _HIVE_RELATION = re.compile(r"HiveTableRelation \[(`[^\]]*?`)(?:,|\])")
+# A v2 catalog's table: "RelationV2[a#1, b#2] cat.db.t" (names unquoted, as the table names itself).
+_RELATION_V2 = re.compile(r"RelationV2\[[^\]]*\] ([^\s,]+)")
 # A file scan of the physical plan: ``FileScan parquet [a#1,b#2] ... Location:
 # InMemoryFileIndex(1 paths)[file:/data/x], PartitionFilters: ...``. Spark cuts each metadata
 # value of a scan at spark.sql.maxMetadataStringLength (100) characters and ends it with "...":
@@ -140,6 +149,8 @@ def parse_explain(text: str) -> ExplainedStatement:
     if hive is not None:
         explained.tables.append(f"`{hive.group(1).strip()}`.`{hive.group(2).strip()}`")
     explained.tables.extend(_QUALIFIED.findall(first))
+    if not explained.tables:
+        explained.tables.extend(_RELATION_V2.findall(first)[:1])
     body = analyzed.split("\n", 1)[1] if "\n" in analyzed else ""
     resolved = _RESOLVED_IDENTIFIER.search(body)
     if resolved is not None and not explained.tables:
@@ -147,11 +158,16 @@ def parse_explain(text: str) -> ExplainedStatement:
             ".".join(f"`{p}`" for p in (resolved.group(1), *resolved.group(2).split(".")))
         )
     seen: set[str] = set()
-    for name in [*_RELATION.findall(body), *_HIVE_RELATION.findall(body)]:
+    for name in [
+        *_RELATION.findall(body),
+        *_HIVE_RELATION.findall(body),
+        *_RELATION_V2.findall(body),
+    ]:
         if name not in seen:
             seen.add(name)
             explained.input_tables.append(name)
-    explained.unnamed_inputs = len(_UNNAMED_RELATION.findall(body))
+    explained.jdbc_relations = [m.group(1) for m in _JDBC_RELATION.finditer(body)]
+    explained.unnamed_inputs = len(_UNNAMED_RELATION.findall(body)) - len(explained.jdbc_relations)
     physical = sections.get("Physical Plan", "")
     for located in _FILE_SCAN.finditer(physical):
         if located.group("paths") is None:

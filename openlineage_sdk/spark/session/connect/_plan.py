@@ -37,6 +37,7 @@ __all__ = [
     "connect_writer_settings",
     "declared_schema",
     "path_uri",
+    "plan_sql_text",
     "relations",
 ]
 
@@ -58,8 +59,9 @@ class ClientPlanReads:
     paths: list[str] = field(default_factory=list)
     declared: dict[str, str] = field(default_factory=dict)  # path -> the schema the user gave
     tables: list[str] = field(default_factory=list)
-    jdbc: list[tuple[str, str]] = field(default_factory=list)  # (url, table)
+    jdbc: list[tuple[dict[str, str], Any]] = field(default_factory=list)  # (options, relation)
     sql: list[str] = field(default_factory=list)  # queries of SQL relations
+    kafka: list[dict[str, str]] = field(default_factory=list)  # each Kafka read's options
     problems: list[str] = field(default_factory=list)
 
 
@@ -77,6 +79,29 @@ def relations(message: Any) -> Iterator[Any]:
                 yield from relations(item)
         else:
             yield from relations(value)
+
+
+def plan_sql_text(relation: Any) -> str | None:
+    """The SQL text a client plan was built from: its first ``SQL`` relation, breadth-first.
+
+    As the JVM agent finds it in a plan (the node nearest the top that Spark parsed from SQL
+    text): a write of ``spark.sql(query)`` has the query's relation right under it.
+    """
+    queue = [relation]
+    while queue:
+        message = queue.pop(0)
+        relation_type = message.DESCRIPTOR.full_name == "spark.connect.Relation"
+        if relation_type and message.WhichOneof("rel_type") == "sql":
+            return str(message.sql.query)
+        for descriptor, value in message.ListFields():
+            if descriptor.message_type is None:
+                continue
+            if _is_repeated(descriptor):
+                if not descriptor.message_type.GetOptions().map_entry:
+                    queue.extend(value)
+            else:
+                queue.append(value)
+    return None
 
 
 def _is_repeated(descriptor: Any) -> bool:
@@ -119,10 +144,10 @@ def client_plan_reads(relation: Any) -> ClientPlanReads:
             source = read.data_source
             options = dict(source.options)
             if source.format.lower() == "jdbc":
-                url = options.get("url")
-                table = options.get("dbtable") or options.get("query")
-                if url and table:
-                    found.jdbc.append((url, table))
+                found.jdbc.append((options, node))
+                continue
+            if source.format.lower() == "kafka":
+                found.kafka.append(options)
                 continue
             paths = list(source.paths) or ([options["path"]] if "path" in options else [])
             found.paths.extend(paths)

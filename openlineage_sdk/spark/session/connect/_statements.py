@@ -123,6 +123,7 @@ class ConnectStatement(Description):
         self.plan: _Plan | None = None
         self.insert = described_beside(text)
         self.start = "beside" if self.insert else "before"
+        execution.sql = text
 
     # -- the template's steps
 
@@ -319,13 +320,14 @@ class ConnectStatement(Description):
             info = session.describe_table(
                 name, exists=command.kind == "insert", with_schema=wants_schema
             )
-            if info is None or info.location is None:
+            described = session.self_described(name, info, "output") if info else None
+            if info is None or (described is None and info.location is None):
                 info = session.planned_table(name)
             table = info
-            output = DatasetLineage(session.table_identity(info), "output")
+            output = described or DatasetLineage(session.table_identity(info), "output")
             if command.kind == "rename":
                 output.previous_identity = plan.previous
-            if wants_schema:
+            if wants_schema and output.schema is None:
                 try:
                     output.schema = info.schema or schema_fields(session.table_schema(name))
                 except Exception as error:
@@ -370,6 +372,12 @@ def explained_inputs(
             add(DatasetLineage(DatasetIdentity.from_uri(hadoop_location_uri(path)), "input"))
         except Exception as error:
             note_problem(problems, f"input {path}", error)
+    for relation in explained.jdbc_relations:
+        for dataset in session.seen_jdbc_inputs(relation, problems):
+            add(dataset)
+        columns = session.jdbc_columns(relation)
+        if columns is not None:
+            explained.jdbc_columns[relation] = columns
     located = len(explained.input_paths)
     if explained.unnamed_inputs > located:
         cut = (
@@ -392,7 +400,9 @@ def traced_lineage(
     try:
         names = [f["name"] for f in output.schema or []]
         tables, paths = plan_names(explained, inputs)
-        record = text_column_lineage(explained.text, names, tables, paths, explained.scans)
+        record = text_column_lineage(
+            explained.text, names, tables, paths, explained.scans, explained.jdbc_columns
+        )
         if record is not None:
             output.column_lineage = record
     except Exception as error:

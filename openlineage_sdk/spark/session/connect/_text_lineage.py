@@ -60,6 +60,9 @@ _PASS_THROUGH = frozenset(
         "Sample",
     }
 )
+_JDBC_LEAF = re.compile(r"JDBCRelation\((.*?)\) \[numPartitions=\d+\]", re.DOTALL)
+JdbcColumns = dict[str, dict[str, list[tuple[DatasetIdentity, str]]]]
+"""Each JDBC relation's columns (by the table or query the plan shows) and their sources."""
 _INDIRECT_NODES = {"Filter": "FILTER", "Join": "JOIN", "Sort": "SORT"}
 
 
@@ -137,9 +140,13 @@ class _TextLineage:
     """Column lineage over the plan's text (see the section comment above)."""
 
     def __init__(
-        self, leaf_datasets: dict[str, DatasetIdentity], path_datasets: dict[frozenset[int], Any]
+        self,
+        leaf_datasets: dict[str, DatasetIdentity],
+        path_datasets: dict[frozenset[int], Any],
+        jdbc_columns: JdbcColumns | None = None,
     ) -> None:
         self._plan = _lineage
+        self.jdbc_columns = jdbc_columns or {}
         self.deps: dict[int, set[Any]] = {}
         self.dataset: set[Any] = set()
         self.leaf_datasets = leaf_datasets
@@ -282,6 +289,15 @@ class _TextLineage:
             match = re.match(r"^(.+?)#(\d+)L?$", item.strip())
             if match is not None:
                 attributes.append((match.group(1), int(match.group(2))))
+        jdbc = _JDBC_LEAF.search(text) if node.name == "Relation" else None
+        if jdbc is not None:
+            # A JDBC query's columns come from its tables' columns, as the parser traced them.
+            traced = self.jdbc_columns.get(jdbc.group(1), {})
+            for column, expr_id in attributes:
+                self.deps[expr_id] = {
+                    (table, name, self._plan.IDENTITY) for table, name in traced.get(column, ())
+                }
+            return [i for _, i in attributes]
         if source is None and node.name == "Relation":
             source = self.path_datasets.get(frozenset(i for _, i in attributes))
         if source is not None:
@@ -296,12 +312,14 @@ def text_column_lineage(
     tables: dict[str, DatasetIdentity],
     paths: dict[str, DatasetIdentity],
     scans: list[list[str] | None] | None = None,
+    jdbc_columns: JdbcColumns | None = None,
 ) -> Any:
     """The column lineage of a query from the server's ``EXPLAIN EXTENDED`` text.
 
     ``tables`` maps each relation's name as the plan shows it (``spark_catalog.default.t``) to
     its dataset, ``paths`` each scanned location to its dataset; ``scans`` the locations of
     each file scan in order, where they are known in full though the text cut them short.
+    ``jdbc_columns`` traces each JDBC relation's columns to its tables' (``describe._jdbc``).
     Returns a ``ColumnLineageRecord``, or ``None`` when the plan's text cannot be read as one
     tree.
     """
@@ -328,7 +346,7 @@ def text_column_lineage(
         ids = frozenset(int(i) for i in _ATTRIBUTE_ID.findall(scan.group("attributes")))
         if located is not None and ids:
             by_attributes[ids] = located
-    walk = _TextLineage(tables, {})
+    walk = _TextLineage(tables, {}, jdbc_columns)
     # A file relation's attributes in the logical plan are all of its columns; the scan lists
     # those it reads. The relation is the scan's when the scan's attributes are all its own.
     walk.path_datasets = _PathMatcher(by_attributes)  # type: ignore[assignment]
