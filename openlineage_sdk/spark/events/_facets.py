@@ -72,6 +72,7 @@ __all__ = [
     "output_datasets",
     "processing_engine_facet",
     "run_facets",
+    "running_datasets",
 ]
 
 log = logging.getLogger("openlineage_sdk.spark")
@@ -301,6 +302,36 @@ def output_datasets(
     more = extra.for_dataset(output) if extra else ()
     built = _dataset(write, output, producer, finished, more)
     return [built] if isinstance(built, OutputDataset) else []
+
+
+def running_datasets(
+    write: WriteLineage,
+    producer: str,
+    announced: set[tuple[str, str, str]],
+    extra: Built | None = None,
+) -> tuple[list[InputDataset], list[OutputDataset]]:
+    """The datasets of a RUNNING event of an open run (a stream's progress).
+
+    Each dataset with its statistics; one not in ``announced`` (``(role, namespace, name)``:
+    those the run's earlier events carried) also with every facet the start would give it.
+    """
+    inputs: list[InputDataset] = []
+    outputs: list[OutputDataset] = []
+    datasets = [*write.inputs, *([write.output] if write.output is not None else [])]
+    for dataset in datasets:
+        more = extra.for_dataset(dataset) if extra else ()
+        built: list[InputDataset | OutputDataset | None] = [
+            _dataset(write, dataset, producer, True, more)
+        ]
+        key = (dataset.role, dataset.identity.namespace, dataset.identity.name)
+        if key not in announced:
+            built.append(_dataset(write, dataset, producer, False))
+        for item in built:
+            if isinstance(item, InputDataset):
+                inputs.append(item)
+            elif isinstance(item, OutputDataset):
+                outputs.append(item)
+    return inputs, outputs
 
 
 # ----------------------------------------------------------------------------- run and job

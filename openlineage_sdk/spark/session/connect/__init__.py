@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+from collections.abc import Callable
 from typing import Any
 
 from openlineage_sdk.spark._execution import (
@@ -31,7 +32,13 @@ from openlineage_sdk.spark._execution import note_problem as _note
 from openlineage_sdk.spark._flow import Description
 from openlineage_sdk.spark.describe._schema import schema_fields
 from openlineage_sdk.spark.describe._sql_text import PATH_QUERY
-from openlineage_sdk.spark.session._base import Session, WriteStatistics
+from openlineage_sdk.spark.describe._streams import StreamSink, StreamSource, source_kind
+from openlineage_sdk.spark.session._base import (
+    BatchFunction,
+    Session,
+    StreamEvents,
+    WriteStatistics,
+)
 from openlineage_sdk.spark.session.connect._explain import (
     ExplainedStatement,
     parse_explain,
@@ -51,6 +58,13 @@ from openlineage_sdk.spark.session.connect._statements import (
     ConnectStatement,
     explained_inputs,
     traced_lineage,
+)
+from openlineage_sdk.spark.session.connect._streams import (
+    listen_to_streams,
+    recent_progress,
+    stream_reads,
+    stream_sink,
+    stream_start,
 )
 
 __all__ = ["ConnectSession"]
@@ -278,6 +292,45 @@ class ConnectSession(Session):
         execution.problems.extend(problems)
         _add_inputs(execution, inputs)
         return bool(execution.inputs or execution.problems)
+
+    # -- streams
+
+    def stream_frame(self, writer: Any) -> Any:
+        from pyspark.sql.connect.dataframe import DataFrame
+
+        return DataFrame(writer._write_stream._child, session=writer._session)
+
+    def stream_sink(self, writer: Any, path: str | None, table: str | None) -> StreamSink:
+        return stream_sink(writer, path, table)
+
+    def stream_sources(
+        self, df: Any, problems: list[str]
+    ) -> tuple[list[StreamSource], list[DatasetLineage]]:
+        sources, static = stream_reads(self.spark, df, problems)
+        problems.extend(static.problems)
+        return sources, self.resolve_reads(static, problems)
+
+    def stream_schema(self, df: Any, sources: list[StreamSource]) -> Any:
+        """The stream's columns from the server's analysis, unless that would infer a schema.
+
+        A file source without a declared schema would be inferred from its files, in a job:
+        the output's columns are then left out.
+        """
+        for source in sources:
+            if source_kind(source) == "file" and source.schema is None:
+                return None
+        return df.schema
+
+    def stream_start(
+        self, writer: Any, rows_observation: str | None, batch: BatchFunction | None
+    ) -> contextlib.AbstractContextManager[Any]:
+        return stream_start(self.spark, writer, rows_observation, batch)
+
+    def listen_to_streams(self, events: StreamEvents) -> Callable[[], None]:
+        return listen_to_streams(self.spark, events)
+
+    def stream_progress(self, query: Any) -> list[dict[str, Any]]:
+        return recent_progress(query)
 
 
 def _add_inputs(execution: SparkExecution, found: list[DatasetLineage]) -> None:
