@@ -12,8 +12,10 @@ Connect.
 
 from __future__ import annotations
 
+import os
 import shutil
 import socket
+import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -49,6 +51,10 @@ def connect_port() -> int:
 def spark(spark_root: Path, connect_port: int) -> Iterator[Any]:
     """The classic session (and the driver that also serves Spark Connect)."""
     from pyspark.sql import SparkSession
+
+    # The driver's Python workers (a Connect stream's foreachBatch function runs in one) are
+    # this interpreter, with this process's path: not whatever ``python3`` is first found.
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
 
     session = (
         SparkSession.builder.master("local[2]")

@@ -138,7 +138,9 @@ def stream_sink(writer: Any, path: str | None, table: str | None) -> StreamSink:
     """The sink a classic ``DataStreamWriter`` will start (``path``, ``table``: ``start``'s)."""
     jwrite = writer._jwrite
     source = _declared(jwrite, "source")
-    options = _scala_map(_declared(jwrite, "extraOptions"))
+    extra = _declared(jwrite, "extraOptions")
+    # A CaseInsensitiveMap iterates its keys in lower case; its original map has them as given.
+    options = _scala_map(extra.originalMap() if hasattr(extra, "originalMap") else extra)
     # queryName(...) is kept among the options (sinkName is another thing: a sink's own name).
     name = options.pop("queryName", None)
     return StreamSink(
