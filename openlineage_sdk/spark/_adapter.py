@@ -40,6 +40,7 @@ from openlineage_sdk.spark.events._facets import application_facets
 from openlineage_sdk.spark.events._sinks import IntoCurrentRun, RunPerWrite
 from openlineage_sdk.spark.observe import _hooks
 from openlineage_sdk.spark.observe._actions import ConnectActions, listen_for_reads
+from openlineage_sdk.spark.observe._pipelines import ConnectPipelines
 from openlineage_sdk.spark.observe._rdd import hook_rdd_saves
 from openlineage_sdk.spark.observe._statements import ConnectCommands, hook_classic_sql
 from openlineage_sdk.spark.observe._streams import close_streams, hook_streams
@@ -110,6 +111,11 @@ class SparkLineage:
                 self._closers = [ConnectCommands(self), ConnectActions(self)]
             except Exception as error:
                 log.warning("openlineage: SQL statements will not be reported: %s", error)
+            try:
+                # On top of the SQL commands' wrapper of the same client: taken off first.
+                self._closers.insert(0, ConnectPipelines(self))
+            except Exception as error:
+                log.warning("openlineage: pipelines will not be reported: %s", error)
         else:
             listen_for_reads(self)
 

@@ -212,6 +212,11 @@ class SparkExecution:
     """The run this execution belongs to when it is not the one its call is made in: a
     streaming query's run for the writes of its ``foreachBatch`` function, a pipeline's run for
     its flows."""
+    source_location: tuple[str, int | None] | None = None
+    """Where the job is defined (a file's absolute path and a line): a pipeline flow's
+    definition, for the ``sourceCodeLocation`` job facet."""
+    sql: str | None = None
+    """The SQL that defines the job (a pipeline flow's statement), for the ``sql`` job facet."""
 
     @property
     def job_name(self) -> str:

@@ -40,6 +40,7 @@ __all__ = [
     "report_done",
     "report_finished",
     "report_running",
+    "report_started",
     "run_observed",
     "run_opened",
     "start_beside",
@@ -277,6 +278,11 @@ def run_opened(
     _inside.reset(token)
     description.result = result
     return result
+
+
+def report_started(reporter: LineageSink, execution: SparkExecution) -> None:
+    """Report the start of an execution whose observer saw it begin (a pipeline's flow)."""
+    _report(reporter, "write_started", execution)
 
 
 def report_running(reporter: LineageSink, execution: SparkExecution) -> None:

@@ -24,12 +24,14 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from openlineage_sdk._version import __version__
 from openlineage_sdk.models.base import (
     DatasetFacet,
     InputDatasetFacet,
+    JobFacet,
     OutputDatasetFacet,
     RunFacet,
 )
@@ -53,6 +55,8 @@ from openlineage_sdk.models.facets import (
     OutputSubsetOutputDatasetFacet,
     ProcessingEngineRunFacet,
     SchemaDatasetFacet,
+    SourceCodeLocationJobFacet,
+    SQLJobFacet,
     SymlinksDatasetFacet,
 )
 from openlineage_sdk.models.records import ExtractionErrorRunFacetError, LocationSubsetCondition
@@ -65,6 +69,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "application_facets",
+    "definition_facets",
     "errors",
     "extraction_error",
     "input_datasets",
@@ -363,6 +368,34 @@ def job_type_facet(
         integration="SPARK",
         job_type=job_type,
     )
+
+
+def definition_facets(write: WriteLineage, producer: str) -> list[JobFacet]:
+    """``sourceCodeLocation`` and ``sql`` of a job whose definition is known (a pipeline flow).
+
+    The location is the file's ``file:`` URI with the line as its fragment (``#L12``), and its
+    path; the type is ``file``, as the definition is a file on the machine that ran it.
+    """
+    facets: list[JobFacet] = []
+    location = write.source_location
+    if location is not None:
+        path, line = location
+
+        def build() -> SourceCodeLocationJobFacet:
+            url = Path(path).as_uri() + (f"#L{line}" if line else "")
+            return SourceCodeLocationJobFacet(producer=producer, type="file", url=url, path=path)
+
+        built = _attempt(write, "sourceCodeLocation facet", build)
+        if built is not None:
+            facets.append(built)
+    sql = write.sql
+    if sql is not None:
+        facet = _attempt(
+            write, "sql facet", lambda: SQLJobFacet(producer=producer, query=sql, dialect="spark")
+        )
+        if facet is not None:
+            facets.append(facet)
+    return facets
 
 
 def _problems(write: WriteLineage) -> list[str]:

@@ -39,6 +39,7 @@ from openlineage_sdk.spark.events._client import fallback_parent
 from openlineage_sdk.spark.events._extensions import EventType, FacetBuilders, built_facets
 from openlineage_sdk.spark.events._facets import (
     _attempt,
+    definition_facets,
     errors,
     extraction_error,
     input_datasets,
@@ -188,7 +189,11 @@ class RunPerWrite:
             inputs=inputs,
             outputs=outputs,
             run_facets=[*run_facets(write, producer).values(), *extra.run],
-            job_facets=[*([job_type] if job_type is not None else []), *extra.job],
+            job_facets=[
+                *([job_type] if job_type is not None else []),
+                *definition_facets(write, producer),
+                *extra.job,
+            ],
             parent=(
                 write.parent
                 if write.parent is not None

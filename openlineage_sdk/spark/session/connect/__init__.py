@@ -62,6 +62,7 @@ from openlineage_sdk.spark.session.connect._statements import (
 from openlineage_sdk.spark.session.connect._streams import (
     listen_to_streams,
     recent_progress,
+    relation_reads,
     stream_reads,
     stream_sink,
     stream_start,
@@ -331,6 +332,31 @@ class ConnectSession(Session):
 
     def stream_progress(self, query: Any) -> list[dict[str, Any]]:
         return recent_progress(query)
+
+    # -- declarative pipelines (the client registers their definitions)
+
+    def relation_reads(
+        self, relation: Any, problems: list[str]
+    ) -> tuple[list[StreamSource], ClientPlanReads]:
+        """What a pipeline flow's query plan reads: its streaming sources, its static reads."""
+        return relation_reads(self.spark, relation, problems)
+
+    def query_inputs(self, query: str, problems: list[str]) -> list[DatasetLineage]:
+        """What a SQL query reads, from the server's analysis of it (``EXPLAIN``, no job).
+
+        ``STREAM(t)`` reads are analysed as the pipeline runs them. Raises when the server
+        cannot analyse the query (it reads what only the pipeline knows, a view of its own).
+        """
+        from pyspark.sql.connect.proto import Plan
+
+        if PATH_QUERY.search(query):
+            raise ValueError("the query reads files by path: the server would infer them in a job")
+        plan = Plan()
+        plan.root.sql.query = query
+        explained = self._explain_plan(plan)
+        if explained.error is not None:
+            raise ValueError(f"the server cannot analyse the query: {explained.error}")
+        return explained_inputs(self, explained, problems)
 
 
 def _add_inputs(execution: SparkExecution, found: list[DatasetLineage]) -> None:

@@ -42,6 +42,7 @@ from openlineage_sdk.spark.session.connect._plan import (
 __all__ = [
     "listen_to_streams",
     "recent_progress",
+    "relation_reads",
     "remote_batch_function",
     "stream_reads",
     "stream_sink",
@@ -55,7 +56,13 @@ def stream_reads(
     spark: Any, df: Any, problems: list[str]
 ) -> tuple[list[StreamSource], ClientPlanReads]:
     """The streaming sources of a Connect streaming DataFrame, and what it reads statically."""
-    relation = df._plan.plan(spark.client)
+    return relation_reads(spark, df._plan.plan(spark.client), problems)
+
+
+def relation_reads(
+    spark: Any, relation: Any, problems: list[str]
+) -> tuple[list[StreamSource], ClientPlanReads]:
+    """The streaming sources of a client plan's relation, and what it reads statically."""
     sources: list[StreamSource] = []
     static = ClientPlanReads()
     for node in relations(relation):
