@@ -347,9 +347,7 @@ def test_the_writes_of_a_foreach_batch_function_are_children_of_the_streams_run(
     target = data_dir / "silver" / "orders"
 
     def upsert(batch: Any, batch_id: int) -> None:
-        batch.withColumn("batch", batch.id * 0 + batch_id).write.mode("append").parquet(
-            str(target)
-        )
+        batch.withColumn("batch", batch.id * 0 + batch_id).write.mode("append").parquet(str(target))
 
     install(mode_spark, client)
     try:
@@ -436,11 +434,7 @@ def _kafka_names(session: Any, mode_spark: Any) -> None:
     assert kafka_namespace({"KAFKA.BOOTSTRAP.SERVERS": "h:1"}) == "kafka://h:1"
     if session.kind == "connect":
         # The client's plan of a Kafka stream, as the user builds it (nothing is sent).
-        frame = (
-            mode_spark.readStream.format("kafka")
-            .options(**servers, subscribe="orders")
-            .load()
-        )
+        frame = mode_spark.readStream.format("kafka").options(**servers, subscribe="orders").load()
         sources, static = session.stream_sources(frame, problems)
         assert [(s.format, kafka_topics(s.options)) for s in sources] == [("kafka", ["orders"])]
         assert static == []
