@@ -97,11 +97,13 @@ def test_the_demo_runs_and_reports_its_lineage(tmp_path: Path, connect: bool) ->
     # The stream: one run from the landing folder to the bronze one, with the rows it moved.
     stream = [e for e in runs if f"{e.job.namespace}/{e.job.name}" == STREAM_JOB]
     assert [e.event_type for e in stream] == ["START", "COMPLETE"]
-    assert stream[0].job.facets is not None and stream[0].job.facets.job_type is not None
+    assert stream[0].job.facets is not None
+    assert stream[0].job.facets.job_type is not None
     assert stream[0].job.facets.job_type.processing_type == "STREAMING"
     assert [i.name for i in stream[0].inputs or []] == [str(workdir.resolve() / "raw" / "landing")]
     bronze = outputs[str(lake / "bronze" / "orders_stream")]
-    assert bronze.output_facets is not None and bronze.output_facets.output_statistics is not None
+    assert bronze.output_facets is not None
+    assert bronze.output_facets.output_statistics is not None
     assert bronze.output_facets.output_statistics.row_count == 300  # 6 files of 50 orders
     assert f"\n  {STREAM_JOB}\n" in out
     altered = outputs[str(top)].facets

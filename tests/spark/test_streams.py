@@ -98,7 +98,8 @@ def test_a_file_stream_to_a_parquet_sink_is_one_run_with_its_folders_and_rows(
     [source] = run.start.inputs or []
     # The folder the stream reads, not each file of it (the JVM agent names each file).
     assert (source.namespace, source.name) == ("file", str(landing))
-    assert source.facets is not None and source.facets.schema_ is not None
+    assert source.facets is not None
+    assert source.facets.schema_ is not None
     assert [(f["name"], f["type"]) for f in source.facets.schema_.fields or []] == [
         ("id", "integer"),
         ("amount", "double"),
@@ -107,7 +108,8 @@ def test_a_file_stream_to_a_parquet_sink_is_one_run_with_its_folders_and_rows(
     assert source.facets.data_source is not None
     [sink] = run.start.outputs or []
     assert (sink.namespace, sink.name) == ("file", str(out))
-    assert sink.facets is not None and sink.facets.schema_ is not None
+    assert sink.facets is not None
+    assert sink.facets.schema_ is not None
     assert [f["name"] for f in sink.facets.schema_.fields or []] == ["id", "amount", "status"]
 
     # The whole run's rows: 30 read, the 15 with an even id written.
@@ -230,7 +232,8 @@ def test_a_stream_that_fails_is_a_fail_and_its_exception_reaches_the_user(
     [run] = _stream_runs(auto)
     assert run.types == ["START", "FAIL"]
     facets = run.end.run.facets
-    assert facets is not None and facets.error_message is not None
+    assert facets is not None
+    assert facets.error_message is not None
     assert "bad batch 0" in facets.error_message.message
 
 
@@ -251,7 +254,8 @@ def test_a_start_that_raises_is_a_fail_with_the_users_exception(
     [run] = _stream_runs(auto)
     assert run.types == ["START", "FAIL"]
     facets = run.end.run.facets
-    assert facets is not None and facets.error_message is not None
+    assert facets is not None
+    assert facets.error_message is not None
     assert str(raised.value).splitlines()[0] in facets.error_message.message
 
 
@@ -279,9 +283,11 @@ def test_a_table_stream_to_a_table_is_named_by_the_tables(
     for dataset, table in ((read, source), (written, target)):
         assert dataset.namespace == "file"
         assert dataset.name.endswith(f"/warehouse/{table}")
-        assert dataset.facets is not None and dataset.facets.symlinks is not None
+        assert dataset.facets is not None
+        assert dataset.facets.symlinks is not None
         assert [s["name"] for s in dataset.facets.symlinks.identifiers] == [f"default.{table}"]
-    assert read.facets is not None and read.facets.schema_ is not None
+    assert read.facets is not None
+    assert read.facets.schema_ is not None
     assert [f["name"] for f in read.facets.schema_.fields or []] == ["id", "doubled"]
     assert _rows((run.end.inputs or [])[0], "inputStatistics") == 20
     assert _rows((run.end.outputs or [])[0], "outputStatistics") == 20
@@ -452,3 +458,123 @@ def test_rate_and_memory_and_console_are_no_datasets(mode_spark: Any) -> None:
     finally:
         session.close()
     assert problems == []
+
+
+def test_in_explicit_mode_a_stream_adds_its_datasets_to_the_current_run(
+    mode_spark: Any, client: OpenLineage, memory: Any, data_dir: Path
+) -> None:
+    landing = _landing(data_dir / "landing", files=2)
+    out = data_dir / "out"
+    install(mode_spark, mode="explicit")
+    try:
+        with client.run("orders.ingest"):
+            query = (
+                _stream(mode_spark, landing)
+                .writeStream.format("parquet")
+                .option("checkpointLocation", str(data_dir / "checkpoint"))
+                .trigger(availableNow=True)
+                .start(str(out))
+            )
+            query.awaitTermination()
+    finally:
+        uninstall(mode_spark)
+    runs = Captured(memory).runs()
+    assert [(r.job_name, r.types) for r in runs] == [("orders.ingest", ["START", "COMPLETE"])]
+    [run] = runs
+    [read] = run.end.inputs or []
+    [written] = run.end.outputs or []
+    assert (read.name, written.name) == (str(landing), str(out))
+    assert _rows(read, "inputStatistics") == 20
+    assert _rows(written, "outputStatistics") == 20
+
+
+def test_a_stream_still_running_when_the_adapter_is_removed_is_aborted(
+    mode_spark: Any, client: OpenLineage, memory: Any
+) -> None:
+    install(mode_spark, client)
+    query = (
+        mode_spark.readStream.format("rate")
+        .load()
+        .writeStream.format("memory")
+        .queryName(f"abandoned_{session_kind(mode_spark)}")
+        .trigger(processingTime="200 milliseconds")
+        .start()
+    )
+    try:
+        while not query.recentProgress:
+            time.sleep(0.2)
+        uninstall(mode_spark)
+        [run] = _stream_runs(Captured(memory))
+        assert run.types == ["START", "ABORT"]
+        assert query.isActive  # the query runs on, as the user started it
+    finally:
+        query.stop()
+    assert [r.types for r in _stream_runs(Captured(memory))] == [["START", "ABORT"]]
+
+
+class _Recorder:
+    """A sink that keeps what each RUNNING and end said of the datasets."""
+
+    def __init__(self) -> None:
+        self.reports: list[tuple[str, list[tuple[str, int | None]]]] = []
+
+    def _keep(self, kind: str, write: Any) -> None:
+        datasets = [*write.inputs, *([write.output] if write.output else [])]
+        self.reports.append(
+            (kind, [(d.identity.name, d.stats.row_count if d.stats else None) for d in datasets])
+        )
+
+    def write_started(self, write: Any) -> None:
+        self._keep("START", write)
+
+    def write_running(self, write: Any) -> None:
+        self._keep("RUNNING", write)
+
+    def write_finished(self, write: Any) -> None:
+        self._keep("END", write)
+
+
+def test_a_kafka_pattern_subscription_learns_its_topics_from_the_offsets() -> None:
+    """Progress reports as Spark writes them (no broker here): a new topic is a RUNNING event."""
+    from types import SimpleNamespace
+
+    from openlineage_sdk.spark._execution import SparkExecution
+    from openlineage_sdk.spark.observe._streams import _Source, _StreamRun
+
+    recorder = _Recorder()
+    session = SimpleNamespace(stream_progress=lambda query: [])
+    streams = SimpleNamespace(
+        adapter=SimpleNamespace(reporter=recorder, session=session),
+        interval=3600.0,  # no RUNNING for time alone
+        forget=lambda run: None,
+    )
+    execution = SparkExecution("classic", "start", "app", "start")
+    source = StreamSource(
+        "kafka", options={"kafka.bootstrap.servers": "b1:9092", "subscribePattern": "orders-.*"}
+    )
+    description = SimpleNamespace(sources=[_Source(source, [], [])], rows_observation=None)
+    run = _StreamRun(streams, execution, description, object(), "run-1")  # type: ignore[arg-type]
+
+    def progress(batch: int, offsets: dict[str, Any], rows: int) -> dict[str, Any]:
+        return {
+            "runId": "run-1",
+            "batchId": batch,
+            "sources": [
+                {
+                    "description": "KafkaV2[SubscribePattern[orders-.*]]",
+                    "endOffset": offsets,
+                    "numInputRows": rows,
+                }
+            ],
+            "sink": {"description": "MemorySink", "numOutputRows": rows},
+        }
+
+    run.progress(progress(0, {"orders-eu": {"0": 5}}, 5))
+    run.progress(progress(1, {"orders-eu": {"0": 9}}, 4))  # nothing new: no event
+    run.progress(progress(2, {"orders-eu": {"0": 9}, "orders-us": {"0": 2}}, 2))
+    run.end(None)
+    assert [kind for kind, _ in recorder.reports] == ["RUNNING", "RUNNING", "END"]
+    assert [d.identity.namespace for d in execution.inputs] == ["kafka://b1:9092"] * 2
+    # One topic: its rows are the source's; two: each topic's share is not known.
+    assert recorder.reports[0][1] == [("orders-eu", 5)]
+    assert recorder.reports[-1][1] == [("orders-eu", None), ("orders-us", None)]

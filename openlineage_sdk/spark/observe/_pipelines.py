@@ -97,6 +97,7 @@ class _Flow:
     location: tuple[str, int | None] | None = None
     streaming: bool = False
     qualified: str | None = None
+    tables: list[str] = field(default_factory=list)  # an AUTO CDC flow's source
 
 
 @dataclass
@@ -228,6 +229,9 @@ class ConnectPipelines:
                 location=_location(message.source_code_location),
                 streaming=relation is not None and _streams(relation),
             )
+            if message.HasField("auto_cdc_flow_details"):
+                flow.tables = [message.auto_cdc_flow_details.source]
+                flow.streaming = True
             if answer is not None and answer.HasField("define_flow_result"):
                 flow.qualified = _identifier(answer.define_flow_result.resolved_identifier)
             graph.flows[flow.name] = flow
@@ -444,6 +448,8 @@ class _PipelineRun:
             found = self._relation_inputs(flow.relation, problems, depth)
         elif flow.query is not None:
             found = self._query_inputs(flow, problems, depth)
+        for name in flow.tables:
+            found.extend(self._named_inputs([name], problems, depth))
         return _unique(found)
 
     def _relation_inputs(
@@ -474,6 +480,12 @@ class _PipelineRun:
                 return list(self.session.query_inputs(flow.query, problems))
             except Exception as error:
                 log.debug("openlineage: the flow's query is read from its text: %s", error)
+        return self._named_inputs(names, problems, depth)
+
+    def _named_inputs(
+        self, names: list[str], problems: list[str], depth: int
+    ) -> list[DatasetLineage]:
+        """The tables (or the views of the pipeline's own) ``names`` name, and what they are."""
         found: list[DatasetLineage] = []
         for name in names:
             if self._is_view(name):
