@@ -181,13 +181,17 @@ def stream_start(
     original = writer._jwrite
     swapped: Any = None
     try:
-        frame = writer._df
+        jdf = writer._df._jdf
         if rows_observation is not None:
-            from pyspark.sql.functions import count, lit
-
-            frame = frame.observe(rows_observation, count(lit(1)).alias("rows"))
+            # Built in the JVM: PySpark's generic functions would build Connect columns in a
+            # process that also runs a Connect session.
+            jvm = spark._jvm
+            functions = jvm.org.apache.spark.sql.functions
+            rows = functions.count(functions.lit(1)).alias("rows")
+            more = jvm.org.apache.spark.api.python.PythonUtils.toSeq(jvm.java.util.ArrayList())
+            jdf = jdf.observe(rows_observation, rows, more)
         if rows_observation is not None or batch is not None:
-            swapped = frame._jdf.writeStream()
+            swapped = jdf.writeStream()
             _copy_fields(spark._jvm, original, swapped, ("ds",))
             writer._jwrite = swapped
             if batch is not None:
