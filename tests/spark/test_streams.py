@@ -578,3 +578,31 @@ def test_a_kafka_pattern_subscription_learns_its_topics_from_the_offsets() -> No
     # One topic: its rows are the source's; two: each topic's share is not known.
     assert recorder.reports[0][1] == [("orders-eu", 5)]
     assert recorder.reports[-1][1] == [("orders-eu", None), ("orders-us", None)]
+
+
+def test_the_running_interval_is_a_conf_or_an_install_argument(spark: Any) -> None:
+    from openlineage_sdk.spark import installed
+    from openlineage_sdk.spark._conf import STREAM_INTERVAL_CONF, parse_confs
+
+    assert parse_confs({STREAM_INTERVAL_CONF: "2.5"}).stream_interval == 2.5
+    assert parse_confs({}).stream_interval is None
+    for bad in ("soon", "-1", "inf"):
+        problems = parse_confs({STREAM_INTERVAL_CONF: bad}).problems
+        rule = "a number of seconds" + (", 0 or more" if bad != "soon" else "")
+        assert problems == (f"{STREAM_INTERVAL_CONF} must be {rule}",), bad
+    with pytest.raises(ValueError, match="stream_interval"):
+        install(spark, stream_interval=-1)
+    spark.conf.set(STREAM_INTERVAL_CONF, "7")
+    try:
+        from openlineage_sdk.transports import MemoryTransport
+
+        client = OpenLineage(transport=MemoryTransport())
+        install(spark, client)
+        adapter = installed(spark)
+        assert adapter is not None
+        assert adapter.stream_interval == 7.0  # the session's conf
+        install(spark, client, stream_interval=0.5)
+        assert adapter.stream_interval == 0.5  # the argument wins
+    finally:
+        uninstall(spark)
+        spark.conf.unset(STREAM_INTERVAL_CONF)
