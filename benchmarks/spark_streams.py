@@ -16,12 +16,19 @@ registers the adapter's streaming listener, which is timed.
 
 It prints the rows processed per second of each variant (median of the rounds), the ratio of
 the adapter's to the plain one, the ratio within each round, and the verdict against the target
-(adapter >= 0.95 of plain) with its 95% interval from resampling the rounds.
+(adapter >= 0.95 of plain) with its 95% interval from resampling the rounds. Wall times on a
+shared machine swing from round to round by more than the target's margin, so it also prints
+what swings less: the executor CPU time of each variant's micro-batches (the row count the
+adapter observes is computed there), and the adapter's own Python time per stream (describing
+the start, reading each micro-batch's progress and building its RUNNING event, the end), which
+the listener spends beside the micro-batches, not in front of them.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import functools
 import json
 import random
 import shutil
@@ -29,8 +36,10 @@ import socket
 import statistics
 import tempfile
 import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
+from unittest import mock
 
 from openlineage_sdk.client import OpenLineage
 from openlineage_sdk.spark import install, uninstall
@@ -67,6 +76,70 @@ def _stream(spark: Any, source: Path, out: Path) -> None:
     query.awaitTermination()
 
 
+class _ExecutorCpu:
+    """The executor CPU time the driver's status store recorded, in seconds."""
+
+    def __init__(self, driver: Any) -> None:
+        self._sc = driver.sparkContext._jsc.sc()
+        gateway = driver.sparkContext._gateway
+        self._no_quantiles = gateway.new_array(gateway.jvm.double, 0)
+        self._all_tasks = gateway.jvm.java.util.ArrayList()
+
+    def __call__(self) -> float:
+        self._sc.listenerBus().waitUntilEmpty(30_000)
+        stages = self._sc.statusStore().stageList(
+            None, False, False, self._no_quantiles, self._all_tasks
+        )
+        nanos = sum(int(stages.apply(i).executorCpuTime()) for i in range(stages.size()))
+        return nanos / 1e9
+
+
+@contextlib.contextmanager
+def _adapter_time(spent: list[float]) -> Iterator[None]:
+    """Add to ``spent[0]`` the time the adapter's own stream code takes (thread CPU aside).
+
+    Its ``start`` less the user's ``start`` inside it, each micro-batch's progress, the end.
+    """
+    from openlineage_sdk.spark.observe import _streams
+
+    def timed(method: Callable[..., Any]) -> Any:
+        @functools.wraps(method)
+        def call(*args: Any, **kwargs: Any) -> Any:
+            start = time.perf_counter()
+            try:
+                return method(*args, **kwargs)
+            finally:
+                spent[0] += time.perf_counter() - start
+
+        return call
+
+    start_method = _streams._Streams.start
+
+    @functools.wraps(start_method)
+    def start(self: Any, writer: Any, method: str, original: Any, args: Any, kwargs: Any) -> Any:
+        inside = [0.0]
+
+        def user_start(*a: Any, **k: Any) -> Any:
+            began = time.perf_counter()
+            try:
+                return original(*a, **k)
+            finally:
+                inside[0] = time.perf_counter() - began
+
+        began = time.perf_counter()
+        try:
+            return start_method(self, writer, method, user_start, args, kwargs)
+        finally:
+            spent[0] += time.perf_counter() - began - inside[0]
+
+    with (
+        mock.patch.object(_streams._Streams, "start", start),
+        mock.patch.object(_streams._StreamRun, "progress", timed(_streams._StreamRun.progress)),
+        mock.patch.object(_streams._StreamRun, "end", timed(_streams._StreamRun.end)),
+    ):
+        yield
+
+
 def _interval(
     throughput: list[float], plain: list[float], resamples: int = 2000
 ) -> tuple[float, float]:
@@ -86,6 +159,7 @@ def _interval(
 
 def run(
     spark: Any,
+    driver: Any,
     source: Path,
     rows: int,
     batches: int,
@@ -98,24 +172,34 @@ def run(
     events = scratch / f"events-{label}.jsonl"
     client = OpenLineage(transport=FileTransport(events), namespace="bench")
     counter = iter(range(1_000_000))
+    cpu_of = _ExecutorCpu(driver)
+    cpu: dict[bool, list[float]] = {False: [], True: []}
+    own: list[float] = []
 
     def once(traced: bool) -> float:
         out = scratch / f"out-{label}-{next(counter)}"
         if traced:
             install(spark, client, stream_interval=interval)
+        spent = [0.0]
         try:
-            start = time.perf_counter()
-            _stream(spark, source, out)
-            wall = time.perf_counter() - start
+            before = cpu_of()
+            with _adapter_time(spent) if traced else contextlib.nullcontext():
+                start = time.perf_counter()
+                _stream(spark, source, out)
+                wall = time.perf_counter() - start
+            cpu[traced].append(cpu_of() - before)
         finally:
             if traced:
                 uninstall(spark)
+                own.append(spent[0])
         shutil.rmtree(out, ignore_errors=True)
         shutil.rmtree(str(out) + "-checkpoint", ignore_errors=True)
         return rows / wall
 
     once(False)  # warm-up: JIT, caches, the first listener
     once(True)
+    cpu = {False: [], True: []}
+    own.clear()
     speeds: dict[bool, list[float]] = {False: [], True: []}
     for round_ in range(repeat):
         for traced in (round_ % 2 == 1, round_ % 2 == 0):
@@ -146,6 +230,16 @@ def run(
     elif not met and high >= TARGET:
         line += ": it reaches above the target, more rounds would tell"
     print(line + ")")
+    plain_cpu, adapter_cpu = statistics.median(cpu[False]), statistics.median(cpu[True])
+    print(
+        f"  executor CPU per stream (median): plain {plain_cpu:.2f} s, adapter {adapter_cpu:.2f} s "
+        f"({adapter_cpu / plain_cpu:.3f}x)"
+    )
+    mine = statistics.median(own)
+    print(
+        f"  adapter's own Python time per stream (median): {mine * 1000:.0f} ms, "
+        f"{mine * 1000 / batches:.1f} ms per micro-batch"
+    )
     client.close()
     lines = events.read_text(encoding="utf-8").splitlines()
     kinds = [json.loads(line)["eventType"] for line in lines]
@@ -201,12 +295,12 @@ def main(argv: list[str]) -> None:
         source = _source(spark, options.rows, options.batches, scratch)
         common = (options.rows, options.batches, options.repeat, options.interval, scratch)
         if options.mode in ("classic", "both"):
-            run(spark, source, *common, "classic")
+            run(spark, spark, source, *common, "classic")
         if options.mode in ("connect", "both"):
             from pyspark.sql.connect.session import SparkSession as ConnectSession
 
             remote = ConnectSession.builder.remote(f"sc://127.0.0.1:{port}").getOrCreate()
-            run(remote, source, *common, "connect")
+            run(remote, spark, source, *common, "connect")
             remote.stop()
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
