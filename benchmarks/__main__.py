@@ -16,6 +16,7 @@ BENCHMARKS = (
     "benchmarks.transport",
     "benchmarks.config",
     "benchmarks.spark",
+    "benchmarks.spark_streams",
     "benchmarks.report",
 )
 

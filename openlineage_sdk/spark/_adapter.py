@@ -41,8 +41,10 @@ from openlineage_sdk.spark.events._sinks import IntoCurrentRun, RunPerWrite
 from openlineage_sdk.spark.observe import _hooks
 from openlineage_sdk.spark.observe._actions import ConnectActions, listen_for_reads
 from openlineage_sdk.spark.observe._merge import hook_classic_merge
+from openlineage_sdk.spark.observe._pipelines import ConnectPipelines
 from openlineage_sdk.spark.observe._rdd import hook_rdd_saves
 from openlineage_sdk.spark.observe._statements import ConnectCommands, hook_classic_sql
+from openlineage_sdk.spark.observe._streams import close_streams, hook_streams
 from openlineage_sdk.spark.observe._writes import hook_writers
 from openlineage_sdk.spark.session import Session, open_session, session_kind
 
@@ -101,6 +103,8 @@ class SparkLineage:
         self.reporter: LineageSink = sink
         self._owned_client = owned_client
         self.input_only_runs = input_only_runs
+        #: Seconds between two RUNNING events of a streaming query's run (``None``: 60).
+        self.stream_interval: float | None = None
         self.session: Session = open_session(spark)
         self._closers: list[Any] = []
         if self.session.kind == "connect":
@@ -108,6 +112,11 @@ class SparkLineage:
                 self._closers = [ConnectCommands(self), ConnectActions(self)]
             except Exception as error:
                 log.warning("openlineage: SQL statements will not be reported: %s", error)
+            try:
+                # On top of the SQL commands' wrapper of the same client: taken off first.
+                self._closers.insert(0, ConnectPipelines(self))
+            except Exception as error:
+                log.warning("openlineage: pipelines will not be reported: %s", error)
         else:
             listen_for_reads(self)
 
@@ -159,6 +168,7 @@ class SparkLineage:
         What the session still owes (the last action's read, on the listener bus) is reported
         first.
         """
+        close_streams(self)
         for closer in self._closers:
             closer.close()
         self._closers = []
@@ -176,6 +186,7 @@ def install(
     sink: LineageSink | None = None,
     input_only_runs: bool = True,
     facet_builders: Sequence[FacetBuilder] = (),
+    stream_interval: float | None = None,
 ) -> SparkLineage:
     """Report every write, SQL statement, read and RDD save made through ``spark``.
 
@@ -201,6 +212,9 @@ def install(
         facet_builders: Facet builders whose facets join every event the adapter builds,
             before those registered through the ``openlineage_sdk.spark.facet_builders`` entry
             points (see :mod:`openlineage_sdk.spark.events._extensions`). Not with ``sink``.
+        stream_interval: Seconds between two RUNNING events of a streaming query's run: at
+            most one per interval (plus one whenever the stream's datasets change). ``None``:
+            the session's ``spark.openlineage.streaming.runningInterval`` conf, else 60.
 
     Returns:
         The adapter on this session. Installing again on the same session replaces how its
@@ -208,12 +222,15 @@ def install(
 
     Raises:
         ValueError: ``mode`` is not one of the two, or a client is given in explicit mode or
-            with a sink, or facet builders with a sink.
+            with a sink, or facet builders with a sink, or ``stream_interval`` is negative.
     """
     if mode not in ("automatic", "explicit"):
         raise ValueError(f"mode must be 'automatic' or 'explicit', got {mode!r}")
+    if stream_interval is not None and not stream_interval >= 0:
+        raise ValueError(f"stream_interval must be 0 or more seconds, got {stream_interval!r}")
     owned: OpenLineage | None = None
     descriptions = False
+    interval = stream_interval
     if sink is not None:
         if client is not None or mode != "automatic":
             raise ValueError("give either a sink or a client and mode, not both")
@@ -236,6 +253,8 @@ def install(
             owned = configured if client is None else None
             chosen = RunPerWrite(configured, settings, builders)
         descriptions = settings.descriptions
+        if interval is None:
+            interval = settings.stream_interval
         if descriptions and session_kind(spark) == "connect":
             log.error(
                 "openlineage: %scolumnLineage.descriptionsEnabled=true is not supported under "
@@ -248,11 +267,14 @@ def install(
         existing.replace_sink(chosen, owned)
         existing.input_only_runs = input_only_runs
         existing.session.descriptions = descriptions
+        existing.stream_interval = interval
         return existing
     adapter = SparkLineage(spark, chosen, owned_client=owned, input_only_runs=input_only_runs)
     adapter.session.descriptions = descriptions
+    adapter.stream_interval = interval
     _hooks.register(spark, adapter)
     hook_writers(adapter.session.kind)
+    hook_streams(adapter.session.kind)
     if adapter.session.kind == "classic":
         hook_classic_sql()
         hook_classic_merge()

@@ -45,6 +45,11 @@ What each conf does
     (``t1.a AS ident``, ``WHERE (t1.a > 1)``, ``GROUP BY t1.a, t1.b``). Classic sessions only:
     under Spark Connect the client sees no expression's SQL text, and the conf is refused
     (logged) there. Default ``false``.
+``streaming.runningInterval``
+    Seconds (a number, ``0`` or more) between two RUNNING events of a streaming query's run:
+    at most one per interval, plus one whenever the stream's datasets change (default ``60``;
+    ``install(..., stream_interval=...)`` wins). Not a JVM agent conf: the agent has one run
+    per micro-batch.
 ``disabled``
     ``true``: no lineage for the session.
 
@@ -70,6 +75,7 @@ from openlineage_sdk.transports._registry import TransportConfigError, parse_tra
 
 __all__ = [
     "CONF_PREFIX",
+    "STREAM_INTERVAL_CONF",
     "SparkConfError",
     "SparkConfSettings",
     "parse_confs",
@@ -112,6 +118,8 @@ class SparkConfSettings:
         descriptions: ``columnLineage.descriptionsEnabled``: each transformation of the column
             lineage carries Spark's SQL text of its expression (classic sessions).
         disabled: ``spark.openlineage.disabled``.
+        stream_interval: ``streaming.runningInterval``: seconds between two RUNNING events of
+            a stream's run; ``None`` when not set.
         problems: The confs that could not be used, each with its rule (never its value).
     """
 
@@ -131,6 +139,7 @@ class SparkConfSettings:
     dataset_lineage: bool = True
     descriptions: bool = False
     disabled: bool = False
+    stream_interval: float | None = None
     problems: tuple[str, ...] = ()
 
     @property
@@ -406,7 +415,24 @@ def parse_confs(confs: Mapping[str, str], *, strict: bool = False) -> SparkConfS
     read("dataset_lineage", lambda: flag("columnLineage.datasetLineageEnabled", True))
     read("descriptions", lambda: flag("columnLineage.descriptionsEnabled", False))
     read("disabled", lambda: flag("disabled", False))
+    read("stream_interval", lambda: _seconds(STREAM_INTERVAL_CONF, confs.get(STREAM_INTERVAL_CONF)))
     return SparkConfSettings(**values, problems=tuple(problems))
+
+
+#: The conf of the seconds between two RUNNING events of a streaming query's run.
+STREAM_INTERVAL_CONF = f"{CONF_PREFIX}streaming.runningInterval"
+
+
+def _seconds(key: str, value: str | None) -> float | None:
+    if value is None or not value.strip():
+        return None
+    try:
+        seconds = float(value.strip())
+    except ValueError:
+        raise SparkConfError(f"{key} must be a number of seconds") from None
+    if not seconds >= 0 or seconds == float("inf"):
+        raise SparkConfError(f"{key} must be a number of seconds, 0 or more")
+    return seconds
 
 
 def _run_id(value: str | None) -> str | None:

@@ -16,7 +16,7 @@ from __future__ import annotations
 import logging
 import time
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from openlineage_sdk.models.records import (
     ColumnLineageDatasetFacetField,
@@ -24,6 +24,9 @@ from openlineage_sdk.models.records import (
     SchemaDatasetFacetFields,
 )
 from openlineage_sdk.naming import DatasetName, dataset_from_uri, trim_dataset_name
+
+if TYPE_CHECKING:
+    from openlineage_sdk.lifecycle import RunRef
 
 __all__ = [
     "CatalogInfo",
@@ -50,8 +53,12 @@ LifecycleState = Literal["ALTER", "CREATE", "DROP", "OVERWRITE", "RENAME", "TRUN
 SessionKind = Literal["classic", "connect"]
 """Whether a session is classic PySpark (a JVM in this process) or a Spark Connect client."""
 
-JobType = Literal["SQL_JOB", "RDD_JOB", "STREAMING", "APPLICATION"]
-"""The ``jobType`` facet's type, as the JVM agent marks each kind of Spark job."""
+JobType = Literal["SQL_JOB", "RDD_JOB", "STREAMING", "APPLICATION", "PIPELINE", "FLOW"]
+"""The ``jobType`` facet's type, as the JVM agent marks each kind of Spark job.
+
+``STREAMING`` marks a streaming query's run; ``PIPELINE`` and ``FLOW`` a declarative pipeline's
+run and its flows' (the agent has neither).
+"""
 
 ProcessingType = Literal["BATCH", "STREAMING", "NONE"]
 """The ``jobType`` facet's processing type."""
@@ -205,9 +212,17 @@ class SparkExecution:
     """The ``jobType`` facet's type: ``RDD_JOB`` for RDD actions, as the JVM agent marks them."""
     processing_type: ProcessingType = "BATCH"
     """The ``jobType`` facet's processing type."""
+    parent: RunRef | None = None
+    """The run this execution belongs to when it is not the one its call is made in: a
+    streaming query's run for the writes of its ``foreachBatch`` function, a pipeline's run for
+    its flows."""
+    source_location: tuple[str, int | None] | None = None
+    """Where the job is defined (a file's absolute path and a line): a pipeline flow's
+    definition, for the ``sourceCodeLocation`` job facet."""
     sql: str | None = None
-    """The SQL text the execution ran (a statement, or the query a write or read was built
-    from): the ``sql`` job facet, dialect ``spark``, as the JVM agent sends it."""
+    """The SQL text the execution ran (a statement, the query a write or read was built from, a
+    pipeline flow's definition): the ``sql`` job facet, dialect ``spark``, as the JVM agent
+    sends it."""
 
     @property
     def job_name(self) -> str:

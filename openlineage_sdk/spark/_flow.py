@@ -38,7 +38,11 @@ __all__ = [
     "adapter_work",
     "inside_adapter",
     "report_done",
+    "report_finished",
+    "report_running",
+    "report_started",
     "run_observed",
+    "run_opened",
     "start_beside",
 ]
 
@@ -86,6 +90,11 @@ class LineageSink(Protocol):
     Each Spark execution the adapter observes (a write, a statement, a read that ends in an
     action, an RDD save: "writes", as the names of these methods still say) reaches the sink
     twice, in this order, from any thread.
+
+    An execution that outlives the call that started it (a streaming query) also reaches the
+    sink's ``write_running(write)`` between the two, if the sink has that method, each time it
+    reports progress (the statistics of the micro-batches since the last report); a sink
+    without it hears of the start and the end alone.
     """
 
     def write_started(self, write: SparkExecution) -> None:
@@ -234,5 +243,60 @@ def _iterating(
 def report_done(reporter: LineageSink, execution: SparkExecution) -> None:
     """Report an execution that already ran (a read the listener heard of): START, then end."""
     _report(reporter, "write_started", execution)
+    execution.finished = time.time()
+    _report(reporter, "write_finished", execution)
+
+
+# ------------------------------------------------------------------ runs that outlive the call
+
+
+def run_opened(
+    reporter: LineageSink,
+    execution: SparkExecution,
+    description: Description,
+    call: Callable[[], _T],
+) -> _T:
+    """Run the user's ``call`` that starts an execution outliving it (a streaming query).
+
+    As :func:`run_observed` up to the call: ``before()`` describes, START goes out, the call is
+    made exactly once. A call that raises ends the run at once (FAIL, or ABORT) and its
+    exception reaches the caller unchanged; a call that returns leaves the run open, for
+    :func:`report_running` and :func:`report_finished` to carry on.
+    """
+    if not _guarded(execution, "lineage", description.before, True):
+        with adapter_work():
+            return call()
+    _report(reporter, "write_started", execution)
+    token = _inside.set(True)
+    try:
+        result = call()
+    except BaseException as error:
+        execution.error = error
+        _inside.reset(token)
+        report_finished(reporter, execution)
+        raise
+    _inside.reset(token)
+    description.result = result
+    return result
+
+
+def report_started(reporter: LineageSink, execution: SparkExecution) -> None:
+    """Report the start of an execution whose observer saw it begin (a pipeline's flow)."""
+    _report(reporter, "write_started", execution)
+
+
+def report_running(reporter: LineageSink, execution: SparkExecution) -> None:
+    """Report the progress of an open execution (a RUNNING event), if the sink reports any."""
+    running = getattr(reporter, "write_running", None)
+    if running is None:
+        return
+    try:
+        running(execution)
+    except Exception as error:
+        log.warning("openlineage: the sink failed on write_running: %s", error, exc_info=True)
+
+
+def report_finished(reporter: LineageSink, execution: SparkExecution) -> None:
+    """Report the end of an open execution: COMPLETE, or FAIL or ABORT by its ``error``."""
     execution.finished = time.time()
     _report(reporter, "write_finished", execution)

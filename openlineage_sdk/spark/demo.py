@@ -5,11 +5,13 @@
 What it does, all on this machine (Python and Java 17; no server):
 
 1. Generates sample data as a source system would drop it: ``raw/customers.csv`` and
-   ``raw/orders.csv`` (plain Python, no Spark).
+   ``raw/orders.csv``, and new orders as JSON files in ``raw/landing`` (plain Python, no
+   Spark).
 2. Starts a local Spark session (with ``--connect``, a local Spark Connect server and a Connect
    client session of it) and installs the lineage adapter in automatic mode, inside the
    application's own run.
-3. Runs three steps, each one write and so one run, a child of the application's run:
+3. Runs its steps, each one write (or statement, or stream) and so one run, a child of the
+   application's run:
 
    * ``orders_clean``: valid orders with their date, to Parquet files;
    * ``daily_revenue``: orders joined with customers, revenue per day and country, to Parquet;
@@ -19,6 +21,10 @@ What it does, all on this machine (Python and Java 17; no server):
      of the top three customers of each country, then ``ALTER TABLE ... ADD COLUMNS`` (DDL, a
      run with the ``ALTER`` lifecycle state and the schema after the change). In classic
      PySpark each statement is a run of its own.
+   * ``bronze/orders_stream``: a Structured Streaming query that ingests the orders the shop
+     drops as JSON files into a landing folder, to Parquet, with an ``availableNow`` trigger
+     (it reads what is there, then stops): one run, reading the landing folder and writing
+     the bronze one, with the rows it read and wrote.
 
 4. Prints a summary of the events (jobs, runs, states, datasets, row counts, schemas) and writes
    a self-contained HTML lineage graph. Events are in ``openlineage_events.jsonl`` (JSON Lines),
@@ -30,6 +36,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import csv
+import json
 import os
 import random
 import shutil
@@ -128,6 +135,28 @@ def generate_sources(raw: Path, customers: int, orders: int, seed: int = 7) -> t
                 ]
             )
     return customers_csv, orders_csv
+
+
+def generate_landing(landing: Path, files: int, orders: int, seed: int = 11) -> Path:
+    """Write ``files`` JSON files of new orders into ``landing``, as a shop drops them."""
+    rng = random.Random(seed)
+    landing.mkdir(parents=True, exist_ok=True)
+    start = datetime(2024, 4, 1)
+    for index in range(files):
+        with (landing / f"orders-{index:03d}.json").open("w", encoding="utf-8") as handle:
+            for row in range(orders):
+                order = 1_000_000 + index * orders + row
+                at = start + timedelta(minutes=order % 50_000)
+                record = {
+                    "order_id": order,
+                    "customer_id": rng.randrange(1, 200),
+                    "ordered_at": at.isoformat(sep=" "),
+                    "status": rng.choice(_STATUSES),
+                    "amount": round(rng.uniform(3, 400), 2),
+                    "currency": "EUR",
+                }
+                handle.write(json.dumps(record) + "\n")
+    return landing
 
 
 def start_spark(workdir: Path, *, connect: bool = False) -> Any:
@@ -249,6 +278,20 @@ def run_pipeline(spark: Any, raw: Path, lake: Path) -> None:
     )
     spark.sql("ALTER TABLE analytics.top_customers ADD COLUMNS (account_manager STRING)")
 
+    # 5. Streaming: the orders dropped in the landing folder since, ingested to the bronze layer
+    # as they arrive; availableNow reads what is there now and stops.
+    ingest = (
+        spark.readStream.schema(ORDERS_SCHEMA)
+        .option("maxFilesPerTrigger", 2)
+        .json(str(raw / "landing"))
+        .where(F.col("amount") > 0)
+        .writeStream.format("parquet")
+        .option("checkpointLocation", str(lake / "_checkpoints" / "orders_stream"))
+        .trigger(availableNow=True)
+        .start(str(lake / "bronze" / "orders_stream"))
+    )
+    ingest.awaitTermination()
+
 
 def run_demo(
     workdir: Path,
@@ -297,6 +340,7 @@ def run_demo(
 
     say(f"Generating {customers:,} customers and {orders:,} orders in {raw} ...")
     generate_sources(raw, customers, orders)
+    generate_landing(raw / "landing", files=6, orders=max(orders // 100, 10))
 
     say("Starting Spark (local mode" + (", through Spark Connect" if connect else "") + ") ...")
     spark = start_spark(workdir, connect=connect)

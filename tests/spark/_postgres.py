@@ -24,6 +24,7 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 __all__ = ["JDBC_JAR", "Postgres", "missing", "postgres_server"]
 
@@ -69,7 +70,7 @@ class Postgres:
     folder: Path
     bin: Path
     log: Path
-    _as: dict[str, object]
+    _as: dict[str, Any]
 
     @property
     def url(self) -> str:
@@ -115,11 +116,11 @@ class Postgres:
             check=False,
             timeout=120,
             cwd=self.folder,
-            **self._as,  # type: ignore[arg-type]
+            **self._as,
         )
         if result.returncode != 0:
             raise RuntimeError(f"psql failed: {result.stderr.strip()}")
-        return result.stdout
+        return str(result.stdout)
 
     def statements(self) -> list[str]:
         """The statements the server has logged so far (``log_statement = all``)."""
@@ -139,8 +140,8 @@ class Postgres:
         return found
 
 
-def _run(command: list[str], as_user: dict[str, object], cwd: Path) -> None:
-    result = subprocess.run(  # type: ignore[call-overload]
+def _run(command: list[str], as_user: dict[str, Any], cwd: Path) -> None:
+    result = subprocess.run(
         command, capture_output=True, text=True, check=False, timeout=120, cwd=cwd, **as_user
     )
     if result.returncode != 0:
@@ -154,7 +155,7 @@ def postgres_server() -> Iterator[Postgres]:
     assert bin_dir is not None
     folder = Path(tempfile.mkdtemp(prefix="openlineage-pg-"))
     # As root, the cluster's files and processes belong to the postgres user.
-    as_user: dict[str, object] = {}
+    as_user: dict[str, Any] = {}
     if os.geteuid() == 0:
         account = pwd.getpwnam("postgres")
         os.chown(folder, account.pw_uid, account.pw_gid)
@@ -187,7 +188,7 @@ def postgres_server() -> Iterator[Postgres]:
         )
         port = _free_port()
         with open(log, "wb") as sink:
-            process = subprocess.Popen(  # type: ignore[call-overload]
+            process = subprocess.Popen(
                 [
                     str(bin_dir / "postgres"),
                     "-D",

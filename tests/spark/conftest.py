@@ -18,7 +18,9 @@ run anywhere.
 
 from __future__ import annotations
 
+import os
 import socket
+import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -78,6 +80,10 @@ def spark(spark_root: Path, connect_port: int) -> Iterator[Any]:
     from pyspark.sql import SparkSession
 
     classpath, jars = _driver_jars()
+    # The driver's Python workers (a Connect stream's foreachBatch function runs in one) are
+    # this interpreter, with this process's path: not whatever ``python3`` is first found.
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+
     session = (
         SparkSession.builder.master("local[2]")
         .config("spark.driver.extraClassPath", ":".join(classpath))

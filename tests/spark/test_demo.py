@@ -21,6 +21,8 @@ JOBS = {
     f"demo/{APP}.{INSERT}.marts_daily_revenue",
     f"demo/{APP}.execute_create_data_source_table_as_select_command.analytics_customer_value",
 }
+# The streaming step: an availableNow stream from the landing folder to the bronze layer.
+STREAM_JOB = f"demo/{APP}.write_to_micro_batch_data_source_v1.bronze_orders_stream"
 # The SQL step: a CTAS and an ALTER TABLE through spark.sql, runs of their own in both modes.
 SQL_JOBS = {
     f"demo/{APP}.execute_create_data_source_table_as_select_command.analytics_top_customers",
@@ -64,8 +66,8 @@ def test_the_demo_runs_and_reports_its_lineage(tmp_path: Path, connect: bool) ->
     out = done.stdout
     assert f"Events (JSON Lines): {events_path.resolve()}" in out
     assert f"Lineage graph:       {html_path.resolve()}" in out
-    jobs = JOBS | SQL_JOBS
-    assert "12 events, 6 jobs, 6 runs, 6 datasets" in out
+    jobs = JOBS | SQL_JOBS | {STREAM_JOB}
+    assert "14 events, 7 jobs, 7 runs, 8 datasets" in out
     for job in jobs:
         assert f"\n  {job}\n" in out
 
@@ -73,7 +75,7 @@ def test_the_demo_runs_and_reports_its_lineage(tmp_path: Path, connect: bool) ->
     for line in events_path.read_text().splitlines():
         assert strict_problems(line) == []
     runs = [e for e in events if isinstance(e, RunEvent)]
-    assert len(runs) == len(events) == 12
+    assert len(runs) == len(events) == 14
     assert {f"{e.job.namespace}/{e.job.name}" for e in runs} == jobs
     assert {e.event_type for e in runs} == {"START", "COMPLETE"}
     application = next(e.run.run_id for e in runs if e.job.name == APP)
@@ -92,7 +94,20 @@ def test_the_demo_runs_and_reports_its_lineage(tmp_path: Path, connect: bool) ->
         str(lake / "marts" / "daily_revenue"),
         str(table),
         str(top),
+        str(lake / "bronze" / "orders_stream"),
     }
+    # The stream: one run from the landing folder to the bronze one, with the rows it moved.
+    stream = [e for e in runs if f"{e.job.namespace}/{e.job.name}" == STREAM_JOB]
+    assert [e.event_type for e in stream] == ["START", "COMPLETE"]
+    assert stream[0].job.facets is not None
+    assert stream[0].job.facets.job_type is not None
+    assert stream[0].job.facets.job_type.processing_type == "STREAMING"
+    assert [i.name for i in stream[0].inputs or []] == [str(workdir.resolve() / "raw" / "landing")]
+    bronze = outputs[str(lake / "bronze" / "orders_stream")]
+    assert bronze.output_facets is not None
+    assert bronze.output_facets.output_statistics is not None
+    assert bronze.output_facets.output_statistics.row_count == 300  # 6 files of 50 orders
+    assert f"\n  {STREAM_JOB}\n" in out
     altered = outputs[str(top)].facets
     assert altered is not None
     assert altered.lifecycle_state_change is not None
@@ -148,6 +163,8 @@ def test_the_demo_runs_and_reports_its_lineage(tmp_path: Path, connect: bool) ->
     assert html.startswith("<!DOCTYPE html>")
     assert "<svg" in html
     assert "analytics.db/customer_value" in html
+    assert "bronze/orders_stream" in html  # the stream's output, and its job
+    assert "write_to_micro_batch_data_source_v1.bronze_orders_stream" in html
     # Self-contained: nothing to load from elsewhere.
     assert "<script src=" not in html
     assert "<link " not in html

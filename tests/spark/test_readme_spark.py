@@ -24,7 +24,7 @@ def test_the_pyspark_examples_run(
 ) -> None:
     from openlineage_sdk.spark import uninstall
 
-    automatic, explicit, _builder = _examples()
+    automatic, explicit = _examples()[:2]
     # The examples use paths relative to where the program runs; Spark's JVM runs in the
     # folder the tests started in, so the paths are made absolute here.
     automatic = automatic.replace('"lake/', f'"{tmp_path}/lake/')
@@ -71,7 +71,9 @@ def test_the_facet_builder_example_adds_its_facet(
     """The README's facet builder, given in code, puts its facet on the run's end."""
     from openlineage_sdk.spark import install, uninstall
 
-    builder = _examples()[2]
+    [builder] = [
+        example for example in _examples() if "facet_builders" in example or "def costs" in example
+    ]
     namespace: dict[str, Any] = {}
     exec(compile(builder, "README.md", "exec"), namespace)
     install(spark, client, facet_builders=[namespace["costs"]])
@@ -84,3 +86,45 @@ def test_the_facet_builder_example_adds_its_facet(
     costs = end.run.facets.get("myCo_costs")
     assert costs is not None
     assert (costs.amount, costs.currency) == (1.5, "EUR")
+
+
+def test_the_streaming_example_runs(spark: Any, tmp_path: Path) -> None:
+    """The stream of the README's streams section, on files dropped in a landing folder."""
+    import json
+
+    from openlineage_sdk.client import OpenLineage
+    from openlineage_sdk.spark import install, uninstall
+    from openlineage_sdk.transports import FileTransport
+
+    [stream] = [example for example in _examples() if "readStream" in example]
+    for folder in ("landing/", "chk/", "lake/"):
+        stream = stream.replace(f'"{folder}', f'"{tmp_path}/{folder}')
+    landing = tmp_path / "landing" / "orders"
+    landing.mkdir(parents=True)
+    for index in range(2):
+        rows = [json.dumps({"id": index * 5 + i, "amount": i - 1.0}) for i in range(5)]
+        (landing / f"orders-{index}.json").write_text("\n".join(rows) + "\n")
+    client = OpenLineage(transport=FileTransport(tmp_path / "events.jsonl"), namespace="shop")
+    try:
+        # With what the examples before it imported and made.
+        namespace = {"spark": spark, "client": client, "install": install}
+        exec(compile(stream, "README.md", "exec"), namespace)
+    finally:
+        uninstall(spark)
+        client.close()
+    events = load_events(tmp_path / "events.jsonl")
+    for event in events:
+        assert strict_problems(event) == []
+    job = "openlineage_sdk_tests.write_to_micro_batch_data_source_v1.bronze_orders"
+    assert [(e.job.name, e.event_type) for e in events if isinstance(e, RunEvent)] == [
+        (job, "START"),
+        (job, "COMPLETE"),
+    ]
+    end = events[-1]
+    assert isinstance(end, RunEvent)
+    assert [i.name for i in end.inputs or []] == [str(landing)]
+    [output] = end.outputs or []
+    assert output.name == str(tmp_path / "lake" / "bronze" / "orders")
+    assert output.output_facets is not None
+    assert output.output_facets.output_statistics is not None
+    assert output.output_facets.output_statistics.row_count == 6  # amount > 0: 3 of each 5

@@ -103,6 +103,55 @@ def test_the_adapter_starts_no_spark_job(
     assert jobs.count() - before > 1
 
 
+def test_the_adapter_starts_no_spark_job_for_a_stream(
+    mode_spark: Any, jobs: Any, data_dir: Path, tmp_path: Path
+) -> None:
+    """A stream runs its own jobs: the same streams run the same number with the adapter."""
+    from openlineage_sdk.spark import install, uninstall
+
+    landing = data_dir / "landing"
+    landing.mkdir()
+    for index in range(3):
+        rows = [json.dumps({"id": index * 10 + row, "k": row % 3}) for row in range(10)]
+        (landing / f"part-{index}.json").write_text("\n".join(rows) + "\n")
+
+    def stream_all(label: str) -> int:
+        def batch(frame: Any, batch_id: int) -> None:
+            frame.groupBy("k").count().write.mode("append").parquet(str(data_dir / label / "fb"))
+
+        before = jobs.count()
+        source = mode_spark.readStream.schema("id INT, k INT").option("maxFilesPerTrigger", 1)
+        frame = source.json(str(landing))
+        for name, writer in (
+            ("files", frame.where("k > 0").writeStream.format("parquet")),
+            ("batches", frame.writeStream.foreachBatch(batch)),
+        ):
+            query = (
+                writer.option("checkpointLocation", str(data_dir / label / f"ck-{name}"))
+                .trigger(availableNow=True)
+                .start(str(data_dir / label / name))
+            )
+            query.awaitTermination()
+        return int(jobs.count() - before)
+
+    plain = stream_all("plain")
+    assert plain >= 6  # a job per micro-batch of each stream, at least
+
+    events = tmp_path / "events.jsonl"
+    client = OpenLineage(transport=FileTransport(events), namespace=NAMESPACE)
+    install(mode_spark, client, stream_interval=0)
+    try:
+        traced = stream_all("traced")
+    finally:
+        uninstall(mode_spark)
+        client.close()
+    assert traced == plain
+    lines = events.read_text().splitlines()
+    kinds = [json.loads(line)["job"]["facets"]["jobType"]["jobType"] for line in lines]
+    assert kinds.count("STREAMING") == 2 * 5  # START, three RUNNING, COMPLETE each
+    assert kinds.count("SQL_JOB") >= 3 * 2  # the batches' writes, START and COMPLETE each
+
+
 @pytest.mark.parametrize("broken", ["writer_frame", "write_target", "frame_lineage", "after"])
 def test_any_failing_step_of_the_adapter_leaves_the_write_intact(
     mode_spark: Any,

@@ -55,7 +55,7 @@ class Command:
         node: The class name of Spark's logical plan node of the command.
         kind: What it does, in the adapter's words (``insert``, ``ctas``, ``directory``,
             ``load``, ``create``, ``like``, ``drop``, ``truncate``, ``alter``, ``rename``,
-            ``partitions``, ``row_level``, ``delta``).
+            ``partitions``, ``row_level``, ``delta``, ``stream``).
         suffix: The job-name suffix rule (:data:`Suffix`), ``None`` for none.
         state: The output's ``lifecycleStateChange``; ``None`` for none.
         overwrite_state: Whether the output is ``OVERWRITE`` when the command overwrites (its
@@ -158,6 +158,12 @@ COMMANDS: dict[str, Command] = _rows(
     Command("MergeIntoCommand", "delta", "table", None, writes_data=True),
     Command("UpdateCommand", "delta", "table", None, writes_data=True),
     Command("DeleteCommand", "delta", "table", None, writes_data=True),
+    # Structured Streaming: what each micro-batch of a stream runs for its sink, which names the
+    # stream's job (``_streams``): file, table and foreachBatch sinks (data source V1), the
+    # others (V2 tables). The suffix is the sink's dataset: a folder's last two parts, or a
+    # table's qualified name for ``toTable``, or a Kafka topic.
+    Command("WriteToMicroBatchDataSourceV1", "stream", "path", executes=False, writes_data=True),
+    Command("WriteToDataSourceV2", "stream", "name", executes=False, writes_data=True),
 )
 
 

@@ -25,12 +25,14 @@ from __future__ import annotations
 import functools
 import logging
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from openlineage_sdk._version import __version__
 from openlineage_sdk.models.base import (
     DatasetFacet,
     InputDatasetFacet,
+    JobFacet,
     OutputDatasetFacet,
     RunFacet,
 )
@@ -55,6 +57,7 @@ from openlineage_sdk.models.facets import (
     OutputSubsetOutputDatasetFacet,
     ProcessingEngineRunFacet,
     SchemaDatasetFacet,
+    SourceCodeLocationJobFacet,
     SQLJobFacet,
     SymlinksDatasetFacet,
 )
@@ -68,6 +71,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "application_facets",
+    "definition_facets",
     "errors",
     "extraction_error",
     "input_datasets",
@@ -75,6 +79,7 @@ __all__ = [
     "output_datasets",
     "processing_engine_facet",
     "run_facets",
+    "running_datasets",
     "sql_facet",
 ]
 
@@ -328,6 +333,36 @@ def output_datasets(
     return [built] if isinstance(built, OutputDataset) else []
 
 
+def running_datasets(
+    write: WriteLineage,
+    producer: str,
+    announced: set[tuple[str, str, str]],
+    extra: Built | None = None,
+) -> tuple[list[InputDataset], list[OutputDataset]]:
+    """The datasets of a RUNNING event of an open run (a stream's progress).
+
+    Each dataset with its statistics; one not in ``announced`` (``(role, namespace, name)``:
+    those the run's earlier events carried) also with every facet the start would give it.
+    """
+    inputs: list[InputDataset] = []
+    outputs: list[OutputDataset] = []
+    datasets = [*write.inputs, *([write.output] if write.output is not None else [])]
+    for dataset in datasets:
+        more = extra.for_dataset(dataset) if extra else ()
+        built: list[InputDataset | OutputDataset | None] = [
+            _dataset(write, dataset, producer, True, more)
+        ]
+        key = (dataset.role, dataset.identity.namespace, dataset.identity.name)
+        if key not in announced:
+            built.append(_dataset(write, dataset, producer, False))
+        for item in built:
+            if isinstance(item, InputDataset):
+                inputs.append(item)
+            elif isinstance(item, OutputDataset):
+                outputs.append(item)
+    return inputs, outputs
+
+
 # ----------------------------------------------------------------------------- run and job
 
 
@@ -362,6 +397,32 @@ def job_type_facet(
         integration="SPARK",
         job_type=job_type,
     )
+
+
+def definition_facets(write: WriteLineage, producer: str) -> list[JobFacet]:
+    """``sourceCodeLocation`` and ``sql`` of a job, where its definition or its SQL is known.
+
+    The location is the file's ``file:`` URI with the line as its fragment (``#L12``), and its
+    path; the type is ``file``, as the definition is a file on the machine that ran it.
+    """
+    facets: list[JobFacet] = []
+    location = write.source_location
+    if location is not None:
+        path, line = location
+
+        def build() -> SourceCodeLocationJobFacet:
+            url = Path(path).as_uri() + (f"#L{line}" if line else "")
+            return SourceCodeLocationJobFacet(producer=producer, type="file", url=url, path=path)
+
+        built = _attempt(write, "sourceCodeLocation facet", build)
+        if built is not None:
+            facets.append(built)
+    sql = write.sql
+    if sql is not None:
+        facet = _attempt(write, "sql facet", lambda: sql_facet(producer, sql))
+        if facet is not None:
+            facets.append(facet)
+    return facets
 
 
 def _problems(write: WriteLineage) -> list[str]:

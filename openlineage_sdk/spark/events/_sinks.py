@@ -4,7 +4,10 @@
 starts, with the inputs, the output and what is known before it ends; COMPLETE after it with the
 statistics (or FAIL with its exception in an errorMessage facet, or ABORT when it was
 interrupted). The run's parent is found by the lifecycle (``parent="auto"``): the run whose
-``with`` block the execution is in, such as the application's run.
+``with`` block the execution is in, such as the application's run, unless the record names its
+own (a streaming query's run is the parent of its ``foreachBatch`` writes). An execution that
+outlives its call (a streaming query) also gets RUNNING events between the two
+(:meth:`RunPerWrite.write_running`), as its observer decides.
 
 :class:`IntoCurrentRun` (explicit mode) adds the same datasets and facets to the run whose block
 the execution is in (``openlineage_sdk.lifecycle.current_run()``), and emits nothing itself: the
@@ -24,7 +27,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING
 
-from openlineage_sdk.lifecycle import LineageRun, current_run
+from openlineage_sdk.lifecycle import LineageRun, RunRef, current_run
 from openlineage_sdk.models.records import (
     ColumnLineageDatasetFacetField,
     ExtractionErrorRunFacetError,
@@ -36,6 +39,7 @@ from openlineage_sdk.spark.events._client import fallback_parent
 from openlineage_sdk.spark.events._extensions import EventType, FacetBuilders, built_facets
 from openlineage_sdk.spark.events._facets import (
     _attempt,
+    definition_facets,
     errors,
     extraction_error,
     input_datasets,
@@ -43,7 +47,7 @@ from openlineage_sdk.spark.events._facets import (
     output_datasets,
     processing_engine_facet,
     run_facets,
-    sql_facet,
+    running_datasets,
 )
 
 if TYPE_CHECKING:
@@ -136,6 +140,34 @@ class RunPerWrite:
         self.default_parent: LineageRun | None = None
         self._lock = threading.Lock()
         self._runs: dict[int, LineageRun] = {}
+        # The datasets each open run announced with all their facets (see write_running).
+        self._announced: dict[int, set[tuple[str, str, str]]] = {}
+
+    def run_ref(self, write: SparkExecution) -> RunRef | None:
+        """The run of an execution that started and has not ended (a parent for its children)."""
+        with self._lock:
+            run = self._runs.get(id(write))
+        return run.ref if run is not None else None
+
+    def write_running(self, write: SparkExecution) -> None:
+        """Emit a RUNNING event of an open run: the statistics its datasets have now.
+
+        A dataset the run has not announced yet (a stream's new Kafka topic) goes out with all
+        its facets; the others with their statistics alone, merged by the run into what it
+        holds.
+        """
+        with self._lock:
+            run = self._runs.get(id(write))
+            announced = self._announced.setdefault(id(write), set())
+        if run is None or run.ended:
+            return
+        producer = self.client.producer
+        extra = built_facets(self.builders, write, "RUNNING")
+        inputs, outputs = running_datasets(write, producer, announced, extra)
+        with self._lock:
+            announced.update(_identities(write))
+        facets = [*run_facets(write, producer, finished=True).values(), *extra.run]
+        run.running(inputs=inputs, outputs=outputs, run_facets=facets, job_facets=extra.job)
 
     def write_started(self, write: SparkExecution) -> None:
         """Open the execution's run and emit its START."""
@@ -149,8 +181,6 @@ class RunPerWrite:
             "jobType facet",
             lambda: job_type_facet(producer, write.job_type, write.processing_type),
         )
-        query = write.sql
-        sql = _attempt(write, "sql facet", lambda: sql_facet(producer, query)) if query else None
         settings = self.settings
         run = self.client.run(
             job_name_for(write, settings),
@@ -161,14 +191,19 @@ class RunPerWrite:
             run_facets=[*run_facets(write, producer).values(), *extra.run],
             job_facets=[
                 *([job_type] if job_type is not None else []),
-                *([sql] if sql is not None else []),
+                *definition_facets(write, producer),
                 *extra.job,
             ],
-            parent=fallback_parent(settings, self.default_parent),
+            parent=(
+                write.parent
+                if write.parent is not None
+                else fallback_parent(settings, self.default_parent)
+            ),
         )
         run.list_empty = True  # "inputs": [] and empty inputFacets, as the JVM agent writes
         with self._lock:
             self._runs[id(write)] = run
+            self._announced[id(write)] = _identities(write)
         # When the execution started: its START may be sent later, once described beside it.
         started = datetime.fromtimestamp(write.started, timezone.utc) if write.started else None
         run.start(event_time=started)
@@ -177,6 +212,7 @@ class RunPerWrite:
         """Emit the execution's COMPLETE with its statistics, or FAIL or ABORT."""
         with self._lock:
             run = self._runs.pop(id(write), None)
+            self._announced.pop(id(write), None)
         if run is None:
             return  # its start failed, and was logged then
         producer = self.client.producer
@@ -195,6 +231,11 @@ class RunPerWrite:
             run.fail(error, inputs=inputs, outputs=outputs, run_facets=facets, job_facets=extra.job)
         else:  # KeyboardInterrupt and the like: stopped from outside
             run.abort(inputs=inputs, outputs=outputs, run_facets=facets, job_facets=extra.job)
+
+
+def _identities(write: SparkExecution) -> set[tuple[str, str, str]]:
+    datasets = [*write.inputs, *([write.output] if write.output is not None else [])]
+    return {(d.role, d.identity.namespace, d.identity.name) for d in datasets}
 
 
 @dataclass
@@ -218,6 +259,12 @@ class IntoCurrentRun:
         self._runs: dict[int, LineageRun] = {}
         self._tallies: weakref.WeakKeyDictionary[LineageRun, _Tally] = weakref.WeakKeyDictionary()
         self._warned = False
+
+    def run_ref(self, write: SparkExecution) -> RunRef | None:
+        """The run an execution that started and has not ended was added to."""
+        with self._lock:
+            run = self._runs.get(id(write))
+        return run.ref if run is not None else None
 
     def write_started(self, write: SparkExecution) -> None:
         """Add the execution's inputs, output and run facets to the current run."""

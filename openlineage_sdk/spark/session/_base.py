@@ -12,7 +12,8 @@ from __future__ import annotations
 import contextlib
 import logging
 from abc import ABC, abstractmethod
-from typing import Any, Literal
+from collections.abc import Callable
+from typing import Any, Literal, Protocol
 
 from openlineage_sdk.spark._execution import (
     CatalogInfo,
@@ -21,8 +22,18 @@ from openlineage_sdk.spark._execution import (
     SessionKind,
     SparkExecution,
 )
+from openlineage_sdk.spark._execution import note_problem as _note
 from openlineage_sdk.spark._flow import Description
 from openlineage_sdk.spark.describe._schema import schema_fields
+from openlineage_sdk.spark.describe._streams import (
+    StreamSink,
+    StreamSource,
+    kafka_namespace,
+    kafka_source_schema,
+    kafka_topics,
+    sink_kind,
+    source_kind,
+)
 from openlineage_sdk.spark.describe._tables import (
     TableInfo,
     describe_table,
@@ -30,7 +41,7 @@ from openlineage_sdk.spark.describe._tables import (
     table_identity,
 )
 
-__all__ = ["Session", "WriteStatistics", "session_kind"]
+__all__ = ["BatchFunction", "Session", "StreamEvents", "WriteStatistics", "session_kind"]
 
 log = logging.getLogger("openlineage_sdk.spark")
 
@@ -59,6 +70,34 @@ class WriteStatistics:
 
     def discard(self) -> None:
         """Stop gathering without reading (the write was not described)."""
+
+
+class StreamEvents(Protocol):
+    """What a session's streaming listener hands over, whatever the kind of session."""
+
+    def progress(self, progress: dict[str, Any]) -> None:
+        """A micro-batch's progress report, as Spark writes it in JSON."""
+
+    def terminated(self, run_id: str, error: str | None) -> None:
+        """A query ended (``run_id`` is Spark's run id of the query), with its error if it failed."""
+
+
+class BatchFunction(Protocol):
+    """A ``foreachBatch`` function wrapped so that each batch's writes belong to the stream's run.
+
+    Called in this process (classic PySpark: Spark calls back into the driver's Python), it runs
+    the user's function with the stream's run as the parent of what the batch writes. Under
+    Spark Connect the user's function runs in a Python worker on the server: the session sends
+    ``func`` wrapped with :meth:`remote_payload` instead (see ``session.connect._streams``).
+    """
+
+    func: Callable[[Any, int], None]
+
+    def __call__(self, df: Any, batch_id: int) -> None:
+        """Run one batch."""
+
+    def remote_payload(self) -> bytes | None:
+        """What a Python worker elsewhere needs to report the batches (``None``: it cannot)."""
 
 
 class Session(ABC):
@@ -249,6 +288,121 @@ class Session(ABC):
         ``text`` is the statement as sent; ``call`` what the observer saw of it (the Connect
         ``SqlCommand``, or classic PySpark's bound call).
         """
+
+    # -- streams (Structured Streaming), what each kind reads its own way
+
+    @abstractmethod
+    def stream_frame(self, writer: Any) -> Any:
+        """The streaming DataFrame a ``DataStreamWriter`` writes."""
+
+    @abstractmethod
+    def stream_sink(self, writer: Any, path: str | None, table: str | None) -> StreamSink:
+        """The sink a ``DataStreamWriter`` will start (``path`` and ``table``: what ``start`` and
+        ``toTable`` were given)."""
+
+    @abstractmethod
+    def stream_sources(
+        self, df: Any, problems: list[str]
+    ) -> tuple[list[StreamSource], list[DatasetLineage]]:
+        """The streaming sources of ``df``, and the static datasets it reads beside them."""
+
+    def stream_schema(self, df: Any, sources: list[StreamSource]) -> Any:
+        """The columns ``df`` writes, when known without a Spark job (``None`` otherwise)."""
+        return self.frame_schema(df)
+
+    @abstractmethod
+    def stream_start(
+        self, writer: Any, rows_observation: str | None, batch: BatchFunction | None
+    ) -> contextlib.AbstractContextManager[Any]:
+        """What ``start`` runs in: the writer counting its rows in the observation named
+        ``rows_observation`` and calling ``batch`` instead of the user's ``foreachBatch``
+        function; the writer is as the user left it afterwards."""
+
+    @abstractmethod
+    def listen_to_streams(self, events: StreamEvents) -> Callable[[], None]:
+        """Register a streaming listener handing its events to ``events``; returns its remover."""
+
+    @abstractmethod
+    def stream_progress(self, query: Any) -> list[dict[str, Any]]:
+        """The progress reports ``query`` still holds (``recentProgress``), as JSON read."""
+
+    def stream_run_id(self, query: Any) -> str:
+        """Spark's run id of a ``StreamingQuery``."""
+        return str(query.runId)
+
+    # -- streams, what both kinds answer the same way
+
+    def source_datasets(self, source: StreamSource, problems: list[str]) -> list[DatasetLineage]:
+        """The datasets a streaming source reads (none for ``rate``, ``memory`` ...).
+
+        A Kafka source that names no topic (``subscribePattern``) has none yet: its topics come
+        with the micro-batches' offsets.
+        """
+        kind = source_kind(source)
+        if kind == "none":
+            return []
+        if kind == "table":
+            assert source.table is not None
+            return [self._stream_table(source.table, "input", source.schema)]
+        if kind == "file":
+            paths = list(source.paths) or [source.options["path"]]
+            return [
+                DatasetLineage(self.path_identity(path), "input", source.schema) for path in paths
+            ]
+        if kind == "kafka":
+            namespace = kafka_namespace(source.options)
+            if namespace is None:
+                problems.append("input: a Kafka source without kafka.bootstrap.servers")
+                return []
+            schema = source.schema or kafka_source_schema(source.options)
+            return [
+                DatasetLineage(DatasetIdentity(namespace, topic), "input", schema)
+                for topic in kafka_topics(source.options) or []
+            ]
+        problems.append(f"input: the streaming source {source.format} names no dataset")
+        return []
+
+    def sink_dataset(self, sink: StreamSink, problems: list[str]) -> DatasetLineage | None:
+        """The dataset a stream's sink writes (``None`` for ``foreachBatch``, memory, console...)."""
+        kind = sink_kind(sink)
+        if kind == "file":
+            path = sink.path or sink.options["path"]
+            return DatasetLineage(self.path_identity(path), "output")
+        if kind == "table":
+            assert sink.table is not None
+            return self._stream_table(sink.table, "output", None, sink.options.get("path"))
+        if kind == "kafka":
+            namespace = kafka_namespace(sink.options)
+            topics = kafka_topics(sink.options, sink=True)
+            if namespace is None or not topics:
+                problems.append(
+                    "output: a Kafka sink without kafka.bootstrap.servers or a topic option "
+                    "(the rows' own topic column is not known before they are written)"
+                )
+                return None
+            return DatasetLineage(DatasetIdentity(namespace, topics[0]), "output")
+        if kind == "unknown":
+            problems.append(f"output: the streaming sink {sink.format} names no dataset")
+        return None
+
+    def _stream_table(
+        self,
+        name: str,
+        role: Literal["input", "output"],
+        schema: list[Any] | None,
+        path: str | None = None,
+    ) -> DatasetLineage:
+        info = self.describe_table(name, with_schema=True)
+        if info is None or info.location is None:
+            # toTable creates a table that is not there yet, where the session catalog puts it.
+            info = self.planned_table(name, path)
+        dataset = DatasetLineage(self.table_identity(info), role)
+        if role == "input":
+            try:
+                dataset.schema = info.schema or schema or schema_fields(self.table_schema(name))
+            except Exception as error:
+                _note(dataset.problems, f"input table {name}: schema", error)
+        return dataset
 
     def close(self) -> None:  # noqa: B027 - a session that registered nothing undoes nothing
         """Undo what the session registered for the adapter (listeners, wrappers)."""

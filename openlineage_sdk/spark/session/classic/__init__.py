@@ -14,6 +14,7 @@ It reads:
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import threading
 from collections.abc import Callable
@@ -33,7 +34,13 @@ from openlineage_sdk.spark.describe._statement import (
     apply_output,
     apply_statement,
 )
-from openlineage_sdk.spark.session._base import Session, WriteStatistics
+from openlineage_sdk.spark.describe._streams import StreamSink, StreamSource
+from openlineage_sdk.spark.session._base import (
+    BatchFunction,
+    Session,
+    StreamEvents,
+    WriteStatistics,
+)
 from openlineage_sdk.spark.session.classic import _rdd
 from openlineage_sdk.spark.session.classic._jvm import (
     frame_schema,
@@ -53,6 +60,13 @@ from openlineage_sdk.spark.session.classic._plan import (
     plan_inputs_and_lineage,
 )
 from openlineage_sdk.spark.session.classic._statements import plan_executed, plan_statement
+from openlineage_sdk.spark.session.classic._streams import (
+    listen_to_streams,
+    recent_progress,
+    stream_sink,
+    stream_sources,
+    stream_start,
+)
 
 __all__ = ["ClassicSession"]
 
@@ -266,6 +280,30 @@ class ClassicSession(Session):
     ) -> Description:
         """How an RDD save (``saveAsTextFile`` ...) is described around its run (see ``_rdd``)."""
         return _RddSave(self, execution, rdd, method, args, kwargs)
+
+    # -- streams
+
+    def stream_frame(self, writer: Any) -> Any:
+        return writer._df
+
+    def stream_sink(self, writer: Any, path: str | None, table: str | None) -> StreamSink:
+        return stream_sink(writer, path, table)
+
+    def stream_sources(
+        self, df: Any, problems: list[str]
+    ) -> tuple[list[StreamSource], list[DatasetLineage]]:
+        return stream_sources(self.spark, df, self.hive_metastore, problems)
+
+    def stream_start(
+        self, writer: Any, rows_observation: str | None, batch: BatchFunction | None
+    ) -> contextlib.AbstractContextManager[Any]:
+        return stream_start(self.spark, writer, rows_observation, batch)
+
+    def listen_to_streams(self, events: StreamEvents) -> Callable[[], None]:
+        return listen_to_streams(self.spark, events)
+
+    def stream_progress(self, query: Any) -> list[dict[str, Any]]:
+        return recent_progress(query)
 
     # -- the session's life
 

@@ -21,6 +21,7 @@ import contextlib
 import dataclasses
 import logging
 import re
+from collections.abc import Callable
 from typing import Any
 
 from openlineage_sdk.naming import jdbc_url_without_credentials
@@ -41,7 +42,13 @@ from openlineage_sdk.spark.describe._jdbc import (
 from openlineage_sdk.spark.describe._kafka import kafka_datasets
 from openlineage_sdk.spark.describe._schema import schema_fields
 from openlineage_sdk.spark.describe._sql_text import PATH_QUERY
-from openlineage_sdk.spark.session._base import Session, WriteStatistics
+from openlineage_sdk.spark.describe._streams import StreamSink, StreamSource, source_kind
+from openlineage_sdk.spark.session._base import (
+    BatchFunction,
+    Session,
+    StreamEvents,
+    WriteStatistics,
+)
 from openlineage_sdk.spark.session.connect._explain import (
     ExplainedStatement,
     parse_explain,
@@ -62,6 +69,14 @@ from openlineage_sdk.spark.session.connect._statements import (
     ConnectStatement,
     explained_inputs,
     traced_lineage,
+)
+from openlineage_sdk.spark.session.connect._streams import (
+    listen_to_streams,
+    recent_progress,
+    relation_reads,
+    stream_reads,
+    stream_sink,
+    stream_start,
 )
 
 __all__ = ["ConnectSession"]
@@ -405,6 +420,70 @@ class ConnectSession(Session):
         execution.problems.extend(problems)
         _add_inputs(execution, inputs)
         return bool(execution.inputs or execution.problems)
+
+    # -- streams
+
+    def stream_frame(self, writer: Any) -> Any:
+        from pyspark.sql.connect.dataframe import DataFrame
+
+        return DataFrame(writer._write_stream._child, session=writer._session)
+
+    def stream_sink(self, writer: Any, path: str | None, table: str | None) -> StreamSink:
+        return stream_sink(writer, path, table)
+
+    def stream_sources(
+        self, df: Any, problems: list[str]
+    ) -> tuple[list[StreamSource], list[DatasetLineage]]:
+        sources, static = stream_reads(self.spark, df, problems)
+        problems.extend(static.problems)
+        return sources, self.resolve_reads(static, problems)
+
+    def stream_schema(self, df: Any, sources: list[StreamSource]) -> Any:
+        """The stream's columns from the server's analysis, unless that would infer a schema.
+
+        A file source without a declared schema would be inferred from its files, in a job:
+        the output's columns are then left out.
+        """
+        for source in sources:
+            if source_kind(source) == "file" and source.schema is None:
+                return None
+        return df.schema
+
+    def stream_start(
+        self, writer: Any, rows_observation: str | None, batch: BatchFunction | None
+    ) -> contextlib.AbstractContextManager[Any]:
+        return stream_start(self.spark, writer, rows_observation, batch)
+
+    def listen_to_streams(self, events: StreamEvents) -> Callable[[], None]:
+        return listen_to_streams(self.spark, events)
+
+    def stream_progress(self, query: Any) -> list[dict[str, Any]]:
+        return recent_progress(query)
+
+    # -- declarative pipelines (the client registers their definitions)
+
+    def relation_reads(
+        self, relation: Any, problems: list[str]
+    ) -> tuple[list[StreamSource], ClientPlanReads]:
+        """What a pipeline flow's query plan reads: its streaming sources, its static reads."""
+        return relation_reads(self.spark, relation, problems)
+
+    def query_inputs(self, query: str, problems: list[str]) -> list[DatasetLineage]:
+        """What a SQL query reads, from the server's analysis of it (``EXPLAIN``, no job).
+
+        ``STREAM(t)`` reads are analysed as the pipeline runs them. Raises when the server
+        cannot analyse the query (it reads what only the pipeline knows, a view of its own).
+        """
+        from pyspark.sql.connect.proto import Plan
+
+        if PATH_QUERY.search(query):
+            raise ValueError("the query reads files by path: the server would infer them in a job")
+        plan = Plan()
+        plan.root.sql.query = query
+        explained = self._explain_plan(plan)
+        if explained.error is not None:
+            raise ValueError(f"the server cannot analyse the query: {explained.error}")
+        return explained_inputs(self, explained, problems)
 
 
 class _MergeCommand(Description):

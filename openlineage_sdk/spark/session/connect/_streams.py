@@ -1,0 +1,219 @@
+"""Spark Connect: a streaming query's sources, sink and progress, from the client alone.
+
+* The sources are the plan's streaming ``read`` relations (``readStream``): a data source with
+  its format, paths, options and declared schema, or a named table. Static reads beside them
+  are read as a batch plan's are.
+* The sink is the ``WriteStreamOperationStart`` message the writer builds and sends at
+  ``start``: format, options, path, table, query name, ``foreachBatch``.
+* Counting the rows a file or table sink writes: for the one ``start`` call, the plan the writer
+  sends gets a ``count`` observation on top (a ``CollectMetrics`` relation, as
+  ``DataFrame.observe`` with a name makes); Spark reports it with each micro-batch's progress.
+* The progress reports come from a client-side streaming listener: the server forwards its
+  listener's events to the client (Spark 3.5 and later).
+* A ``foreachBatch`` function runs in a Python worker on the server, where this process's
+  adapter is not. For the one ``start`` call, the writer sends instead the user's function
+  wrapped in a small function that is pickled by value (it refers to no module of this
+  package, so the server can load it without this package): in the worker it imports
+  ``openlineage_sdk.spark._batch_worker`` if it can and hands each batch to it (which installs
+  a lineage reporter on the worker's session with the stream's run as the parent and this
+  client's transport), and else calls the user's function alone. The user's function is called
+  exactly once per batch either way, its exception reaching Spark unchanged.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+from collections.abc import Callable, Iterator
+from typing import Any
+
+from openlineage_sdk.spark._execution import note_problem as _note
+from openlineage_sdk.spark.describe._schema import schema_fields
+from openlineage_sdk.spark.describe._streams import StreamSink, StreamSource
+from openlineage_sdk.spark.session._base import BatchFunction, StreamEvents
+from openlineage_sdk.spark.session.connect._plan import (
+    ClientPlanReads,
+    client_plan_reads,
+    declared_schema,
+    relations,
+)
+
+__all__ = [
+    "listen_to_streams",
+    "recent_progress",
+    "relation_reads",
+    "remote_batch_function",
+    "stream_reads",
+    "stream_sink",
+    "stream_start",
+]
+
+log = logging.getLogger("openlineage_sdk.spark")
+
+
+def stream_reads(
+    spark: Any, df: Any, problems: list[str]
+) -> tuple[list[StreamSource], ClientPlanReads]:
+    """The streaming sources of a Connect streaming DataFrame, and what it reads statically."""
+    return relation_reads(spark, df._plan.plan(spark.client), problems)
+
+
+def relation_reads(
+    spark: Any, relation: Any, problems: list[str]
+) -> tuple[list[StreamSource], ClientPlanReads]:
+    """The streaming sources of a client plan's relation, and what it reads statically."""
+    sources: list[StreamSource] = []
+    static = ClientPlanReads()
+    for node in relations(relation):
+        kind = node.WhichOneof("rel_type")
+        if kind == "read" and node.read.is_streaming:
+            sources.append(_source(spark, node.read, problems))
+        elif kind in ("read", "sql"):
+            found = client_plan_reads(node)
+            static.paths.extend(found.paths)
+            static.declared.update(found.declared)
+            static.tables.extend(found.tables)
+            static.jdbc.extend(found.jdbc)
+            static.sql.extend(found.sql)
+            static.problems.extend(p for p in found.problems if p not in static.problems)
+    return sources, static
+
+
+def _source(spark: Any, read: Any, problems: list[str]) -> StreamSource:
+    if read.HasField("named_table"):
+        return StreamSource(None, table=read.named_table.unparsed_identifier)
+    source = read.data_source
+    fmt = source.format.lower() if source.format else None
+    options = dict(source.options)
+    schema = None
+    if source.HasField("schema") and source.schema:
+        try:
+            schema = schema_fields(declared_schema(spark, source.schema))
+        except Exception as error:
+            _note(problems, "input: declared schema", error)
+    elif fmt == "text":
+        schema = [{"name": "value", "type": "string"}]
+    return StreamSource(fmt, paths=tuple(source.paths), options=options, schema=schema)
+
+
+def stream_sink(writer: Any, path: str | None, table: str | None) -> StreamSink:
+    """The sink a Connect ``DataStreamWriter`` will start (``path``, ``table``: ``start``'s)."""
+    operation = writer._write_proto
+    options = {str(k): str(v) for k, v in operation.options.items()}
+    return StreamSink(
+        operation.format.lower() if operation.format else None,
+        path=path or operation.path or options.get("path") or None,
+        table=table or operation.table_name or None,
+        options=options,
+        foreach_batch=operation.HasField("foreach_batch"),
+        query_name=operation.query_name or None,
+    )
+
+
+def remote_batch_function(
+    func: Callable[[Any, int], None], payload: bytes
+) -> Callable[[Any, int], None]:
+    """The user's ``foreachBatch`` function wrapped to report its batches on the server.
+
+    The wrapper is a closure that refers to no global name: cloudpickle sends it by value, so
+    the server's worker loads it whether or not this package is installed there.
+    """
+
+    def openlineage_foreach_batch(df: Any, batch_id: int) -> None:
+        try:
+            worker = __import__("openlineage_sdk.spark._batch_worker", fromlist=["run_batch"])
+            run_batch = worker.run_batch
+        except Exception:  # the package is not on the server: the batch runs unreported
+            run_batch = None
+        if run_batch is None:
+            func(df, batch_id)
+            return
+        run_batch(payload, func, df, batch_id)
+
+    return openlineage_foreach_batch
+
+
+@contextlib.contextmanager
+def stream_start(
+    spark: Any, writer: Any, rows_observation: str | None, batch: BatchFunction | None
+) -> Iterator[None]:
+    """The writer sending a counted plan and the wrapped batch function, for one ``start``."""
+    operation = writer._write_proto
+    stream = writer._write_stream
+    child = stream._child
+    command: bytes | None = None
+    try:
+        if rows_observation is not None:
+            from pyspark.sql.connect.functions import count, lit
+            from pyspark.sql.connect.plan import CollectMetrics
+
+            stream._child = CollectMetrics(child, rows_observation, [count(lit(1)).alias("rows")])
+        if batch is not None:
+            payload = batch.remote_payload()
+            if payload is not None:
+                from pyspark.serializers import CloudPickleSerializer
+
+                function = operation.foreach_batch.python_function
+                serializer = CloudPickleSerializer()  # type: ignore[no-untyped-call]
+                wrapped = serializer.dumps(remote_batch_function(batch.func, payload))  # type: ignore[no-untyped-call]
+                command = function.command
+                function.command = wrapped
+    except Exception as error:  # the stream starts as the user set it, unobserved
+        log.warning("openlineage: the stream's rows and batches are not observed: %s", error)
+        stream._child = child
+        if command is not None:
+            operation.foreach_batch.python_function.command = command
+            command = None
+    try:
+        yield
+    finally:
+        stream._child = child
+        if command is not None:
+            operation.foreach_batch.python_function.command = command
+
+
+def _listener_class() -> type:
+    from pyspark.sql.streaming.listener import StreamingQueryListener
+
+    class Listener(StreamingQueryListener):
+        """The client-side listener: the server forwards its query events to it."""
+
+        def __init__(self, events: StreamEvents) -> None:
+            self.events = events
+
+        def onQueryStarted(self, event: Any) -> None:  # noqa: N802 - the listener API's names
+            pass
+
+        def onQueryProgress(self, event: Any) -> None:  # noqa: N802
+            try:
+                self.events.progress(json.loads(event.progress.json))
+            except Exception as error:
+                log.debug("openlineage: a stream's progress was not read: %s", error)
+
+        def onQueryIdle(self, event: Any) -> None:  # noqa: N802
+            pass
+
+        def onQueryTerminated(self, event: Any) -> None:  # noqa: N802
+            try:
+                self.events.terminated(str(event.runId), event.exception)
+            except Exception as error:
+                log.debug("openlineage: a stream's end was not read: %s", error)
+
+    return Listener
+
+
+def listen_to_streams(spark: Any, events: StreamEvents) -> Callable[[], None]:
+    """Register a client-side streaming listener on the Connect session."""
+    listener = _listener_class()(events)
+    spark.streams.addListener(listener)
+
+    def remove() -> None:
+        spark.streams.removeListener(listener)
+
+    return remove
+
+
+def recent_progress(query: Any) -> list[dict[str, Any]]:
+    """``query.recentProgress`` as JSON read."""
+    return [json.loads(report.json) for report in query.recentProgress]
