@@ -11,7 +11,6 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from typing import Literal
-from urllib.parse import urlsplit
 
 from openlineage_sdk.models.records import SchemaDatasetFacetFields
 from openlineage_sdk.spark._execution import DatasetIdentity, DatasetLineage
@@ -40,8 +39,14 @@ def kafka_namespace(servers: str | None) -> str:
     first = servers.split(",")[0].strip()
     if "://" not in first:
         first = "PLAINTEXT://" + first
-    parts = urlsplit(first)
-    return f"kafka://{parts.hostname}:{parts.port if parts.port is not None else -1}"
+    rest = first.split("://", 1)[1].split("/", 1)[0].rsplit("@", 1)[-1]
+    if rest.startswith("[") and "]" in rest:  # an IPv6 address, kept in its brackets
+        host = rest[: rest.index("]") + 1]
+        port = rest[len(host) + 1 :] if rest[len(host) :].startswith(":") else ""
+    else:
+        host, _, port = rest.partition(":")
+    # The host as written; a port left out (or not a number) is -1, as ``URI.getPort`` says.
+    return f"kafka://{host}:{port if port.isdigit() else -1}"
 
 
 def kafka_datasets(

@@ -35,6 +35,7 @@ from typing import Any, Literal
 
 from openlineage_sdk.models.records import SchemaDatasetFacetFields
 from openlineage_sdk.spark.describe._commands import COMMANDS, Command
+from openlineage_sdk.spark.describe._kafka import kafka_namespace as batch_kafka_namespace
 
 __all__ = [
     "FILE_FORMATS",
@@ -177,23 +178,15 @@ _KAFKA_HEADERS: SchemaDatasetFacetFields = {
     ],
 }
 
-_SCHEME = re.compile(r"^\w+://")
-
 
 def kafka_namespace(options: Mapping[str, str]) -> str | None:
     """``kafka://{host}:{port}`` of the first bootstrap server, or ``None`` when none is given.
 
-    As the agent's ``KafkaBootstrapServerResolver``: a server without a scheme is read as
-    ``PLAINTEXT://``, the scheme itself is dropped.
+    Named as batch reads and writes are (:func:`~openlineage_sdk.spark.describe._kafka.
+    kafka_namespace`, the agent's ``KafkaBootstrapServerResolver``).
     """
     servers = _option(options, "kafka.bootstrap.servers")
-    if not servers:
-        return None
-    first = servers.split(",")[0].strip()
-    if _SCHEME.match(first):
-        first = first.split("://", 1)[1]
-    first = first.split("/", 1)[0]
-    return f"kafka://{first}" if first else None
+    return batch_kafka_namespace(servers) if servers else None
 
 
 def kafka_topics(options: Mapping[str, str], *, sink: bool = False) -> list[str] | None:
