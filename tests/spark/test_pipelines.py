@@ -41,6 +41,14 @@ def totals() -> DataFrame:
 @dp.temporary_view(name="{prefix}_valid")
 def valid() -> DataFrame:
     return spark.read.table("{prefix}_raw").where("status = 'ok'")
+
+
+dp.create_sink("{prefix}_export", format="parquet", options={{"path": "{export}"}})
+
+
+@dp.append_flow(target="{prefix}_export", name="{prefix}_export_flow")
+def export() -> DataFrame:
+    return spark.readStream.table("{prefix}_raw").where("amount > 8")
 """
 
 MARTS_SQL = """\
@@ -62,7 +70,9 @@ def _project(root: Path, prefix: str, sql: str = MARTS_SQL) -> Path:
     (landing / "orders.json").write_text("\n".join(json.dumps(r) for r in rows) + "\n")
     definitions = root / "transformations"
     definitions.mkdir()
-    (definitions / "flows.py").write_text(FLOWS_PY.format(prefix=prefix, landing=landing))
+    (definitions / "flows.py").write_text(
+        FLOWS_PY.format(prefix=prefix, landing=landing, export=root / "export")
+    )
     (definitions / "marts.sql").write_text(sql.format(prefix=prefix))
     spec = root / "spark-pipeline.yml"
     spec.write_text(
@@ -172,10 +182,19 @@ def test_a_declarative_pipeline_is_a_run_with_a_run_per_flow(
         assert start["run"]["facets"].get("extractionError") is None, start["run"]["facets"]
         [output] = start["outputs"]
         by_target[output["name"].rsplit("/", 1)[-1]] = flow
-    # Four flows write tables; the view is read through, not written.
+    # Four flows write tables, one a sink; the view is read through, not written.
     assert sorted(by_target) == sorted(
-        f"{prefix}_{t}" for t in ("raw", "totals", "big", "valid_amounts")
+        [*(f"{prefix}_{t}" for t in ("raw", "totals", "big", "valid_amounts")), "export"]
     )
+    export = by_target["export"][0]
+    assert [(o["namespace"], o["name"]) for o in export["outputs"]] == [
+        ("file", str(tmp_path / "export"))
+    ]
+    assert export["job"]["facets"]["jobType"]["processingType"] == "STREAMING"
+    assert [i["name"] for i in export["inputs"]] == [
+        by_target[f"{prefix}_raw"][0]["outputs"][0]["name"]
+    ]
+    assert export["job"]["name"].endswith(f"{prefix}_export_flow")
 
     def flow(name: str) -> dict[str, Any]:
         return by_target[f"{prefix}_{name}"][0]
