@@ -35,6 +35,7 @@ from typing import Any, Literal
 
 from openlineage_sdk.models.records import SchemaDatasetFacetFields
 from openlineage_sdk.spark.describe._commands import COMMANDS, Command
+from openlineage_sdk.spark.describe._kafka import KAFKA_SOURCE_SCHEMA
 from openlineage_sdk.spark.describe._kafka import kafka_namespace as batch_kafka_namespace
 
 __all__ = [
@@ -155,17 +156,7 @@ def stream_command(sink: StreamSink, default_format: str = "parquet") -> Command
 
 # ----------------------------------------------------------------------------------- Kafka
 
-#: The columns of Spark's Kafka source, whatever the topic holds (``headers`` with
-#: ``includeHeaders``).
-KAFKA_SOURCE_SCHEMA: list[SchemaDatasetFacetFields] = [
-    {"name": "key", "type": "binary"},
-    {"name": "value", "type": "binary"},
-    {"name": "topic", "type": "string"},
-    {"name": "partition", "type": "integer"},
-    {"name": "offset", "type": "long"},
-    {"name": "timestamp", "type": "timestamp"},
-    {"name": "timestampType", "type": "integer"},
-]
+# The Kafka source's columns are the batch reads' (``headers`` too with ``includeHeaders``).
 _KAFKA_HEADERS: SchemaDatasetFacetFields = {
     "name": "headers",
     "type": "array",
