@@ -11,8 +11,7 @@ import pytest
 
 from tests.spark._row_level import CATALOG_CLASS
 from tests.spark._row_level import missing as catalog_missing
-from tests.spark._support import Captured
-from tests.spark.test_jvm_agent_events import _in_scope, matches
+from tests.spark._support import Captured, in_scope, matches
 
 EXPECTED = Path(__file__).resolve().parent.parent / "data" / "jvm-spark" / "expected"
 APP = "openlineage_sdk_tests"
@@ -188,7 +187,7 @@ def _kafka_expected(name: str) -> dict[str, Any]:
     resolver of its confs; the job's namespace and the app's name are the test's own.
     """
     text = (EXPECTED / name).read_text().replace("kafka-cluster-prod", "kafka-host")
-    expected: dict[str, Any] = _in_scope(json.loads(text))
+    expected: dict[str, Any] = in_scope(json.loads(text))
     del expected["job"]
     return expected
 

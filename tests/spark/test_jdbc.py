@@ -20,8 +20,7 @@ from typing import Any
 import pytest
 
 from tests.spark._postgres import PASSWORD, Postgres
-from tests.spark._support import Captured
-from tests.spark.test_jvm_agent_events import matches
+from tests.spark._support import Captured, matches
 
 EXPECTED = Path(__file__).resolve().parent.parent / "data" / "jvm-spark" / "expected"
 

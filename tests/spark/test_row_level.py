@@ -18,8 +18,7 @@ import pytest
 
 from tests.spark._row_level import CATALOG_CLASS
 from tests.spark._row_level import missing as catalog_missing
-from tests.spark._support import Captured
-from tests.spark.test_jvm_agent_events import matches
+from tests.spark._support import Captured, matches
 
 EXPECTED = Path(__file__).resolve().parent.parent / "data" / "jvm-spark" / "expected"
 APP = "openlineage_sdk_tests"
