@@ -25,6 +25,8 @@ from __future__ import annotations
 import contextlib
 import json
 import logging
+import threading
+import weakref
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -179,15 +181,18 @@ def _listener_class() -> type:
     class Listener(StreamingQueryListener):
         """The client-side listener: the server forwards its query events to it."""
 
-        def __init__(self, events: StreamEvents) -> None:
-            self.events = events
+        def __init__(self) -> None:
+            self.events: StreamEvents | None = None  # None: switched off
 
         def onQueryStarted(self, event: Any) -> None:  # noqa: N802 - the listener API's names
             pass
 
         def onQueryProgress(self, event: Any) -> None:  # noqa: N802
+            events = self.events
+            if events is None:
+                return
             try:
-                self.events.progress(json.loads(event.progress.json))
+                events.progress(json.loads(event.progress.json))
             except Exception as error:
                 log.debug("openlineage: a stream's progress was not read: %s", error)
 
@@ -195,21 +200,43 @@ def _listener_class() -> type:
             pass
 
         def onQueryTerminated(self, event: Any) -> None:  # noqa: N802
+            events = self.events
+            if events is None:
+                return
             try:
-                self.events.terminated(str(event.runId), event.exception)
+                events.terminated(str(event.runId), event.exception)
             except Exception as error:
                 log.debug("openlineage: a stream's end was not read: %s", error)
 
     return Listener
 
 
+# The listener of each Connect session, once added: it stays for the session's life.
+_listeners: weakref.WeakKeyDictionary[Any, Any] = weakref.WeakKeyDictionary()
+_listeners_lock = threading.Lock()
+
+
 def listen_to_streams(spark: Any, events: StreamEvents) -> Callable[[], None]:
-    """Register a client-side streaming listener on the Connect session."""
-    listener = _listener_class()(events)
-    spark.streams.addListener(listener)
+    """Switch on the Connect session's client-side streaming listener, sending to ``events``.
+
+    The listener is added once per session and never removed: PySpark's Connect client removes
+    its last listener holding the lock its event thread needs to deliver an event, then waits
+    for that thread, so a removal that meets an event in flight never returns, and the lock,
+    which every other listener of the session needs too, is never released. Stopping is
+    switching the listener off; the next install on the session switches it on again.
+    """
+    with _listeners_lock:
+        listener = _listeners.get(spark)
+        if listener is None:
+            listener = _listener_class()()
+            spark.streams.addListener(listener)
+            _listeners[spark] = listener
+        listener.events = events
 
     def remove() -> None:
-        spark.streams.removeListener(listener)
+        with _listeners_lock:
+            if listener.events is events:
+                listener.events = None
 
     return remove
 
