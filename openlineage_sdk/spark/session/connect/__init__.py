@@ -291,10 +291,10 @@ class ConnectSession(Session):
                 continue
             fields = None
             try:
-                known = (
-                    frame[1] if frame is not None and same_columns(frame[0], relation) else None
+                known = frame[1] if frame is not None and same_columns(frame[0], relation) else None
+                fields = schema_fields(
+                    known if known is not None else self._relation_schema(relation)
                 )
-                fields = schema_fields(known if known is not None else self._relation_schema(relation))
             except Exception as error:
                 _note(problems, "input JDBC table: the relation's schema", error)
             try:
