@@ -344,6 +344,46 @@ def test_the_database_sees_the_same_statements_with_the_adapter_as_without(
     assert any("FROM authors" in s for s in without)
 
 
+def test_under_connect_a_filtered_jdbc_read_takes_its_schema_from_the_written_frame(
+    spark_connect: Any, client: Any, memory: Any, shop: Postgres, data_dir: Path
+) -> None:
+    """A JDBC read whose columns reach the write unchanged (a filter, a sort) needs no schema
+    request of its own in front of the write: the frame's schema is the read's. A read whose
+    columns change on the way (a projection) is still asked for its own, and the inputs' schema
+    facets are the relation's either way."""
+    from unittest import mock
+
+    from pyspark.sql.connect.client.core import SparkConnectClient
+
+    from openlineage_sdk.spark import install, uninstall
+
+    analysed: list[str] = []
+    original = SparkConnectClient._analyze
+
+    def counting(self: Any, method: str, **kwargs: Any) -> Any:
+        analysed.append(method)
+        return original(self, method, **kwargs)
+
+    authors = [("author_id", "integer"), ("author_name", "string")]
+    install(spark_connect, client)
+    try:
+        with mock.patch.object(SparkConnectClient, "_analyze", counting):
+            frame = _read(spark_connect, shop, dbtable="authors")
+            frame.where("author_id > 1").orderBy("author_id").write.mode("overwrite").parquet(
+                str(data_dir / "kept")
+            )
+            kept = list(analysed)
+            analysed.clear()
+            frame.select("author_name").write.mode("overwrite").parquet(str(data_dir / "cut"))
+            cut = list(analysed)
+    finally:
+        uninstall(spark_connect)
+    assert kept == ["schema"]
+    assert cut == ["schema", "schema"]
+    runs = Captured(memory).write_runs()
+    assert [_schema(_inputs(run)["openlineage.authors"]) for run in runs] == [authors, authors]
+
+
 # -------------------------------------------------------------------------------- Derby
 
 

@@ -64,6 +64,7 @@ from openlineage_sdk.spark.session.connect._plan import (
     path_uri,
     plan_sql_text,
     relations,
+    same_columns,
 )
 from openlineage_sdk.spark.session.connect._statements import (
     ConnectStatement,
@@ -165,7 +166,16 @@ class ConnectSession(Session):
         execution.sql = plan_sql_text(relation)
         reads = client_plan_reads(relation)
         execution.problems.extend(reads.problems)
-        _add_inputs(execution, self.resolve_reads(reads, execution.problems))
+        # The schema the server already sent for the frame (PySpark keeps it on the DataFrame
+        # once asked, as the write's output schema): a JDBC read whose columns reach the frame
+        # unchanged has it, and needs no request of its own in front of the write.
+        known = getattr(df, "_cached_schema", None)
+        _add_inputs(
+            execution,
+            self.resolve_reads(
+                reads, execution.problems, frame=(relation, known) if known is not None else None
+            ),
+        )
         if output is None or output.schema is None:
             return
         # Column lineage (and what SQL in the plan reads) from the server's explanation.
@@ -185,12 +195,22 @@ class ConnectSession(Session):
                 _note(execution.problems, "inputs of SQL", error)
         traced_lineage(explained, execution.inputs, output)
 
-    def resolve_reads(self, reads: ClientPlanReads, problems: list[str]) -> list[DatasetLineage]:
-        """The datasets a client plan's relations read: files, tables and JDBC tables."""
+    def resolve_reads(
+        self,
+        reads: ClientPlanReads,
+        problems: list[str],
+        *,
+        frame: tuple[Any, Any] | None = None,
+    ) -> list[DatasetLineage]:
+        """The datasets a client plan's relations read: files, tables and JDBC tables.
+
+        ``frame`` is the plan's root relation with the schema the server gave for it, when the
+        caller has it (see :meth:`_jdbc_inputs`).
+        """
         return [
             *self._path_inputs(reads, problems),
             *self._table_inputs(reads.tables, problems),
-            *self._jdbc_inputs(reads, problems),
+            *self._jdbc_inputs(reads, problems, frame),
             *_kafka_inputs(reads, problems),
         ]
 
@@ -249,7 +269,18 @@ class ConnectSession(Session):
         read = self._jdbc_read.get(_shown_key(shown))
         return read.columns if read is not None else None
 
-    def _jdbc_inputs(self, reads: ClientPlanReads, problems: list[str]) -> list[DatasetLineage]:
+    def _jdbc_inputs(
+        self,
+        reads: ClientPlanReads,
+        problems: list[str],
+        frame: tuple[Any, Any] | None = None,
+    ) -> list[DatasetLineage]:
+        """The JDBC reads' datasets, their columns from the relation's schema on the server.
+
+        When ``frame`` (the plan's root and its schema from the server) reaches a read through
+        relations that keep the columns (a filter, a sort...), that schema is the read's: the
+        request for the read's own schema is left out.
+        """
         found: list[DatasetLineage] = []
         for options, relation in reads.jdbc:
             self._jdbc_seen[_jdbc_key(options)] = (options, relation)
@@ -260,7 +291,10 @@ class ConnectSession(Session):
                 continue
             fields = None
             try:
-                fields = schema_fields(self._relation_schema(relation))
+                known = frame[1] if frame is not None and same_columns(frame[0], relation) else None
+                fields = schema_fields(
+                    known if known is not None else self._relation_schema(relation)
+                )
             except Exception as error:
                 _note(problems, "input JDBC table: the relation's schema", error)
             try:

@@ -39,6 +39,7 @@ __all__ = [
     "path_uri",
     "plan_sql_text",
     "relations",
+    "same_columns",
 ]
 
 log = logging.getLogger("openlineage_sdk.spark")
@@ -157,6 +158,38 @@ def client_plan_reads(relation: Any) -> ClientPlanReads:
                 # The text source has one schema, whatever its files hold: known without them.
                 found.declared.update(dict.fromkeys(paths, _TEXT_SCHEMA))
     return found
+
+
+# Relations whose output is their input's columns: the same names, types and comments, in the
+# same order (a filter may make a column non-nullable, which no schema facet holds).
+_SAME_COLUMNS = frozenset(
+    {
+        "filter",
+        "limit",
+        "offset",
+        "tail",
+        "sort",
+        "sample",
+        "deduplicate",
+        "repartition",
+        "repartition_by_expression",
+        "hint",
+    }
+)
+
+
+def same_columns(root: Any, relation: Any) -> bool:
+    """Whether ``relation`` is ``root``, or under it through relations that keep the columns.
+
+    Then the server's schema of ``root`` is the schema of ``relation`` for the schema facet.
+    """
+    node = root
+    while node != relation:
+        kind = node.WhichOneof("rel_type")
+        if kind not in _SAME_COLUMNS:
+            return False
+        node = getattr(node, kind).input
+    return True
 
 
 def declared_schema(spark: Any, text: str) -> StructType:
