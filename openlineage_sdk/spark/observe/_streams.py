@@ -520,8 +520,9 @@ class _StreamRun:
                 for tally in (self.window, self.totals):
                     known = tally.get(key, 0)
                     tally[key] = None if rows is None or known is None else known + rows
-            if catching_up:
-                return
+            # A micro-batch the listener had not delivered when the run ended is caught up
+            # from the query's own progress, under the same rule: with an interval of 0 it is
+            # still a RUNNING event of its own, before the end.
             interval = self.streams.interval
             if not self.changed and time.monotonic() - self.last_report < interval:
                 return

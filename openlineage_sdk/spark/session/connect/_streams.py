@@ -211,19 +211,21 @@ def _listener_class() -> type:
     return Listener
 
 
-# The listener of each Connect session, once added: it stays for the session's life.
+# The listener of each Connect session, while it is on.
 _listeners: weakref.WeakKeyDictionary[Any, Any] = weakref.WeakKeyDictionary()
 _listeners_lock = threading.Lock()
+_JOIN_S = 10.0  # how long a removal waits for the client's event thread to end
 
 
 def listen_to_streams(spark: Any, events: StreamEvents) -> Callable[[], None]:
     """Switch on the Connect session's client-side streaming listener, sending to ``events``.
 
-    The listener is added once per session and never removed: PySpark's Connect client removes
-    its last listener holding the lock its event thread needs to deliver an event, then waits
-    for that thread, so a removal that meets an event in flight never returns, and the lock,
-    which every other listener of the session needs too, is never released. Stopping is
-    switching the listener off; the next install on the session switches it on again.
+    Removing it is switching it off first, then taking it out of the client's listener bus
+    without PySpark's ``removeListener``: that holds the bus's lock while it waits for the
+    client's event thread to end, and the thread needs that lock to deliver an event, so a
+    removal that meets an event in flight never returns (nor does any other listener of the
+    session get an event again). Here the thread is waited for after the lock is released, and
+    for a bounded time. Where the bus is not as expected, the listener stays, switched off.
     """
     with _listeners_lock:
         listener = _listeners.get(spark)
@@ -235,10 +237,39 @@ def listen_to_streams(spark: Any, events: StreamEvents) -> Callable[[], None]:
 
     def remove() -> None:
         with _listeners_lock:
-            if listener.events is events:
-                listener.events = None
+            if listener.events is not events:
+                return  # switched on again by a later install: it is that one's now
+            listener.events = None
+            if _take_out(spark, listener):
+                _listeners.pop(spark, None)
 
     return remove
+
+
+def _take_out(spark: Any, listener: Any) -> bool:
+    """Take ``listener`` out of the session's listener bus without waiting under its lock."""
+    try:
+        import pyspark.sql.connect.proto as pb2
+
+        bus = spark.streams._sqlb
+        with bus._lock:
+            if listener not in bus._listener_bus:
+                return True
+            thread = None
+            if len(bus._listener_bus) == 1:  # the last one: the server stops sending events
+                command = pb2.StreamingQueryListenerBusCommand()
+                command.remove_listener_bus_listener = True
+                wrapper = pb2.Command()
+                wrapper.streaming_query_listener_bus_command.CopyFrom(command)
+                spark.client.execute_command(wrapper)
+                thread, bus._execution_thread = bus._execution_thread, None
+            bus._listener_bus.remove(listener)
+        if thread is not None:
+            thread.join(_JOIN_S)
+        return True
+    except Exception as error:
+        log.debug("openlineage: the streaming listener stays, switched off: %s", error)
+        return False
 
 
 def recent_progress(query: Any) -> list[dict[str, Any]]:
