@@ -157,8 +157,8 @@ def stream_start(
                 from pyspark.serializers import CloudPickleSerializer
 
                 function = operation.foreach_batch.python_function
-                serializer = CloudPickleSerializer()  # type: ignore[no-untyped-call]
-                wrapped = serializer.dumps(remote_batch_function(batch.func, payload))  # type: ignore[no-untyped-call]
+                serializer = CloudPickleSerializer()  # type: ignore[no-untyped-call, unused-ignore]
+                wrapped = serializer.dumps(remote_batch_function(batch.func, payload))  # type: ignore[no-untyped-call, unused-ignore]
                 command = function.command
                 function.command = wrapped
     except Exception as error:  # the stream starts as the user set it, unobserved
@@ -178,7 +178,8 @@ def stream_start(
 def _listener_class() -> type:
     from pyspark.sql.streaming.listener import StreamingQueryListener
 
-    class Listener(StreamingQueryListener):
+    # PySpark is typed where it is installed, and Any where it is not (the typecheck session).
+    class Listener(StreamingQueryListener):  # type: ignore[misc, unused-ignore]
         """The client-side listener: the server forwards its query events to it."""
 
         def __init__(self) -> None:
