@@ -34,11 +34,11 @@ from openlineage_sdk.spark.describe._schema import described_fields
 log = logging.getLogger("openlineage_sdk.spark")
 
 __all__ = [
+    "Rows",
     "TableInfo",
     "command_rows",
     "describe_table",
     "metastore_namespace",
-    "name_parts",
     "planned_table",
     "relation_rows",
     "table_identity",
@@ -126,11 +126,6 @@ def _rows(run: Rows, statement: str, after: str | None = None) -> dict[str, str]
 
 # One part of a possibly qualified name: quoted in backticks (which may hold dots), or not.
 _NAME_PART = re.compile(r"`(?:[^`]|``)*`|[^.]+")
-
-
-def name_parts(name: str) -> list[str]:
-    """The parts of a possibly qualified name (``cat.db.t``, ```db`.`t```), as written."""
-    return _NAME_PART.findall(name)
 
 
 def _quote(name: str) -> str:
@@ -222,9 +217,7 @@ def _described_as_json(spark: Any, name: str, run: Rows) -> TableInfo | None:
         return info
 
 
-def planned_table(
-    spark: Any, name: str, path: str | None = None, rows: Rows | None = None
-) -> TableInfo:
+def planned_table(spark: Any, name: str, path: str | None = None) -> TableInfo:
     """Where a table a write is about to create will live.
 
     A table given a ``path`` (a location URI) is external and lives there; a managed table lives
@@ -239,8 +232,7 @@ def planned_table(
         table, database = table.lower(), database.lower()
     if path is not None:
         return TableInfo(database, table, path)
-    run = rows if rows is not None else _sql_rows(spark)
-    db_info = _rows(run, f"DESCRIBE DATABASE EXTENDED {_quote(database)}")
+    db_info = _rows(_sql_rows(spark), f"DESCRIBE DATABASE EXTENDED {_quote(database)}")
     root = db_info.get("Location")
     location = f"{root.rstrip('/')}/{encode_path(table.lower())}" if root else None
     return TableInfo(database, table, location)

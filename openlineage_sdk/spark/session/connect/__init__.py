@@ -32,12 +32,7 @@ from openlineage_sdk.spark._execution import note_problem as _note
 from openlineage_sdk.spark._flow import Description
 from openlineage_sdk.spark.describe._schema import schema_fields
 from openlineage_sdk.spark.describe._sql_text import PATH_QUERY
-from openlineage_sdk.spark.describe._tables import (
-    TableInfo,
-    describe_table,
-    planned_table,
-    relation_rows,
-)
+from openlineage_sdk.spark.describe._tables import Rows, relation_rows
 from openlineage_sdk.spark.session._base import Session, WriteStatistics
 from openlineage_sdk.spark.session.connect._explain import (
     ExplainedStatement,
@@ -131,20 +126,11 @@ class ConnectSession(Session):
             return [tuple(row) for row in data.itertuples(index=False)]
         raise ValueError(f"the server sent no rows for {text}")
 
-    # -- the catalog, asked by the adapter's own plain requests; every answer is fresh (a kept
-    # answer could describe a table as it was before another client changed it)
-
-    def describe_table(
-        self, name: str, *, exists: bool = False, with_schema: bool = False
-    ) -> TableInfo | None:
-        return describe_table(
-            self.spark, name, exists=exists, with_schema=with_schema, rows=self.sql_rows
-        )
-
-    def planned_table(self, name: str, path: str | None = None) -> TableInfo:
-        return planned_table(
-            self.spark, name, self.qualify(path) if path is not None else None, self.sql_rows
-        )
+    def statement_rows(self) -> Rows:
+        # The catalog is asked by the adapter's own plain requests, each time: an answer kept
+        # from an earlier statement could describe a table as it was before another client
+        # changed it.
+        return self.sql_rows
 
     def qualify(self, path: str) -> str:
         return path_uri(path, self.default_fs)
