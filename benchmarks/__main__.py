@@ -15,11 +15,22 @@ BENCHMARKS = (
 
 
 def main(argv: list[str]) -> int:
-    selected = [b for b in BENCHMARKS if not argv or b.rsplit(".", 1)[1] in argv]
+    """``python -m benchmarks [NAME ...] [OPTIONS]``: the benchmarks named (default: all).
+
+    Options go to the one benchmark named, as its own command line would take them (``python -m
+    benchmarks spark --small-only``: the Spark benchmark's rows of small statements alone).
+    """
+    short = {b.rsplit(".", 1)[1]: b for b in BENCHMARKS}
+    names = [a for a in argv if a in short]
+    options = [a for a in argv if a not in short]
+    if options and len(names) != 1:
+        print("options go to one benchmark: name it first (python -m benchmarks spark --help)")
+        return 2
+    selected = [b for b in BENCHMARKS if not names or b.rsplit(".", 1)[1] in names]
     for name in selected:
         module = importlib.import_module(name)
         print(f"\n=== {name.rsplit('.', 1)[1]} " + "=" * 60)
-        module.main([])
+        module.main(options)
     return 0
 
 
