@@ -395,3 +395,30 @@ def test_inserts_at_once_from_two_threads_are_each_described(
     assert [r.output_json()["name"].rsplit("/", 1)[-1] for r in runs] == sorted([dst, parts])
     for run in runs:
         assert [i.name.rsplit("/", 1)[-1] for i in run.start.inputs or []] == [src]
+
+
+@pytest.mark.parametrize("name", ["plain_name", "`Mixed_Case`", "default.`qualified_t`"])
+def test_a_catalog_tables_name_and_location_read_at_once_are_those_read_part_by_part(
+    spark: Any, name: str
+) -> None:
+    """The quoted identifier names the database and table in one round trip, as the
+    identifier's parts do (the session catalog takes letters, digits and ``_`` only)."""
+    from openlineage_sdk.spark.session.classic._jvm import option
+    from openlineage_sdk.spark.session.classic._plan import catalog_table_info
+
+    spark.sql(f"CREATE TABLE {name} (a INT) USING parquet")
+    try:
+        state = spark._jsparkSession.sessionState()
+        table = state.catalog().getTableMetadata(state.sqlParser().parseTableIdentifier(name))
+        ident = table.identifier()
+        location = option(table.storage().locationUri())
+        info = catalog_table_info(table)
+        assert (info.database, info.table, info.location) == (
+            option(ident.database()),
+            str(ident.table()),
+            str(location),
+        )
+        assert info.table == name.rsplit(".", 1)[-1].strip("`").lower()
+        assert info.database == "default"
+    finally:
+        spark.sql(f"DROP TABLE IF EXISTS {name}")
