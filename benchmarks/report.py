@@ -299,6 +299,10 @@ def _mib(count: float) -> str:
     return f"{count / 2**20:,.0f} MiB"
 
 
+#: ``python -m benchmarks --against REV`` runs REV's report beside this one's (``--earlier``).
+AGAINST = True
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument(
@@ -323,7 +327,21 @@ def main(argv: list[str] | None = None) -> int:
         help="only on histories of up to N events (default %(default)s: the report before "
         "streaming held every event, about 30 GB for 1,000,000)",
     )
+    parser.add_argument(
+        "--against",
+        metavar="REV",
+        default=None,
+        help="as --earlier, with the openlineage_sdk of a commit, branch or tag of this repository",
+    )
     args = parser.parse_args(argv)
+    if args.against is not None:
+        from benchmarks._against import checkout
+
+        with checkout(args.against) as tree:
+            return main(
+                [a for a in (argv or []) if a not in ("--against", args.against)]
+                + ["--earlier", str(tree)]
+            )
     sizes = [int(size) for size in args.sizes.split(",")]
     if any(size % 10_000 or size <= 0 for size in sizes):
         parser.error("--sizes: each must be a positive multiple of 10,000")

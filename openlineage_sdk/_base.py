@@ -17,13 +17,11 @@ policy rather than schema lives here, once:
 * the mapping-style access of facet containers (``facets["parent"]``).
 """
 
-from collections.abc import ItemsView, KeysView, ValuesView
-from itertools import repeat
-from operator import is_
+from collections.abc import Callable, ItemsView, KeysView, ValuesView
 from typing import TYPE_CHECKING, Any, ClassVar, Final
 
 from pydantic import BaseModel, ConfigDict, ValidationError
-from pydantic_core import PydanticUndefined
+from pydantic_core import PydanticUndefined, SchemaValidator
 from typing_extensions import Self
 
 from openlineage_sdk._errors import OpenLineageValidationError, problems_from_pydantic
@@ -37,7 +35,7 @@ from openlineage_sdk._facet_rules import (
     standard_facet_keys,
 )
 from openlineage_sdk._freeform_checks import Checker, accept_json_extras, refusal, value_checker
-from openlineage_sdk._json import CheckedWhenBuilt, find_unwritable
+from openlineage_sdk._json import CheckedWhenBuilt, find_unwritable, is_clean
 from openlineage_sdk._types import READ_CONTEXT_KEY as _READ_KEY
 
 __all__ = [
@@ -54,7 +52,6 @@ PRODUCER: Final = "https://github.com/openlineage-sdk/openlineage-sdk"
 # The module of the generated facet bases (the classes ENTITY_OF_BASE names).
 _BASES_MODULE: Final = "openlineage_sdk.models.base"
 _GENERATED_PACKAGE: Final = "openlineage_sdk.models."
-_NONES: Final = repeat(None)
 
 
 def _check_custom_facet(cls: "type[FacetModel]") -> None:
@@ -93,25 +90,30 @@ def _check_extra(extra: dict[str, Any]) -> None:
         ValidationError: located at the offending value (pydantic-core puts the location of the
             object in front), with the ``openlineage_json`` error kind.
     """
+    if is_clean(extra, models=True):
+        return
     found = find_unwritable(extra, models=True)
     if found is not None:
         raise refusal(*found)
 
 
-# Per model class: the declared fields whose values pydantic stores without looking inside
-# (records with keys of their own, values typed Any), with the check of each.
-_UNCHECKED_FIELDS: dict[type, tuple[tuple[str, str, Checker], ...]] = {}
+# Per model class, what model_post_init needs besides the values: the fields with a default
+# that is written, the declared fields (any other name set is an extra field), and the declared
+# fields whose values pydantic stores without looking inside (records with keys of their own,
+# values typed Any), with the check of each. Worked out once per class.
+_Plan = tuple[frozenset[str], frozenset[str], tuple[tuple[str, str, Checker], ...]]
+_PLANS: dict[type, _Plan] = {}
 
 
-def _unchecked_fields(cls: type["OpenLineageModel"]) -> tuple[tuple[str, str, Checker], ...]:
-    found = []
+def _plan(cls: type["OpenLineageModel"]) -> _Plan:
+    checks = []
     for name, field in cls.model_fields.items():
         check = value_checker(field.annotation)
         if check is not None:
-            found.append((name, field.alias or name, check))
-    checks = tuple(found)
-    _UNCHECKED_FIELDS[cls] = checks
-    return checks
+            checks.append((name, field.alias or name, check))
+    plan = (cls.__openlineage_written_defaults__, frozenset(cls.model_fields), tuple(checks))
+    _PLANS[cls] = plan
+    return plan
 
 
 class OpenLineageModel(BaseModel, CheckedWhenBuilt):
@@ -155,24 +157,24 @@ class OpenLineageModel(BaseModel, CheckedWhenBuilt):
         if context is not None and context.get(_READ_KEY):
             self._check_read()
             return
+        # Runs once for every object built, so it is kept to the plainest code, which measured
+        # fastest (each attribute read of self is slow too: pydantic's __getattr__ keeps the
+        # interpreter from taking its quick path). A loop over the few fields given looks for
+        # None by identity (``None in ...`` would call each nested model's __eq__). Extra fields
+        # are in fields_set but not in __dict__: their lookup gives fields_set.
         fields_set = self.__pydantic_fields_set__
         values = self.__dict__
-        # Runs once for every object built: the common case (no None given) is one C-level scan,
-        # by identity (``None in ...`` would call each nested model's __eq__). Extra fields are
-        # in fields_set but not in __dict__: .get gives None and the slow path looks again.
-        if any(map(is_, map(values.get, fields_set), _NONES)):
-            fields_set.difference_update(
-                [name for name in fields_set if name in values and values[name] is None]
-            )
-        written = self.__openlineage_written_defaults__
+        for name in fields_set:
+            if values.get(name, fields_set) is None:
+                fields_set.difference_update(
+                    [name for name in fields_set if values.get(name, fields_set) is None]
+                )
+                break
+        written, declared, checks = _PLANS.get(type(self)) or _plan(type(self))
         if written:
             fields_set.update(written)
-        extra = self.__pydantic_extra__
-        if extra:
-            _check_extra(extra)
-        checks = _UNCHECKED_FIELDS.get(type(self))
-        if checks is None:
-            checks = _unchecked_fields(type(self))
+        if not fields_set <= declared:  # extra fields were given
+            _check_extra(self.__pydantic_extra__ or {})
         for name, alias, check in checks:
             value = values.get(name)
             if value is not None:
@@ -182,6 +184,29 @@ class OpenLineageModel(BaseModel, CheckedWhenBuilt):
 
     def _check_read(self) -> None:
         """Refuse an object read under the reading context that breaks a rule of its own."""
+
+    if not TYPE_CHECKING:
+
+        @classmethod
+        def model_rebuild(
+            cls,
+            *,
+            force: bool = False,
+            raise_errors: bool = True,
+            _parent_namespace_depth: int = 2,
+            _types_namespace: Any = None,
+        ) -> Any:
+            # A rebuilt class has a new validator: constructors must not keep using the old one.
+            _VALIDATE.pop(cls, None)
+            return super().model_rebuild(
+                force=force,
+                raise_errors=raise_errors,
+                # The caller's namespace (for names in annotations) is one frame further away.
+                _parent_namespace_depth=_parent_namespace_depth + 1
+                if _parent_namespace_depth > 0
+                else _parent_namespace_depth,
+                _types_namespace=_types_namespace,
+            )
 
     def to_dict(self) -> dict[str, Any]:
         """Return the JSON-ready form: JSON names, fields that were never set left out.
@@ -199,8 +224,11 @@ class OpenLineageModel(BaseModel, CheckedWhenBuilt):
             pydantic_core.PydanticSerializationError: a value cannot be written as JSON.
         """
         # warnings=False: the values were checked when the object was built or read; skipping the
-        # serializer's own type re-checks makes writing about a fifth faster.
-        return self.model_dump_json(by_alias=True, exclude_unset=True, warnings=False)
+        # serializer's own type re-checks makes writing about a fifth faster. What
+        # model_dump_json() does, without its Python frame.
+        return self.__pydantic_serializer__.to_json(
+            self, by_alias=True, exclude_unset=True, warnings=False
+        ).decode()
 
 
 if not TYPE_CHECKING:
@@ -211,15 +239,25 @@ if not TYPE_CHECKING:
     # pydantic's own constructor signatures: the hook exists at run time only.
 
     _PYDANTIC_INIT = BaseModel.__init__
+    # Per class, its compiled validator's validate_python, once the class is built: reading
+    # the class's attributes is slow (pydantic's metaclass has a __getattr__), and an event is
+    # some 25 objects. model_rebuild() forgets it (see OpenLineageModel.model_rebuild).
+    _VALIDATE: dict[type, Callable[[dict[str, Any]], Any]] = {}
 
     class _CheckedModelMetaclass(type(BaseModel)):
         def __call__(cls, /, *args: Any, **kwargs: Any) -> Any:
             try:
+                validate = _VALIDATE.get(cls)
+                if validate is not None and not args:
+                    return validate(kwargs)
                 if args or cls.__init__ is not _PYDANTIC_INIT:
                     return super().__call__(*args, **kwargs)
                 # What BaseModel.__init__ does, without the two Python frames of type.__call__
-                # and __init__: an event is some 25 objects, each built this way.
-                return cls.__pydantic_validator__.validate_python(kwargs)
+                # and __init__.
+                validator = cls.__pydantic_validator__
+                if type(validator) is SchemaValidator:  # built, not a stand-in until first use
+                    _VALIDATE[cls] = validator.validate_python
+                return validator.validate_python(kwargs)
             except ValidationError as exc:
                 raise OpenLineageValidationError(
                     f"invalid {cls.__name__}", problems_from_pydantic(exc, model=cls)

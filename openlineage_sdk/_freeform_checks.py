@@ -33,7 +33,7 @@ from typing_extensions import (
     is_typeddict,
 )
 
-from openlineage_sdk._json import CheckedWhenBuilt, find_unwritable
+from openlineage_sdk._json import CheckedWhenBuilt, find_unwritable, is_clean
 
 __all__ = ["Checker", "Found", "JsonExtra", "accept_json_extras", "refusal", "value_checker"]
 
@@ -60,6 +60,8 @@ def refusal(path: tuple[int | str, ...], reason: str) -> ValidationError:
 
 
 def _json_value(value: Any) -> Any:
+    if is_clean(value, models=True):
+        return value
     found = find_unwritable(value, models=True)
     if found is not None:
         raise refusal(*found)
@@ -124,7 +126,7 @@ _CACHE: dict[Any, Checker | None] = {}
 
 
 def _check_any(value: Any) -> Found | None:
-    return find_unwritable(value, models=True)
+    return None if is_clean(value, models=True) else find_unwritable(value, models=True)
 
 
 def value_checker(annotation: Any) -> Checker | None:

@@ -10,27 +10,31 @@ models refuse such values where they enter (see :mod:`openlineage_sdk._base`), n
 
 The walk uses its own stack, so a value nested deeper than Python's recursion limit gets the
 same answer (``nested more than 200 levels deep``) instead of a ``RecursionError``.
+
+Clean values, which nearly all are, should cost next to nothing, so two quick checks answer
+first and the walk runs only when one of them fails, to say where: :func:`is_clean` for any
+value (it may answer no for a value the walk accepts, never yes for one it refuses) and
+:func:`may_hold_non_finite` for values read by a JSON parser, where a number too large for a
+float (``1e999``) and the literals ``NaN`` and ``Infinity`` are the only thing to look for.
 """
 
 from __future__ import annotations
 
-import json
+import marshal
 import math
 import re
 from collections.abc import Mapping
 from typing import Any, Final
 
-from pydantic_core import from_json
-
 from openlineage_sdk._errors import Problem, format_path
 
 __all__ = [
-    "BIG_EXPONENT",
-    "BIG_EXPONENT_BYTES",
     "MAX_DEPTH",
     "CheckedWhenBuilt",
     "find_unwritable",
     "has_surrogate",
+    "is_clean",
+    "may_hold_non_finite",
     "surrogate_free",
     "too_deep",
     "unwritable_problem",
@@ -41,12 +45,6 @@ __all__ = [
 MAX_DEPTH: Final = 200
 
 _SURROGATE: Final = re.compile("[\ud800-\udfff]")
-
-
-#: A number with a three-digit exponent: ``1e999`` is read as infinity by JSON parsers, which
-#: would then write it as ``null``. Text that may hold one is read the careful way.
-BIG_EXPONENT: Final = re.compile(r"[eE][+-]?\d\d\d")
-BIG_EXPONENT_BYTES: Final = re.compile(rb"[eE][+-]?\d\d\d")
 
 
 class CheckedWhenBuilt:
@@ -154,7 +152,7 @@ def unwritable_problem(value: Any, *, models: bool = False) -> Problem | None:
     Returns:
         A problem with the JSON path and the rule (``depth`` or ``json``), or None.
     """
-    if not models and _round_trips(value):
+    if is_clean(value, models=models):
         return None
     found = find_unwritable(value, models=models)
     if found is None:
@@ -163,17 +161,108 @@ def unwritable_problem(value: Any, *, models: bool = False) -> Problem | None:
     return Problem(format_path(path), reason, "depth" if reason.startswith("nested") else "json")
 
 
-def _round_trips(value: Any) -> bool:
-    """Tell quickly (in C and Rust) whether ``value`` is written and read back as the same value.
+def is_clean(value: Any, levels: int = MAX_DEPTH, *, models: bool = False) -> bool:
+    """Tell quickly whether ``value`` is plain JSON that is written exactly as given.
 
-    The standard encoder refuses NaN, Infinity and what is not JSON; pydantic-core's parser
-    refuses lone surrogates and nesting deeper than about 200 levels; the comparison catches
-    keys that are not text. Only a value that fails is walked in Python, to say where.
+    True only for dicts with text keys, lists, tuples, text without lone surrogates, finite
+    floats, integers, booleans and None (and, with ``models``, the SDK's models), nested at most
+    ``levels`` deep. False is a question, not an answer: :func:`find_unwritable` accepts some
+    values this check does not know (subclasses of str, int and float, other mappings), and
+    says where the others go wrong.
     """
     try:
-        return bool(from_json(json.dumps(value, allow_nan=False), allow_inf_nan=False) == value)
-    except (ValueError, TypeError, RecursionError):
+        return _clean(value, levels, models)
+    except RecursionError:  # pragma: no cover - levels above the interpreter's limit
         return False
+
+
+def _text_ok(text: str) -> bool:
+    # ASCII text is the common case and cannot hold a surrogate (a flag, no scan).
+    return text.isascii() or _SURROGATE.search(text) is None
+
+
+def _clean(value: Any, levels: int, models: bool) -> bool:
+    # One function call per container, none per scalar: the checks of scalars are inline.
+    # ``x - x == 0`` is false exactly for NaN and the infinities (and cheaper than isfinite).
+    kind = type(value)
+    if kind is dict:
+        if levels < 1:
+            return False
+        levels -= 1
+        for key, item in value.items():
+            if type(key) is not str or not (key.isascii() or _text_ok(key)):
+                return False
+            kind = type(item)
+            if kind is str:
+                if not (item.isascii() or _text_ok(item)):
+                    return False
+            elif kind is int or kind is bool or item is None:
+                continue
+            elif kind is float:
+                if item - item != 0:
+                    return False
+            elif not _clean(item, levels, models):
+                return False
+        return True
+    if kind is list or kind is tuple:
+        if levels < 1:
+            return False
+        levels -= 1
+        for item in value:
+            kind = type(item)
+            if kind is str:
+                if not (item.isascii() or _text_ok(item)):
+                    return False
+            elif kind is int or kind is bool or item is None:
+                continue
+            elif kind is float:
+                if item - item != 0:
+                    return False
+            elif not _clean(item, levels, models):
+                return False
+        return True
+    if kind is str:
+        return value.isascii() or _text_ok(value)
+    if kind is int or kind is bool or value is None:
+        return True
+    if kind is float:
+        return bool(value - value == 0)
+    return models and isinstance(value, CheckedWhenBuilt)
+
+
+# A float is marshalled as its type code (``g``, or 0xE7 with the reference flag) and its eight
+# bytes, little-endian; NaN and the infinities have all exponent bits set, so their last two
+# bytes are 0x7FF0 or more, or 0xFFF0 or more.
+_FLOAT_CODES: Final = (0x67, 0xE7)
+
+
+def may_hold_non_finite(value: Any) -> bool:
+    """Tell quickly whether a value read by a JSON parser may hold NaN or an infinity.
+
+    A parser reads the literals ``NaN`` and ``Infinity`` and numbers too large for a float
+    (``1e999``) as such floats, which would be written as ``null``; everything else it reads
+    (text, keys, nesting) its own checks have already passed. False is an answer; True may be
+    a false alarm (text whose bytes look like such a float), which the walk then clears.
+
+    Marshalling the value (in C, a fraction of the time parsing took) writes every float in
+    its binary form, where a non-finite one is found without looking at the text's numbers.
+    """
+    kind = type(value)
+    if kind is float:
+        return not math.isfinite(value)
+    if kind is not dict and kind is not list:
+        return False
+    try:
+        data = marshal.dumps(value)
+    except ValueError:  # not only what a JSON parser reads
+        return True
+    for last in (0x7F, 0xFF):
+        index = data.find(last, 8)
+        while index != -1:
+            if data[index - 1] >= 0xF0 and data[index - 8] in _FLOAT_CODES:
+                return True
+            index = data.find(last, index + 1)
+    return False
 
 
 def too_deep(max_depth: int = MAX_DEPTH) -> Problem:

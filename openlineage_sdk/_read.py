@@ -20,13 +20,13 @@ import contextlib
 import copy
 import json
 import threading
-from collections.abc import Mapping
-from typing import Any, Final, TypeAlias
+from collections.abc import Callable, Iterator, Mapping
+from typing import Any, ClassVar, Final, TypeAlias
 
 from pydantic import ValidationError
-from pydantic_core import SchemaValidator, core_schema
+from pydantic_core import PydanticCustomError, SchemaValidator, core_schema
 
-from openlineage_sdk import _types
+from openlineage_sdk import _freeform_checks, _types
 from openlineage_sdk._base import FacetContainer, FacetModel
 from openlineage_sdk._errors import (
     OpenLineageValidationError,
@@ -36,8 +36,9 @@ from openlineage_sdk._errors import (
 )
 from openlineage_sdk._facet_registry import registry
 from openlineage_sdk._json import (
-    BIG_EXPONENT,
-    BIG_EXPONENT_BYTES,
+    MAX_DEPTH,
+    is_clean,
+    may_hold_non_finite,
     too_deep,
     unwritable_problem,
 )
@@ -96,6 +97,12 @@ def _reader(cls: type[Event]) -> _Reader:
       noting it; :func:`_settle` then turns it into the generic facet it must be;
     * any other broken facet falls to the second member of a union (see :func:`_forgiving`),
       which keeps it as given.
+
+    What could not be written back as read is refused in the same pass, and costs nothing
+    where it cannot be: types, finite numbers, text keys and (for parsed data) lone surrogates
+    are pydantic-core's own checks; only values the schema leaves open (extra fields, values
+    typed ``Any``, a record's keys of its own) call a quick check (see :func:`_value_checks`).
+    When the pass fails, :func:`_read_mapping` walks the document to say where.
     """
     reader = _READERS.get(cls)
     if reader is None:
@@ -107,7 +114,19 @@ def _reader(cls: type[Event]) -> _Reader:
 
 def _build_reader(cls: type[Event]) -> _Reader:
     cls.model_rebuild()
-    schema = _for_reading(cls.__pydantic_core_schema__)
+    reader = _Reader(cls)
+    if not reader.forgives_formats():
+        # A pydantic-core that no longer compiles the schema as given: read with the models'
+        # own validators under the reading context instead (slower, same results).
+        return _ContextReader(cls)
+    return reader
+
+
+def _compile(cls: type[Event], *, text: bool) -> SchemaValidator:
+    """The reading validator of ``cls`` for JSON text (``text``) or for parsed data."""
+    schema = _for_reading(cls.__pydantic_core_schema__, text=text)
+    if not text:
+        _guard_recursion(schema)
     models = _model_classes(schema)
     # pydantic-core reuses the validator a complete model class already has ("prebuilt"), which
     # would bring the building-time checks back; the classes are marked incomplete only while
@@ -116,45 +135,37 @@ def _build_reader(cls: type[Event]) -> _Reader:
     try:
         for model in marked:
             type.__setattr__(model, "__pydantic_complete__", False)
-        validator = SchemaValidator(schema)
+        return SchemaValidator(schema)
     finally:
         for model in marked:
             type.__setattr__(model, "__pydantic_complete__", True)
-    reader = _Reader(validator)
-    if not reader.forgives_formats():
-        # A pydantic-core that no longer compiles the schema as given: read with the models'
-        # own validators under the reading context instead (slower, same results).
-        return _ContextReader(cls)
-    return reader
 
 
 class _Reader:
-    """Validates JSON text or parsed data into events with a compiled reading schema."""
+    """Validates JSON text or parsed data into events with compiled reading schemas.
 
-    def __init__(self, validator: SchemaValidator) -> None:
-        self._validator = validator
+    Text and parsed data have a validator each, compiled on first use: what a JSON parser has
+    read needs fewer checks than what a caller built (see :func:`_value_checks`).
+    """
+
+    #: The validators refuse what could not be written back as read (see :func:`_read_mapping`).
+    checks_values: ClassVar[bool] = True
+
+    def __init__(self, cls: type[Event]) -> None:
+        self._cls = cls
+        self._python = _compile(cls, text=False)
+        self._text: SchemaValidator | None = None
 
     def validate_json(self, data: str | bytes | bytearray) -> Any:
-        state = _STATE
-        state.reset()
-        try:
-            event = self._validator.validate_json(data)
-            if state.kept or state.absent:
-                _settle(event, state)
-        finally:
-            state.reset()
-        return event
+        validator = self._text
+        if validator is None:
+            with _BUILDING:
+                validator = self._text or _compile(self._cls, text=True)
+                self._text = validator
+        return _finish(validator.validate_json, data)
 
     def validate_python(self, data: Any) -> Any:
-        state = _STATE
-        state.reset()
-        try:
-            event = self._validator.validate_python(data)
-            if state.kept or state.absent:
-                _settle(event, state)
-        finally:
-            state.reset()
-        return event
+        return _finish(self._python.validate_python, data)
 
     def forgives_formats(self) -> bool:
         probe = {
@@ -171,8 +182,31 @@ class _Reader:
         return True
 
 
+def _finish(validate: Callable[[Any], Any], data: Any) -> Any:
+    """Validate, then settle the facets the pass set aside (see :func:`_settle`).
+
+    The thread's read state is clean before every pass, as every pass leaves it, so it is
+    looked at (and cleared) only when something was noted: nothing else runs on a clean event.
+    """
+    state = _STATE
+    try:
+        event = validate(data)
+    except BaseException:
+        state.reset()
+        raise
+    if state.kept or state.absent:
+        try:
+            _settle(event, state)
+        finally:
+            state.reset()
+    return event
+
+
 class _ContextReader(_Reader):
     """Reads with the models' own validators under the reading context."""
+
+    # They do not look inside extra fields when reading: the document is walked first.
+    checks_values: ClassVar[bool] = False
 
     def __init__(self, cls: type[Event]) -> None:
         self._cls = cls
@@ -205,12 +239,19 @@ _FORMAT_CHECKS: Final = frozenset(
 )
 
 
-def _for_reading(node: Any) -> Any:
+# Keys of a core schema whose values take no part in validating (writing, documentation).
+_NOT_VALIDATING: Final = frozenset({"serialization", "metadata", "json_schema_input_schema"})
+
+
+def _for_reading(node: Any, *, text: bool) -> Any:
+    """The reading form of a model's core schema, for JSON text (``text``) or parsed data."""
     if isinstance(node, list):
-        return [_for_reading(item) for item in node]
+        return [_for_reading(item, text=text) for item in node]
     if not isinstance(node, dict):
         return node
     kind = node.get("type")
+    if kind == "any":
+        return core_schema.no_info_plain_validator_function(_value_check(text))
     if kind == "function-plain":
         function = node.get("function", {}).get("function")
         if function in _FORMAT_CHECKS:
@@ -219,17 +260,33 @@ def _for_reading(node: Any) -> Any:
             return core_schema.union_schema(
                 [core_schema.int_schema(strict=True), core_schema.float_schema(strict=True)]
             )
-    out = {key: _for_reading(value) for key, value in node.items()}
+        if function is _freeform_checks._json_value:  # a record's keys of its own
+            return core_schema.no_info_plain_validator_function(_value_check(text))
+    out = {
+        key: value if key in _NOT_VALIDATING else _for_reading(value, text=text)
+        for key, value in node.items()
+    }
     config = out.get("config")
-    if isinstance(config, dict) and "str_max_length" in config:
-        # The length limit only makes building look for lone surrogates; JSON text cannot
-        # carry one past the parser, and a mapping is checked as a whole before it is read.
+    if text and isinstance(config, dict) and "str_max_length" in config:
+        # The length limit only makes pydantic-core look for lone surrogates, which JSON text
+        # cannot carry past the parser; in parsed data it is how they are found.
         out["config"] = {k: v for k, v in config.items() if k != "str_max_length"}
+    if kind == "typed-dict" and _allows_extras(out) and "extras_schema" not in out:
+        out["extras_schema"] = core_schema.no_info_plain_validator_function(_value_check(text))
     if kind == "model":
         out.pop("post_init", None)
+        fields_schema = out["schema"]
+        if (
+            fields_schema.get("type") == "model-fields"
+            and "extras_schema" not in fields_schema
+            and _allows_extras(fields_schema, out.get("config"))
+        ):
+            fields_schema["extras_schema"] = core_schema.no_info_plain_validator_function(
+                _value_check(text)
+            )
         cls = node.get("cls")
         if isinstance(cls, type) and issubclass(cls, FacetModel):
-            fields = out["schema"].get("fields", {})
+            fields = fields_schema.get("fields", {})
             for name in ("producer", "schema_url"):
                 field = fields.get(name)
                 if field is not None and field["schema"].get("type") == "default":
@@ -239,11 +296,209 @@ def _for_reading(node: Any) -> Any:
                     )
                     fields[name] = {**field, "schema": absent}
         elif isinstance(cls, type) and issubclass(cls, FacetContainer):
-            _forgiving(out["schema"], cls.generic_facet)
+            _forgiving(fields_schema, cls.generic_facet, text=text)
     return out
 
 
-def _forgiving(fields_schema: dict[str, Any], generic: type[FacetModel]) -> None:
+def _allows_extras(node: dict[str, Any], config: Any = None) -> bool:
+    behavior = node.get("extra_behavior")
+    if behavior is None:
+        config = node.get("config", config)
+        behavior = config.get("extra_fields_behavior") if isinstance(config, dict) else None
+    return bool(behavior == "allow")
+
+
+# --- values the schema leaves open ------------------------------------------------------------
+
+#: How deep a value the schema leaves open (an extra field, a value typed ``Any``) may be nested
+#: for the quick check of parsed data to pass it; deeper ones take the careful way.
+_OPEN_LEVELS: Final = 64
+
+
+def _unwritable() -> PydanticCustomError:
+    # Only ends the compiled pass: the document is then walked to say what is wrong, and where.
+    return PydanticCustomError("openlineage_json", "cannot be written as given")
+
+
+def _text_value(value: Any) -> Any:
+    """A value the schema leaves open, read from JSON text.
+
+    The parser has refused lone surrogates and deep nesting, and keys are text: only NaN and
+    the infinities (the literals, and numbers too large for a float) are left to find.
+    """
+    if may_hold_non_finite(value):
+        raise _unwritable()
+    return value
+
+
+def _python_value(value: Any) -> Any:
+    """A value the schema leaves open, in parsed data: anything may be in it."""
+    if is_clean(value, _OPEN_LEVELS) or _STATE.unchecked:
+        return value
+    raise _unwritable()
+
+
+def _value_check(text: bool) -> Callable[[Any], Any]:
+    """The check of the values a schema leaves open (see :func:`_reader`)."""
+    return _text_value if text else _python_value
+
+
+def _guard_recursion(schema: dict[str, Any]) -> None:
+    """Make the parsed-data schema refuse nesting that might go deeper than :data:`MAX_DEPTH`.
+
+    JSON text cannot: its parser stops at about 200 levels. Parsed data can, through the
+    records that hold themselves (a schema field's fields) and through open values. Each open
+    value is passed only when it is at most :data:`_OPEN_LEVELS` deep, and each way back into a
+    record that holds itself counts a level while it is validated; as long as the levels stay
+    under the bound computed here, no path can reach :data:`MAX_DEPTH`. Beyond it the compiled
+    pass fails and the document is walked, which says exactly. Real events never get there.
+    """
+    nodes = _definitions(schema)
+    cycles = _cycle_edges(nodes)
+    static = _static_depth(schema, nodes, cycles)
+    # Every path: at most ``static`` levels to the first record holding itself, at most
+    # ``static`` more for each level of it, and an open value at the end.
+    allowed = (MAX_DEPTH - _OPEN_LEVELS) // max(static, 1) - 1
+    guard = _recursion_guard(allowed)
+    for node in [node for node in _walk(schema) if id(node) in cycles]:
+        inner = dict(node)
+        node.clear()
+        node.update(core_schema.no_info_wrap_validator_function(guard, inner))
+
+
+def _walk(node: dict[str, Any]) -> Iterator[dict[str, Any]]:
+    """Every schema node taking part in validation, each once."""
+    stack = [node]
+    seen: set[int] = set()
+    while stack:
+        item = stack.pop()
+        if id(item) not in seen:
+            seen.add(id(item))
+            yield item
+            stack.extend(_children(item))
+
+
+def _children(node: dict[str, Any]) -> Iterator[dict[str, Any]]:
+    """The schema nodes right below ``node`` (a model's fields are named: their schemas)."""
+    for key, value in node.items():
+        if key in _NOT_VALIDATING:
+            continue
+        if key == "fields" and isinstance(value, dict):
+            yield from (field for field in value.values() if isinstance(field, dict))
+        elif isinstance(value, list):
+            yield from (item for item in value if isinstance(item, dict))
+        elif isinstance(value, dict):
+            yield value
+
+
+def _definitions(schema: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """Every node that names itself (``ref``), by its name."""
+    return {node["ref"]: node for node in _walk(schema) if isinstance(node.get("ref"), str)}
+
+
+def _refs_below(
+    node: dict[str, Any], top: bool = True
+) -> Iterator[tuple[str, dict[str, Any] | None]]:
+    """The definitions a definition's body leads to: (name, the definition-ref node or None)."""
+    for child in _children(node):
+        if child.get("type") == "definition-ref":
+            yield child["schema_ref"], child
+        elif isinstance(child.get("ref"), str):
+            yield child["ref"], None  # a definition written in place
+        elif child.get("type") != "definitions":
+            yield from _refs_below(child, False)
+
+
+def _cycle_edges(nodes: dict[str, dict[str, Any]]) -> set[int]:
+    """The definition-ref nodes that lead back into a definition they are part of."""
+    edges = {name: list(_refs_below(node)) for name, node in nodes.items()}
+    # Tarjan's strongly connected components, without recursion.
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    component: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    counter = 0
+    for root in edges:
+        if root in index:
+            continue
+        work = [(root, 0)]
+        while work:
+            name, position = work.pop()
+            if position == 0:
+                index[name] = low[name] = counter
+                counter += 1
+                stack.append(name)
+                on_stack.add(name)
+            targets = edges.get(name, [])
+            if position < len(targets):
+                work.append((name, position + 1))
+                target = targets[position][0]
+                if target not in index:
+                    work.append((target, 0))
+                elif target in on_stack:
+                    low[name] = min(low[name], index[target])
+                continue
+            for target, _ in targets:
+                if target in on_stack:
+                    low[name] = min(low[name], low[target])
+            if low[name] == index[name]:
+                while True:
+                    member = stack.pop()
+                    on_stack.discard(member)
+                    component[member] = index[name]
+                    if member == name:
+                        break
+    return {
+        id(ref)
+        for name, targets in edges.items()
+        for target, ref in targets
+        if ref is not None and component.get(target) == component.get(name)
+    }
+
+
+# The schema nodes that are a level of JSON nesting (an object or an array).
+_CONTAINERS: Final = frozenset(
+    {"model-fields", "typed-dict", "dict", "list", "tuple", "set", "frozenset", "dataclass-args"}
+)
+
+
+def _static_depth(
+    schema: dict[str, Any], nodes: dict[str, dict[str, Any]], cycles: set[int]
+) -> int:
+    """The most levels of nesting on any path through the schema, not going round a cycle."""
+    memo: dict[str, int] = {}
+
+    def depth(node: dict[str, Any], visiting: frozenset[str]) -> int:
+        if node.get("type") == "definition-ref":
+            name = node["schema_ref"]
+            if id(node) in cycles or name in visiting or name not in nodes:
+                return 0
+            if name not in memo:
+                memo[name] = depth(nodes[name], visiting | {name})
+            return memo[name]
+        below = max((depth(child, visiting) for child in _children(node)), default=0)
+        kind = node.get("type")
+        return below + (1 if isinstance(kind, str) and kind in _CONTAINERS else 0)
+
+    return depth(schema, frozenset())
+
+
+def _recursion_guard(allowed: int) -> Callable[[Any, Any], Any]:
+    def guard(value: Any, handler: Any) -> Any:
+        state = _STATE
+        if state.levels >= allowed and not state.unchecked:
+            raise PydanticCustomError("openlineage_depth", "nested too deeply to be read quickly")
+        state.levels += 1
+        try:
+            return handler(value)
+        finally:
+            state.levels -= 1
+
+    return guard
+
+
+def _forgiving(fields_schema: dict[str, Any], generic: type[FacetModel], *, text: bool) -> None:
     """Let every facet of a container's ``model-fields`` schema fall back to a generic facet.
 
     Each facet's schema becomes "its class, or else the facet kept as given" (a left-to-right
@@ -252,10 +507,13 @@ def _forgiving(fields_schema: dict[str, Any], generic: type[FacetModel]) -> None
     :func:`_keep_as_given`. A facet
     kept under a declared key (``outputStatistics``) is then moved to the container's other
     keys by :func:`_settle`, so the typed attribute only ever holds its own class.
+
+    A facet kept as given is a value the schema leaves open: it gets the same check.
     """
+    check = _value_check(text)
 
     def keep(raw: Any) -> Any:
-        kept = _keep_as_given(generic, raw)
+        kept = _keep_as_given(generic, check(raw))
         _STATE.kept.append(kept)
         return kept
 
@@ -285,13 +543,29 @@ class _ReadState(threading.local):
     def __init__(self) -> None:
         self.kept: list[Any] = []  # facets kept as given by a union's second member
         self.absent = False  # some facet was read without _producer or _schemaURL
+        self.levels = 0  # records holding themselves being validated, one in another
+        # The document was walked and found writable: the compiled checks pass everything.
+        self.unchecked = False
 
     def reset(self) -> None:
         self.kept.clear()
         self.absent = False
+        self.levels = 0
 
 
 _STATE: Final = _ReadState()
+
+
+@contextlib.contextmanager
+def _unchecked() -> Iterator[None]:
+    """Read a document already walked and found writable, without the compiled checks."""
+    state = _STATE
+    before = state.unchecked
+    state.unchecked = True
+    try:
+        yield
+    finally:
+        state.unchecked = before
 
 
 def _absent() -> None:
@@ -386,30 +660,21 @@ def _as_generic(generic: type[FacetModel], facet: FacetModel) -> FacetModel:
 
 def _read(data: str | bytes | bytearray | Mapping[str, Any]) -> Event:
     if isinstance(data, (str, bytes, bytearray)):
-        # Most events are RunEvents; try the single-pass path first and fall back to the
-        # careful one only when that fails. The JSON literals NaN and Infinity, and numbers
-        # with an exponent of three digits (``1e999`` overflows to infinity), which
-        # pydantic-core would read and write back as null, go the careful way at once.
-        if isinstance(data, str):
-            single_pass = (
-                '"run"' in data
-                and "NaN" not in data
-                and "Infinity" not in data
-                and BIG_EXPONENT.search(data) is None
-            )
+        # Most events are RunEvents: read them in one compiled pass, which also refuses what
+        # could not be written back as read. Only when it fails is the text parsed and walked,
+        # to say what is wrong and where (or to read a JobEvent or DatasetEvent).
+        if '"run"' in data if isinstance(data, str) else b'"run"' in data:
+            reader = _reader(RunEvent)
+            if reader.checks_values:
+                try:
+                    event: Event = reader.validate_json(data)
+                    return event
+                except ValidationError:
+                    fast = False
+            else:
+                fast = False
         else:
-            single_pass = (
-                b'"run"' in data
-                and b"NaN" not in data
-                and b"Infinity" not in data
-                and BIG_EXPONENT_BYTES.search(data) is None
-            )
-        if single_pass:
-            try:
-                event: Event = _reader(RunEvent).validate_json(data)
-                return event
-            except ValidationError:
-                pass
+            fast = True
         try:
             parsed = json.loads(data)
         except ValueError as exc:
@@ -423,7 +688,7 @@ def _read(data: str | bytes | bytearray | Mapping[str, Any]) -> Event:
                 "not an OpenLineage event",
                 [not_an_object(parsed)],
             )
-        return _read_mapping(parsed)
+        return _read_mapping(parsed, fast=fast)
     if isinstance(data, Mapping):
         return _read_mapping(data)
     raise TypeError(f"read_event() takes JSON text, bytes or a mapping, not {type(data).__name__}")
@@ -478,18 +743,30 @@ def event_class(data: Mapping[str, Any]) -> type[Event]:
     return RunEvent
 
 
-def _read_mapping(data: Mapping[str, Any]) -> Event:
+def _read_mapping(data: Mapping[str, Any], *, fast: bool = True) -> Event:
+    """Read parsed data: in one compiled pass, or (``fast`` False, or when it fails) carefully.
+
+    The compiled pass refuses what could not be written back as read (NaN, a lone surrogate, a
+    key that is not text, nesting deeper than the writer goes) without saying where. The careful
+    way walks the document first, and refuses with the path and the rule.
+    """
     cls = event_class(data)
-    # What could not be written back as it was read (NaN, a lone surrogate, a non-text key,
-    # nesting deeper than the writer goes) is refused here rather than changed on the way out.
+    reader = _reader(cls)
+    if fast and reader.checks_values:
+        try:
+            event: Event = reader.validate_python(data)
+            return event
+        except ValidationError:
+            pass
     problem = unwritable_problem(data)
     if problem is not None:
         raise OpenLineageValidationError(f"cannot read {cls.__name__}", [problem])
-    try:
-        event: Event = _reader(cls).validate_python(data)
-        return event
-    except ValidationError as exc:
-        return _read_leniently(cls, data, exc)
+    with _unchecked():
+        try:
+            event = reader.validate_python(data)
+            return event
+        except ValidationError as exc:
+            return _read_leniently(cls, data, exc)
 
 
 def _facet_location(loc: tuple[int | str, ...]) -> tuple[tuple[int | str, ...], str] | None:

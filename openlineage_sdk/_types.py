@@ -24,7 +24,7 @@ from __future__ import annotations
 import re
 import uuid
 from collections.abc import Callable, Mapping
-from datetime import datetime, timedelta, timezone
+from datetime import date, datetime, timedelta, timezone
 from math import isfinite
 from typing import Annotated, Final, TypeAlias
 
@@ -88,19 +88,24 @@ def format_datetime(value: datetime) -> str:
     return text
 
 
+_DATE_TIME_MATCH: Final = DATE_TIME_PATTERN.match
+
+
 def is_date_time(text: str) -> bool:
     """Tell whether ``text`` is an RFC 3339 date-time with a time zone (a real calendar date)."""
-    match = DATE_TIME_PATTERN.match(text)
+    match = _DATE_TIME_MATCH(text)
     if match is None:
         return False
-    year, month, day, hour, minute, second = (int(g) for g in match.groups()[:6])
+    # The pattern fixes where each part is and that it is digits: two-digit parts compare as
+    # text. Hours 00-23 and minutes 00-59; any seconds (leap seconds, ":60", are valid RFC 3339).
+    if text[11:13] > "23" or text[14:16] > "59":
+        return False
     offset = match.group(8)
     # RFC 3339 time-numoffset: hours 00-23, minutes 00-59 ("+25:00" is no time zone).
-    if len(offset) > 1 and (int(offset[1:3]) > 23 or int(offset[4:6]) > 59):
+    if len(offset) > 1 and (offset[1:3] > "23" or offset[4:6] > "59"):
         return False
     try:
-        # Leap seconds (":60") are valid RFC 3339; datetime cannot hold them.
-        datetime(year, month, day, hour, minute, min(second, 59))
+        date.fromisoformat(text[:10])  # a real calendar date, in C
     except ValueError:
         return False
     return True
@@ -142,7 +147,15 @@ def _check_string(value: object, info: ValidationInfo, format_name: str) -> str:
     raise _expected(expected, value)
 
 
+# Building checks every formatted string given; the common case (plain ASCII text in the format)
+# is answered in the first lines of each check, the rest by _check_string.
+_UUID_MATCH: Final = UUID_PATTERN.match
+_URI_MATCH: Final = URI_PATTERN.match
+
+
 def _check_date_time(value: object, info: ValidationInfo) -> str:
+    if type(value) is str and value.isascii() and is_date_time(value):
+        return value
     if isinstance(value, datetime):
         if value.utcoffset() is None:
             raise _expected(FORMATS["date-time"][1], value)
@@ -151,12 +164,16 @@ def _check_date_time(value: object, info: ValidationInfo) -> str:
 
 
 def _check_uuid(value: object, info: ValidationInfo) -> str:
+    if type(value) is str and value.isascii() and _UUID_MATCH(value) is not None:
+        return value
     if isinstance(value, uuid.UUID):
         return str(value)
     return _check_string(value, info, "uuid")
 
 
 def _check_uri(value: object, info: ValidationInfo) -> str:
+    if type(value) is str and value.isascii() and _URI_MATCH(value) is not None:
+        return value
     return _check_string(value, info, "uri")
 
 

@@ -23,8 +23,7 @@ from typing import TYPE_CHECKING, Any, Final
 from openlineage_sdk import _schema_store as schema_store
 from openlineage_sdk._errors import TYPE_WORDS, Problem, format_path, not_an_object
 from openlineage_sdk._json import (
-    BIG_EXPONENT,
-    BIG_EXPONENT_BYTES,
+    may_hold_non_finite,
     too_deep,
     unwritable_problem,
 )
@@ -392,10 +391,8 @@ def _parse(data: str | bytes | bytearray) -> tuple[Any, Problem | None, Problem 
                 return event, problem, duplicate
     else:
         # It reads a number too large for a float (``1e999``) as infinity, without a word.
-        big = (
-            BIG_EXPONENT.search(data) if isinstance(data, str) else BIG_EXPONENT_BYTES.search(data)
-        )
-        return event, (unwritable_problem(event) if big is not None else None), None
+        infinite = may_hold_non_finite(event)
+        return event, (unwritable_problem(event) if infinite else None), None
     return _parse_leniently(data)
 
 

@@ -246,10 +246,10 @@ def install(
     if isinstance(existing, SparkLineage):
         existing.replace_sink(chosen, owned)
         existing.input_only_runs = input_only_runs
-        _set_descriptions(existing.session, descriptions)
+        existing.session.descriptions = descriptions
         return existing
     adapter = SparkLineage(spark, chosen, owned_client=owned, input_only_runs=input_only_runs)
-    _set_descriptions(adapter.session, descriptions)
+    adapter.session.descriptions = descriptions
     _hooks.register(spark, adapter)
     hook_writers(adapter.session.kind)
     if adapter.session.kind == "classic":
@@ -261,11 +261,6 @@ def install(
                 atexit.register(_drain_at_exit)
                 _drain_registered = True
     return adapter
-
-
-def _set_descriptions(session: Session, descriptions: bool) -> None:
-    if hasattr(session, "descriptions"):
-        session.descriptions = descriptions
 
 
 def uninstall(spark: Any) -> None:

@@ -124,6 +124,20 @@ def data_dir(spark_root: Path, request: pytest.FixtureRequest) -> Path:
     return path
 
 
+@pytest.fixture(autouse=True)
+def _facet_builders_of_plugins(request: pytest.FixtureRequest, monkeypatch: Any) -> None:
+    """The example plugin package, installed with the tests, adds facets with its own clock's
+    values (a cost from the run's duration, a quality score's time) to every event: tests that
+    compare the events of two runs would see them differ. Only tests marked ``plugin_facets``
+    get the builders of installed plugins; the demo and the scenarios in subprocesses always do.
+    """
+    if request.node.get_closest_marker("plugin_facets") is not None:
+        return
+    from openlineage_sdk.spark.events import _extensions
+
+    monkeypatch.setattr(_extensions, "_loaded", [])
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         if "tests/spark/" in str(item.fspath).replace("\\", "/"):

@@ -10,6 +10,8 @@ import pytest
 
 from tests.spark._support import Captured, files_of
 
+pytestmark = pytest.mark.plugin_facets
+
 
 def _facet_builders_of_the_plugin() -> list[Any]:
     from importlib.metadata import entry_points
@@ -48,7 +50,8 @@ def test_the_plugins_facets_join_every_run_in_both_modes(
     assert quality.score == 100  # the schema was learned without a problem
     # Facets of the adapter's own are all still there.
     assert output.facets.schema_ is not None
-    assert start.run.facets is not None and start.run.facets.processing_engine is not None
+    assert start.run.facets is not None
+    assert start.run.facets.processing_engine is not None
 
 
 def test_a_builder_given_in_code_and_one_that_raises(
@@ -122,4 +125,5 @@ def test_explicit_mode_adds_the_builders_run_facets_to_the_current_run(
     assert end.run.facets is not None
     assert end.run.facets.get("myCo_costs") is not None
     [output] = end.outputs or []
-    assert output.facets is not None and output.facets.get("myCo_quality") is not None
+    assert output.facets is not None
+    assert output.facets.get("myCo_quality") is not None

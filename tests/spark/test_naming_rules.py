@@ -23,7 +23,7 @@ from openlineage_sdk.spark.describe._tables import TableInfo, table_identity
         (
             "abfss://lake@account.dfs.core.windows.net/raw/orders",
             "abfss://lake@account.dfs.core.windows.net",
-            "/raw/orders",
+            "raw/orders",
         ),
         (
             "wasbs://lake@account.blob.core.windows.net/raw/orders",

@@ -162,7 +162,7 @@ def test_connect_paths_are_read_as_hadoop_paths(
             "abfss://c@acct.dfs.core.windows.net/raw",
             None,
             "abfss://c@acct.dfs.core.windows.net",
-            "/raw",
+            "raw",
         ),
     ],
 )

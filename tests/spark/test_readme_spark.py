@@ -24,7 +24,7 @@ def test_the_pyspark_examples_run(
 ) -> None:
     from openlineage_sdk.spark import uninstall
 
-    automatic, explicit = _examples()
+    automatic, explicit, _builder = _examples()
     # The examples use paths relative to where the program runs; Spark's JVM runs in the
     # folder the tests started in, so the paths are made absolute here.
     automatic = automatic.replace('"lake/', f'"{tmp_path}/lake/')
@@ -63,3 +63,24 @@ def test_the_pyspark_examples_run(
     loaded = events[-1]
     assert isinstance(loaded, RunEvent)
     assert [o.name for o in loaded.outputs or []] == [str(tmp_path / "lake" / "staging" / "orders")]
+
+
+def test_the_facet_builder_example_adds_its_facet(
+    spark: Any, client: Any, memory: Any, data_dir: Path
+) -> None:
+    """The README's facet builder, given in code, puts its facet on the run's end."""
+    from openlineage_sdk.spark import install, uninstall
+
+    builder = _examples()[2]
+    namespace: dict[str, Any] = {}
+    exec(compile(builder, "README.md", "exec"), namespace)
+    install(spark, client, facet_builders=[namespace["costs"]])
+    try:
+        spark.range(3).write.parquet(str(data_dir / "out"))
+    finally:
+        uninstall(spark)
+    [start, end] = [e for e in memory.events if e.event_type in ("START", "COMPLETE")]
+    assert start.run.facets.get("myCo_costs") is None
+    costs = end.run.facets.get("myCo_costs")
+    assert costs is not None
+    assert (costs.amount, costs.currency) == (1.5, "EUR")

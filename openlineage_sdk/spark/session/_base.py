@@ -73,10 +73,13 @@ class Session(ABC):
         describes_writes_beside: Whether a write's inputs are described on a thread beside the
             write (classic) rather than before it (Connect, whose server would analyse the
             DataFrame's plan twice if both were sent at once).
+        descriptions: Whether column lineage carries Spark's SQL text of each transformation
+            (``columnLineage.descriptionsEnabled``; classic sessions only).
     """
 
     kind: SessionKind
     describes_writes_beside: bool = False
+    descriptions: bool = False
 
     def __init__(self, spark: Any) -> None:
         self.spark = spark

@@ -160,8 +160,6 @@ class ClassicSession(Session):
         #: An ``INSERT`` still running after this long (seconds) is described beside it, and its
         #: START sent then; one that ends sooner is described from its own execution.
         self.insert_described_beside_after_s = 2.0
-        #: ``columnLineage.descriptionsEnabled``: each transformation described by Spark's SQL.
-        self.descriptions = False
         #: Called with each query that ran in an action, ``(function name, QueryExecution)``.
         self.on_query: Callable[[str, Any], None] | None = None
         try:
