@@ -2,7 +2,9 @@
 
 ``python -m benchmarks models spark`` runs the named ones only. ``--against REV`` also runs the
 measures of the benchmarks that support it (models, report) on an earlier commit or release
-of this repository, in turns with this tree (see :mod:`benchmarks._against`).
+of this repository, in turns with this tree (see :mod:`benchmarks._against`). Other options go
+to the one benchmark named, as its own command line takes them: ``python -m benchmarks spark
+--small-only`` prints the Spark benchmark's rows of small statements alone.
 """
 
 from __future__ import annotations
@@ -27,7 +29,12 @@ def main(argv: list[str]) -> int:
     )
     parser.add_argument("names", nargs="*", help="benchmarks to run (default: all)")
     parser.add_argument("--against", metavar="REV", help="a commit, branch or tag to compare with")
-    args = parser.parse_args(argv)
+    short = {b.rsplit(".", 1)[1] for b in BENCHMARKS}
+    # The names are told apart first: an option's value ("--small-rounds 6") is not a name.
+    args, options = parser.parse_known_args([a for a in argv if a not in short])
+    args.names = [a for a in argv if a in short]
+    if options and len(args.names) != 1:
+        parser.error(f"{' '.join(options)}: options go to one benchmark, named first")
     selected = [b for b in BENCHMARKS if not args.names or b.rsplit(".", 1)[1] in args.names]
     for name in selected:
         module = importlib.import_module(name)
@@ -37,7 +44,7 @@ def main(argv: list[str]) -> int:
             if args.against and getattr(module, "AGAINST", False)
             else []
         )
-        module.main(against)
+        module.main(against + options)
     return 0
 
 

@@ -31,8 +31,10 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import dataclasses
 import functools
 import json
+import os
 import random
 import shutil
 import socket
@@ -505,6 +507,485 @@ def _postgres_orders(rows: int) -> Iterator[Any]:
         yield server
 
 
+# ------------------------------------------------------------------------------ small statements
+#
+# The rows above run statements of millions of rows, where the adapter's fixed cost per statement
+# disappears; a pipeline of many small statements pays it in full. Each variant (plain, with the
+# adapter) runs in a worker process of its own, with its own Spark (and, under Connect, its own
+# server), so neither inherits the other's hooks, listener, threads or warmed JVM; the parent
+# tells them in turn to run one round of statements and reads back what the round cost.
+
+SMALL_STATEMENT = "INSERT INTO dst SELECT k, sum(v) FROM src WHERE id > {i} GROUP BY k"
+_REPLY = "@@small "  # the prefix of a worker's answers on its stdout (Spark may print there too)
+
+
+@dataclass
+class _SmallRound:
+    """What one round of small statements cost a worker (all in seconds)."""
+
+    wall: float
+    python_cpu: float  # the worker's Python process: the driver (classic) or the client (Connect)
+    jvm_cpu: float  # the JVM: the driver (classic) or the Connect server
+
+
+class _Counted:
+    """Counts the requests of one kind the adapter's process sends (py4j calls, gRPC calls)."""
+
+    def __init__(self) -> None:
+        self.counts: dict[str, int] = {}
+
+    def add(self, kind: str) -> None:
+        self.counts[kind] = self.counts.get(kind, 0) + 1
+
+
+@contextlib.contextmanager
+def _count_py4j(counted: _Counted) -> Iterator[None]:
+    """Count each py4j command this process sends to the JVM, by kind (call, reflection, GC)."""
+    from py4j import clientserver, java_gateway
+
+    kinds = {
+        "c": "calls",
+        "i": "constructors",
+        "r": "reflection",
+        "m": "proxies deleted",
+        "A": "connections opened",
+    }
+    patches = []
+    for owner in (clientserver.ClientServerConnection, java_gateway.GatewayConnection):
+        original = owner.send_command
+
+        def send_command(self: Any, command: str, *args: Any, _original: Any = original) -> Any:
+            counted.add(kinds.get(command[:1], command[:1]))
+            return _original(self, command, *args)
+
+        patches.append(mock.patch.object(owner, "send_command", send_command))
+    with contextlib.ExitStack() as stack:
+        for patch in patches:
+            stack.enter_context(patch)
+        yield
+
+
+@contextlib.contextmanager
+def _count_grpc(client: Any, counted: _Counted) -> Iterator[None]:
+    """Count each gRPC call a Connect client makes, by method (ExecutePlan, AnalyzePlan...)."""
+    stub = client._stub
+
+    class Counting:
+        def __getattr__(self, name: str) -> Any:
+            method = getattr(stub, name)
+            if not callable(method):
+                return method
+
+            def call(*args: Any, **kwargs: Any) -> Any:
+                counted.add(name)
+                return method(*args, **kwargs)
+
+            return call
+
+    client._stub = Counting()
+    try:
+        yield
+    finally:
+        client._stub = stub
+
+
+def _process_cpu(pid: int) -> float:
+    """A process's CPU time so far (user and system, all its threads), from ``/proc``."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+_REPLAYS = 3  # how many times each Connect request of the adapter's is sent again
+
+
+class _OwnCost:
+    """The CPU the adapter's own code takes, measured where it runs.
+
+    Python: the thread CPU of each of the adapter's steps (the template around the user's call,
+    less the call; the description beside it; the session's listener). Classic, the JVM: the
+    CPU of the JVM thread that serves each of those steps' py4j calls (py4j pins each Python
+    thread to a JVM thread: ``ThreadMXBean.getCurrentThreadCpuTime`` asked from a step is that
+    thread's). Connect, the server: each request of the adapter's own is sent again after the
+    round, alone and three times (the process's CPU is counted in clock ticks), and the
+    server's process CPU taken around it. The readings cost a few round trips themselves, so
+    this round is not a timed one.
+    """
+
+    def __init__(self, worker: _SmallWorker) -> None:
+        self.worker = worker
+        self.classic = worker.spark is worker.driver
+        jvm = worker.driver._jvm
+        management = jvm.java.lang.management.ManagementFactory
+        self._threads = management.getThreadMXBean()
+        self.python = 0.0
+        self.jvm = 0.0
+        self.requests: list[Any] = []
+        self.statements = 0
+
+    def _jvm_thread(self) -> float:
+        return int(self._threads.getCurrentThreadCpuTime()) / 1e9 if self.classic else 0.0
+
+    def _add(self, python: float, jvm: float) -> None:
+        self.python += python
+        self.jvm += jvm
+
+    @contextlib.contextmanager
+    def measuring(self) -> Iterator[None]:
+        from openlineage_sdk.spark import _flow
+        from openlineage_sdk.spark.observe import _statements
+        from openlineage_sdk.spark.session.classic._metrics import WriteMetricsListener
+        from openlineage_sdk.spark.session.connect import ConnectSession
+
+        run_observed, start_beside = _flow.run_observed, _flow.start_beside
+
+        def timed_run(reporter: Any, execution: Any, description: Any, call: Any, **kw: Any) -> Any:
+            inside = [0.0, 0.0]
+
+            def timed_call() -> Any:
+                python, jvm = time.thread_time(), self._jvm_thread()
+                try:
+                    return call()
+                finally:
+                    inside[0] += time.thread_time() - python
+                    inside[1] += self._jvm_thread() - jvm
+
+            self.statements += 1
+            python, jvm = time.thread_time(), self._jvm_thread()
+            try:
+                return run_observed(reporter, execution, description, timed_call, **kw)
+            finally:
+                self._add(
+                    time.thread_time() - python - inside[0],
+                    self._jvm_thread() - jvm - inside[1],
+                )
+
+        def timed_step(function: Callable[..., Any]) -> Callable[..., Any]:
+            @functools.wraps(function)
+            def step(*args: Any, **kwargs: Any) -> Any:
+                python, jvm = time.thread_time(), self._jvm_thread()
+                try:
+                    return function(*args, **kwargs)
+                finally:
+                    self._add(time.thread_time() - python, self._jvm_thread() - jvm)
+
+            return step
+
+        def timed_beside(function: Callable[..., None], *args: Any, name: str) -> Any:
+            return start_beside(timed_step(function), *args, name=name)
+
+        execute = ConnectSession.execute
+
+        def recorded(session: Any, command: Any) -> Any:
+            self.requests.append((session, command))
+            return execute(session, command)
+
+        with contextlib.ExitStack() as stack:
+            stack.enter_context(mock.patch.object(_statements, "run_observed", timed_run))
+            stack.enter_context(mock.patch.object(_flow, "start_beside", timed_beside))
+            for name in ("onSuccess", "onFailure"):
+                method = getattr(WriteMetricsListener, name)
+                stack.enter_context(
+                    mock.patch.object(WriteMetricsListener, name, timed_step(method))
+                )
+            stack.enter_context(mock.patch.object(ConnectSession, "execute", recorded))
+            yield
+        if not self.classic:
+            self._replay()
+
+    def _replay(self) -> None:
+        """Send the adapter's requests once more, one at a time; the server's CPU for each."""
+        from openlineage_sdk.spark._flow import adapter_work
+        from openlineage_sdk.spark.session.connect import ConnectSession
+
+        bus = self.worker.driver.sparkContext._jsc.sc().listenerBus()
+        pid = self.worker.jvm_pid
+        for session, command in self.requests:
+            bus.waitUntilEmpty(30_000)
+            before = _process_cpu(pid)  # in clock ticks: each request is sent three times
+            with adapter_work():
+                for _ in range(_REPLAYS):
+                    ConnectSession.execute(session, command)
+            bus.waitUntilEmpty(30_000)
+            self.jvm += (_process_cpu(pid) - before) / _REPLAYS
+
+    def totals(self) -> dict[str, float]:
+        count = max(self.statements, 1)
+        return {
+            "python": self.python / count,
+            "jvm": self.jvm / count,
+            "requests": len(self.requests) / count,
+        }
+
+
+class _SmallWorker:
+    """One variant of the small-statements row, in the worker process: its Spark and tables."""
+
+    def __init__(self, mode: str, traced: bool, scratch: Path) -> None:
+        import os as _os
+
+        port: int | None = None
+        if mode == "connect":
+            with socket.socket() as sock:
+                sock.bind(("127.0.0.1", 0))
+                port = int(sock.getsockname()[1])
+        self.driver = _small_session(port, scratch)
+        self.jvm_pid = int(self.driver._jvm.java.lang.ProcessHandle.current().pid())
+        self.spark = self.driver
+        if port is not None:
+            from pyspark.sql.connect.session import SparkSession as ConnectSession
+
+            self.spark = ConnectSession.builder.remote(f"sc://127.0.0.1:{port}").getOrCreate()
+        spark = self.spark
+        spark.sql("DROP TABLE IF EXISTS src")
+        spark.sql("DROP TABLE IF EXISTS dst")
+        spark.sql(
+            "CREATE TABLE src USING parquet AS "
+            "SELECT id, id % 10 AS k, CAST(id * 1.5 AS DOUBLE) AS v FROM range(1000)"
+        )
+        spark.sql("CREATE TABLE dst (k BIGINT, s DOUBLE) USING parquet")
+        self.client: OpenLineage | None = None
+        self.events = scratch / "events.jsonl"
+        if traced:
+            self.client = OpenLineage(transport=FileTransport(self.events), namespace="bench")
+            install(spark, self.client)  # once, as an application does
+        self.next = 0
+        self._pid = _os.getpid()
+
+    def _settle(self) -> None:
+        """Empty the target and let the driver deliver what it posted, outside the timed part."""
+        self.spark.sql("TRUNCATE TABLE dst")
+        self.driver.sparkContext._jsc.sc().listenerBus().waitUntilEmpty(30_000)
+
+    def round(self, statements: int) -> _SmallRound:
+        self._settle()
+        python, jvm = time.process_time(), _process_cpu(self.jvm_pid)
+        start = time.perf_counter()
+        for _ in range(statements):
+            self.next += 1
+            self.spark.sql(SMALL_STATEMENT.format(i=self.next % 900))
+        wall = time.perf_counter() - start
+        return _SmallRound(wall, time.process_time() - python, _process_cpu(self.jvm_pid) - jvm)
+
+    def count(self, statements: int) -> dict[str, int]:
+        """The requests a round sends: py4j commands (classic) or gRPC calls (Connect)."""
+        self._settle()
+        counted = _Counted()
+        counting = (
+            _count_py4j(counted)
+            if self.spark is self.driver
+            else _count_grpc(self.spark.client, counted)
+        )
+        with counting:
+            for _ in range(statements):
+                self.next += 1
+                self.spark.sql(SMALL_STATEMENT.format(i=self.next % 900))
+        return counted.counts
+
+    def cost(self, statements: int) -> dict[str, float]:
+        """The adapter's own CPU in a round, measured in its own code (see :class:`_OwnCost`)."""
+        self._settle()
+        cost = _OwnCost(self)
+        with cost.measuring():
+            for _ in range(statements):
+                self.next += 1
+                self.spark.sql(SMALL_STATEMENT.format(i=self.next % 900))
+        self._settle()
+        return cost.totals()
+
+    def close(self) -> None:
+        if self.client is not None:
+            uninstall(self.spark)
+            self.client.close()
+            lines = self.events.read_text(encoding="utf-8").splitlines()
+            # Every statement is a run: START and COMPLETE.
+            assert any('"COMPLETE"' in line for line in lines), "no COMPLETE event written"
+        if self.spark is not self.driver:
+            self.spark.stop()
+        self.driver.stop()
+
+
+def _small_session(connect_port: int | None, scratch: Path) -> Any:
+    """A local session of its own (its own warehouse), serving Connect on ``connect_port``."""
+    from pyspark.sql import SparkSession
+
+    builder = (
+        SparkSession.builder.master("local[2]")
+        .appName("openlineage_sdk_bench_small")
+        .config("spark.sql.shuffle.partitions", "2")
+        .config("spark.ui.enabled", "false")
+        .config("spark.ui.showConsoleProgress", "false")
+        .config("spark.sql.warehouse.dir", str(scratch / "warehouse"))
+    )
+    if connect_port is not None:
+        builder = (
+            builder.config("spark.plugins", "org.apache.spark.sql.connect.SparkConnectPlugin")
+            .config("spark.connect.grpc.binding.address", "127.0.0.1")
+            .config("spark.connect.grpc.binding.port", str(connect_port))
+        )
+    session = builder.getOrCreate()
+    session.sparkContext.setLogLevel("ERROR")
+    return session
+
+
+def small_worker(mode: str, variant: str) -> None:
+    """A worker of the small-statements row: answers the parent's commands on stdin.
+
+    ``round N``: run N statements, answer their wall and CPU times; ``count N``: run N
+    statements counting the requests sent; ``stop``.
+    """
+    import sys
+
+    scratch = Path(tempfile.mkdtemp(prefix=f"openlineage-bench-small-{mode}-{variant}-"))
+    worker = _SmallWorker(mode, variant == "adapter", scratch)
+    try:
+        print(_REPLY + "ready", flush=True)
+        for line in sys.stdin:
+            command, *rest = line.split()
+            if command == "round":
+                answer: Any = dataclasses.asdict(worker.round(int(rest[0])))
+            elif command == "count":
+                answer = worker.count(int(rest[0]))
+            elif command == "cost":
+                answer = worker.cost(int(rest[0]))
+            else:
+                break
+            print(_REPLY + json.dumps(answer), flush=True)
+    finally:
+        worker.close()
+        shutil.rmtree(scratch, ignore_errors=True)
+
+
+class _SmallProcess:
+    """The parent's handle on one worker process."""
+
+    def __init__(self, mode: str, variant: str) -> None:
+        import subprocess
+        import sys
+
+        root = Path(__file__).resolve().parents[1]
+        env = dict(os.environ)
+        env["PYTHONPATH"] = os.pathsep.join(p for p in (str(root), env.get("PYTHONPATH", "")) if p)
+        self.child = subprocess.Popen(
+            [sys.executable, "-m", "benchmarks.spark", "--small-worker", mode, variant],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+            cwd=root,
+            env=env,
+        )
+        self.name = f"{mode} {variant}"
+        self._answer()
+
+    def _answer(self) -> Any:
+        assert self.child.stdout is not None
+        for line in self.child.stdout:
+            if line.startswith(_REPLY):
+                text = line[len(_REPLY) :].strip()
+                return text if text == "ready" else json.loads(text)
+        raise RuntimeError(f"the {self.name} worker ended (exit {self.child.wait()})")
+
+    def ask(self, command: str) -> Any:
+        assert self.child.stdin is not None
+        self.child.stdin.write(command + "\n")
+        self.child.stdin.flush()
+        return self._answer()
+
+    def close(self) -> None:
+        if self.child.poll() is None:
+            assert self.child.stdin is not None
+            with contextlib.suppress(OSError):
+                self.child.stdin.write("stop\n")
+                self.child.stdin.close()
+            self.child.wait(120)
+
+
+def run_small(mode: str, rounds: int, statements: int) -> float:
+    """The small-statements row of ``mode``: rounds of ``statements`` INSERTs, plain and traced.
+
+    Each round runs ``statements`` of ``INSERT INTO dst SELECT k, sum(v) FROM src WHERE id > i
+    GROUP BY k`` over a 1,000-row Parquet table in one worker, then in the other (the order
+    alternates from round to round), after a warm-up round in each. Prints the median time per
+    statement, the ratio of medians with its 95% interval, and the adapter's own CPU per
+    statement: the worker's Python process (the driver, or the Connect client) and the JVM (the
+    driver's, or the Connect server), each the difference of the medians with and without the
+    adapter; then the requests per statement, counted in one more round. Returns the ratio.
+    """
+    workers = {name: _SmallProcess(mode, name) for name in ("plain", "adapter")}
+    try:
+        for worker in workers.values():
+            worker.ask(f"round {statements}")  # warm-up: JIT, caches, the adapter's first call
+        measured: dict[str, list[_SmallRound]] = {name: [] for name in workers}
+        for round_ in range(rounds):
+            order = ["plain", "adapter"] if round_ % 2 == 0 else ["adapter", "plain"]
+            for name in order:
+                measured[name].append(_SmallRound(**workers[name].ask(f"round {statements}")))
+        counts = {name: w.ask(f"count {statements}") for name, w in workers.items()}
+        own = workers["adapter"].ask(f"cost {statements}")
+    finally:
+        for worker in workers.values():
+            worker.close()
+
+    def per_statement(name: str, what: str) -> list[float]:
+        return [getattr(r, what) / statements for r in measured[name]]
+
+    plain, traced = per_statement("plain", "wall"), per_statement("adapter", "wall")
+    ratio = statistics.median(traced) / statistics.median(plain)
+    jvm_name = "driver JVM" if mode == "classic" else "Connect server"
+    python_name = "driver Python" if mode == "classic" else "client Python"
+    print(
+        f"\n{mode} small statements: {statements} x `{SMALL_STATEMENT.format(i='i')}` over "
+        f"1,000 rows a round, each variant in its own process; median of {rounds} rounds"
+    )
+    print(
+        "  variant   ms a statement   ratio   "
+        + python_name
+        + " CPU (ms)   "
+        + jvm_name
+        + " CPU (ms)"
+    )
+    for name in workers:
+        wall = statistics.median(per_statement(name, "wall")) * 1000
+        python = statistics.median(per_statement(name, "python_cpu")) * 1000
+        jvm = statistics.median(per_statement(name, "jvm_cpu")) * 1000
+        print(
+            f"  {name:<8} {wall:14.1f}  {wall / (statistics.median(plain) * 1000):6.3f}x  "
+            f"{python:22.1f}   {jvm:19.1f}"
+        )
+    print(f"  ratio within a round (median of {rounds}): {within_round(traced, plain):.3f}x")
+    print(verdict(traced, plain))
+    own_python = statistics.median(per_statement("adapter", "python_cpu")) - statistics.median(
+        per_statement("plain", "python_cpu")
+    )
+    own_jvm = statistics.median(per_statement("adapter", "jvm_cpu")) - statistics.median(
+        per_statement("plain", "jvm_cpu")
+    )
+    where = (
+        "the JVM threads serving its py4j calls"
+        if mode == "classic"
+        else f"its {own['requests']:.1f} requests a statement sent again alone"
+    )
+    print(
+        f"  the adapter's own CPU per statement, in its own code (one more round): "
+        f"{python_name} {own['python'] * 1000:.1f} ms, {jvm_name} {own['jvm'] * 1000:.1f} ms "
+        f"({where})"
+    )
+    print(
+        f"  the same from the processes' CPU, with less without the adapter (medians): "
+        f"{python_name} {own_python * 1000:.1f} ms, {jvm_name} {own_jvm * 1000:.1f} ms"
+    )
+    kinds = sorted({*counts["plain"], *counts["adapter"]})
+    requests = "py4j commands" if mode == "classic" else "gRPC calls"
+    print(
+        f"  {requests} per statement, with / without the adapter: "
+        + ", ".join(
+            f"{kind} {counts['adapter'].get(kind, 0) / statements:.1f} / "
+            f"{counts['plain'].get(kind, 0) / statements:.1f}"
+            for kind in kinds
+        )
+    )
+    return ratio
+
+
 def _classic(connect_port: int | None) -> Any:
     from pyspark.sql import SparkSession
 
@@ -528,6 +1009,24 @@ def _classic(connect_port: int | None) -> Any:
     return session
 
 
+def _small_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--small-only", action="store_true", help="only the rows of small statements"
+    )
+    parser.add_argument("--small-rounds", type=int, default=6, help="rounds of small statements")
+    parser.add_argument(
+        "--small-statements", type=int, default=20, help="small statements in a round"
+    )
+    parser.add_argument("--small-worker", nargs=2, help=argparse.SUPPRESS)
+
+
+def _small_rows(options: argparse.Namespace) -> None:
+    """The small-statements rows of the modes asked for (each in worker processes of its own)."""
+    for mode in ("classic", "connect"):
+        if options.mode in (mode, "both"):
+            run_small(mode, options.small_rounds, options.small_statements)
+
+
 def main(argv: list[str]) -> None:
     """Run the benchmark and print the tables (``argv`` without the program name)."""
     parser = argparse.ArgumentParser(
@@ -543,7 +1042,14 @@ def main(argv: list[str]) -> None:
         "--jdbc-only", action="store_true", help="only the JDBC read from a local PostgreSQL"
     )
     parser.add_argument("--jdbc-rows", type=int, default=1_000_000)
+    _small_options(parser)
     options = parser.parse_args(argv)
+    if options.small_worker is not None:
+        small_worker(*options.small_worker)
+        return
+    if options.small_only:
+        _small_rows(options)
+        return
 
     port: int | None = None
     if options.mode != "classic":
@@ -576,6 +1082,7 @@ def main(argv: list[str]) -> None:
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
         spark.stop()
+    _small_rows(options)
 
 
 def _run_jdbc_rows(spark: Any, options: Any, port: int | None, scratch: Path) -> None:

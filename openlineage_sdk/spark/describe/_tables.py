@@ -21,6 +21,7 @@ import json
 import logging
 import re
 import weakref
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import unquote, urlsplit
@@ -33,6 +34,7 @@ from openlineage_sdk.spark.describe._schema import described_fields
 log = logging.getLogger("openlineage_sdk.spark")
 
 __all__ = [
+    "Rows",
     "TableInfo",
     "command_rows",
     "describe_table",
@@ -99,7 +101,16 @@ def relation_rows(relation: Any) -> list[tuple[Any, ...]] | None:
     return list(zip(*(column.to_pylist() for column in table.columns), strict=True))
 
 
-def _rows(spark: Any, statement: str, after: str | None = None) -> dict[str, str]:
+Rows = Callable[[str], list[tuple[Any, ...]]]
+"""Runs a statement (a ``DESCRIBE``) and returns its rows."""
+
+
+def _sql_rows(spark: Any) -> Rows:
+    """The rows of a statement run through ``spark.sql``."""
+    return lambda statement: command_rows(spark.sql(statement))
+
+
+def _rows(run: Rows, statement: str, after: str | None = None) -> dict[str, str]:
     """The name and value rows of a ``DESCRIBE`` statement.
 
     With ``after``, only the rows that follow the row of that name: ``DESCRIBE TABLE`` lists the
@@ -107,7 +118,7 @@ def _rows(spark: Any, statement: str, after: str | None = None) -> dict[str, str
     """
     result: dict[str, str] = {}
     started = after is None
-    for row in command_rows(spark.sql(statement)):
+    for row in run(statement):
         key = (row[0] or "").strip()
         if not started:
             started = key == after
@@ -132,7 +143,12 @@ def _quote(name: str) -> str:
 
 
 def describe_table(
-    spark: Any, name: str, *, exists: bool = False, with_schema: bool = False
+    spark: Any,
+    name: str,
+    *,
+    exists: bool = False,
+    with_schema: bool = False,
+    rows: Rows | None = None,
 ) -> TableInfo | None:
     """The catalog's record of table ``name``, or ``None`` when there is no such table.
 
@@ -145,14 +161,17 @@ def describe_table(
     whose Spark refuses it gets the plain ``DESCRIBE``; then, or when a column's type is one
     :func:`described_fields` does not translate, ``schema`` is ``None`` and the caller reads the
     schema itself.
+
+    ``rows`` runs the ``DESCRIBE`` statements (default: through ``spark.sql``).
     """
     if not exists and not spark.catalog.tableExists(name):
         return None
+    run = rows if rows is not None else _sql_rows(spark)
     if with_schema:
-        described = _described_as_json(spark, name)
+        described = _described_as_json(spark, name, run)
         if described is not None:
             return described
-    info = _rows(spark, f"DESCRIBE TABLE EXTENDED {_quote(name)}", "# Detailed Table Information")
+    info = _rows(run, f"DESCRIBE TABLE EXTENDED {_quote(name)}", "# Detailed Table Information")
     table = info.get("Table") or _NAME_PART.findall(name)[-1].strip("`")
     location = info.get("Location") or None
     catalog = info.get("Catalog") or None
@@ -171,7 +190,7 @@ def describe_table(
 _REFUSED: weakref.WeakKeyDictionary[Any, set[str] | None] = weakref.WeakKeyDictionary()
 
 
-def _described_as_json(spark: Any, name: str) -> TableInfo | None:
+def _described_as_json(spark: Any, name: str, run: Rows) -> TableInfo | None:
     """``describe_table`` from ``DESCRIBE TABLE EXTENDED ... AS JSON``; ``None`` if not told."""
     try:
         refused = _REFUSED.get(spark, set())
@@ -180,7 +199,7 @@ def _described_as_json(spark: Any, name: str) -> TableInfo | None:
     if refused is None or name in refused:
         return None
     try:
-        rows = command_rows(spark.sql(f"DESCRIBE TABLE EXTENDED {_quote(name)} AS JSON"))
+        rows = run(f"DESCRIBE TABLE EXTENDED {_quote(name)} AS JSON")
     except Exception as error:
         log.debug("openlineage: DESCRIBE ... AS JSON of %s failed: %s", name, error)
         unparsed = type(error).__name__ == "ParseException" or "PARSE_SYNTAX_ERROR" in str(error)
@@ -223,7 +242,7 @@ def planned_table(spark: Any, name: str, path: str | None = None) -> TableInfo:
         table, database = table.lower(), database.lower()
     if path is not None:
         return TableInfo(database, table, path)
-    db_info = _rows(spark, f"DESCRIBE DATABASE EXTENDED {_quote(database)}")
+    db_info = _rows(_sql_rows(spark), f"DESCRIBE DATABASE EXTENDED {_quote(database)}")
     root = db_info.get("Location")
     location = f"{root.rstrip('/')}/{encode_path(table.lower())}" if root else None
     return TableInfo(database, table, location)

@@ -35,6 +35,7 @@ from openlineage_sdk.spark.describe._streams import (
     source_kind,
 )
 from openlineage_sdk.spark.describe._tables import (
+    Rows,
     TableInfo,
     describe_table,
     planned_table,
@@ -163,7 +164,10 @@ class Session(ABC):
         self, name: str, *, exists: bool = False, with_schema: bool = False
     ) -> TableInfo | None:
         """The catalog's record of table ``name`` (see :func:`describe._tables.describe_table`)."""
-        return describe_table(self.spark, name, exists=exists, with_schema=with_schema)
+        rows = self.statement_rows()
+        if rows is None:
+            return describe_table(self.spark, name, exists=exists, with_schema=with_schema)
+        return describe_table(self.spark, name, exists=exists, with_schema=with_schema, rows=rows)
 
     def self_described(
         self, name: str, info: TableInfo, role: Literal["input", "output"]
@@ -202,6 +206,10 @@ class Session(ABC):
     def planned_table(self, name: str, path: str | None = None) -> TableInfo:
         """Where a table about to be created will live (``path``: its location, if given)."""
         return planned_table(self.spark, name, self.qualify(path) if path is not None else None)
+
+    def statement_rows(self) -> Rows | None:
+        """How :meth:`describe_table` sends its ``DESCRIBE`` statements; ``None``: ``spark.sql``."""
+        return None
 
     def table_identity(self, info: TableInfo) -> DatasetIdentity:
         """A catalog table's dataset identity, with the symlink to its name."""

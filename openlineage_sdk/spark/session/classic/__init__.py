@@ -92,6 +92,28 @@ class _ListenerStatistics(WriteStatistics):
         self.begin()
         return super().around()
 
+    def executed(self, failed: bool) -> Any:
+        """The ``QueryExecution`` that ran the write command, as the listener was given it.
+
+        ``failed``: the command failed, and the listener's ``onFailure`` had it. ``None`` when
+        the listener had not exactly one (none yet, or several writes in flight at once).
+        """
+        listener, token, session = self.session.listener, self.token, self.session
+        if listener is None or token is None:
+            return None
+        collector = listener.collector(token)
+        if failed:
+            if not wait_for_listeners(session.spark, session.listener_timeout_ms):
+                return None
+            return collector.failed[0] if len(collector.failed) == 1 else None
+        if not (
+            collector.wait(session.fast_wait_s)
+            or wait_for_listeners(session.spark, session.listener_timeout_ms)
+        ):
+            return None
+        commands = [c for c in collector.commands if c.output is not None]
+        return commands[0].qe if len(commands) == 1 else None
+
     def discard(self) -> None:
         listener, token = self.session.listener, self.token
         self.token = None
@@ -150,6 +172,9 @@ class ClassicSession(Session):
         self._registration: ListenerRegistration | None = None
         self.listener_timeout_ms = 10_000
         self.fast_wait_s = 0.25
+        #: An ``INSERT`` still running after this long (seconds) is described beside it, and its
+        #: START sent then; one that ends sooner is described from its own execution.
+        self.insert_described_beside_after_s = 2.0
         #: Called with each query that ran in an action, ``(function name, QueryExecution)``.
         self.on_query: Callable[[str, Any], None] | None = None
         try:
@@ -223,18 +248,25 @@ class ClassicSession(Session):
         return _Statement(self, execution, text)
 
     def plan(
-        self, text: str | None, qe: Any = None, execution: SparkExecution | None = None
+        self,
+        text: str | None,
+        qe: Any = None,
+        execution: SparkExecution | None = None,
+        *,
+        ran: bool = False,
     ) -> PlannedStatement | None:
         """What a statement does, from its text before it runs or ``qe`` after; ``None``: nothing.
 
-        With ``qe``, the SQL text Spark parsed becomes ``execution``'s.
+        With ``qe``, the SQL text Spark parsed becomes ``execution``'s. ``ran``: ``qe`` is the
+        ``QueryExecution`` that ran the command (the listener's), whose plans Spark already
+        optimized.
         """
         try:
             if text is not None:
                 return plan_statement(self.spark, text, self.hive_metastore, self.descriptions)
             if execution is not None:
                 execution.sql = sql_text(self.spark._jvm, qe.logical())
-            return plan_executed(self.spark, qe, self.hive_metastore, self.descriptions)
+            return plan_executed(self.spark, qe, self.hive_metastore, self.descriptions, ran=ran)
         except Exception as error:
             # Spark will report a statement that does not parse or analyze itself, as it is.
             log.debug("openlineage: the statement was not described: %s", error)
@@ -332,11 +364,16 @@ class ClassicSession(Session):
 
 
 class _Statement(Description):
-    """A statement sent as text: described before it runs, or beside it for an ``INSERT``.
+    """A statement sent as text: described before it runs, or, for an ``INSERT``, beside or after.
 
-    What a statement changes must be read before it runs (a ``DROP``'s table); an ``INSERT``
-    into a table changes neither its query's inputs nor its target's identity while it runs, so
-    the session's analyzer and optimizer describe it on a thread of the adapter's beside it.
+    What a statement changes must be read before it runs (a ``DROP``'s table). An ``INSERT``
+    into a table changes neither its query's inputs nor its target's identity while it runs,
+    so it need not wait for its description: the session's listener is given the
+    ``QueryExecution`` that ran it, whose analyzed and optimized plans Spark computed for the
+    run, and an ``INSERT`` that ends within ``insert_described_beside_after_s`` is described
+    from those, once it ran (its START and COMPLETE go out then, in that order). One that runs
+    longer is described beside it by the session's analyzer and optimizer, on a thread of the
+    adapter's, and its START goes out while it runs. Either way the events say the same.
     """
 
     def __init__(self, session: ClassicSession, execution: SparkExecution, text: str) -> None:
@@ -347,6 +384,7 @@ class _Statement(Description):
         self.statistics = _ListenerStatistics(session)
         self.start = "beside" if described_beside(text) else "before"
         execution.sql = text
+        self.ran = threading.Event()  # set when the user's call returned or raised
 
     def before(self) -> bool:
         if self.start == "beside":
@@ -359,19 +397,48 @@ class _Statement(Description):
             self.statistics.begin()
         return True
 
+    def around(self) -> Any:
+        return _Marking(self.ran)
+
     def beside(self) -> bool:
+        if self.ran.wait(self.session.insert_described_beside_after_s):
+            self.start = "after"  # it ran already: described from its own execution
+            return True
         return self._plan() is not None
 
-    def _plan(self) -> PlannedStatement | None:
-        planned = self.session.plan(self.text)
+    def _plan(self, qe: Any = None) -> PlannedStatement | None:
+        if qe is None:
+            planned = self.session.plan(self.text)
+        else:
+            planned = self.session.plan(None, qe, ran=True)
         if planned is not None:
             apply_statement(self.execution, planned, self.session.catalog_info())
             self.planned = planned
         return planned
 
     def after(self) -> bool:
+        if self.start == "after":
+            qe = self.statistics.executed(failed=self.execution.error is not None)
+            # Without the listener's QueryExecution (several writes at once), the analyzer
+            # describes it: an INSERT changed nothing its description reads.
+            if self._plan(qe) is None:
+                self.statistics.discard()
+                return False
         _finish_statement(self.session, self.execution, self.planned, self.statistics)
         return True
+
+
+class _Marking:
+    """Sets an event when the call it is around returns or raises."""
+
+    def __init__(self, event: threading.Event) -> None:
+        self.event = event
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, *exc: object) -> None:
+        self.event.set()
 
 
 class _BoundStatement(Description):

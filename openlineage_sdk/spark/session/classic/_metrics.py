@@ -43,10 +43,11 @@ _MAX_PLAN_NODES = 400
 
 @dataclass
 class CommandMetrics:
-    """The metrics one executed command reported."""
+    """The metrics one executed command reported, and the ``QueryExecution`` that ran it."""
 
     output: IoStats | None
     scans: list[tuple[list[str], IoStats]]
+    qe: Any = None
 
 
 _WRITE_METRICS = ("numOutputRows", "numOutputBytes", "numFiles")
@@ -217,6 +218,7 @@ class WriteMetricsListener:
             return
         if metrics is None:
             return
+        metrics.qe = qe
         with self._lock:
             if len(self._active) == 1:
                 collector = next(iter(self._active.values()))

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -70,19 +71,42 @@ class LeafDatasets:
         return list(seen.values())
 
 
+# A part of ``TableIdentifier.quotedString``: in backticks, a backtick in it doubled.
+_QUOTED_PART = re.compile(r"`((?:[^`]|``)*)`")
+
+
 def catalog_table_info(table: Any) -> TableInfo:
-    ident = table.identifier()
-    location = option(table.storage().locationUri())  # a java.net.URI: its path is encoded
+    """A JVM ``CatalogTable``'s database, name and location (a URI, its path encoded).
+
+    Four round trips: the identifier's quoted form (```catalog`.`db`.`t```) names the database
+    and the table at once, and ``location`` is the storage's location. A table without a
+    location, or an identifier of another form, is read part by part.
+    """
+    try:
+        quoted = str(table.identifier().quotedString())
+        parts = [p.replace("``", "`") for p in _QUOTED_PART.findall(quoted)]
+        if not parts or ".".join(f"`{p.replace('`', '``')}`" for p in parts) != quoted:
+            raise ValueError(f"an identifier of another form: {quoted}")
+        location = str(table.location().toString())  # a java.net.URI: its path is encoded
+    except Exception:
+        ident = table.identifier()
+        found = option(table.storage().locationUri())
+        return TableInfo(
+            database=option(ident.database()),
+            table=str(ident.table()),
+            location=str(found) if found is not None else None,
+        )
     return TableInfo(
-        database=option(ident.database()),
-        table=str(ident.table()),
-        location=str(location) if location is not None else None,
+        database=parts[-2] if len(parts) > 1 else None, table=parts[-1], location=location
     )
 
 
-def leaf_identities(jvm: Any, leaf: Any, hive_metastore: str | None) -> list[DatasetIdentity]:
-    """The datasets one leaf relation of a logical plan reads."""
-    name = leaf.getClass().getSimpleName()
+def leaf_identities(
+    jvm: Any, leaf: Any, hive_metastore: str | None, name: str | None = None
+) -> list[DatasetIdentity]:
+    """The datasets one leaf relation of a logical plan reads (``name``: its class, if known)."""
+    if name is None:
+        name = str(leaf.getClass().getSimpleName())
     if name == "HiveTableRelation":
         return [table_identity(catalog_table_info(leaf.tableMeta()), hive_metastore)]
     if name == "LogicalRelation":
@@ -285,6 +309,9 @@ class PlanExtraction:
             found.append(dataset)
         return found
 
+    output_schema: dict[str, Any] | None = None
+    """The plan's own schema, in Spark's JSON form of a ``StructType``, when it was read."""
+
 
 def plan_inputs_and_lineage(
     df: Any,
@@ -329,21 +356,36 @@ def logical_plan_extraction(
     agent's ``columnLineage.descriptionsEnabled`` asks.
     """
     leaves = as_list(jvm, plan.collectLeaves())
+    # The plan's JSON first: it names each leaf's class, which then costs no round trip.
+    fetched: tuple[list[Attribute], PlanNode, list[PlanNode], dict[str, Any] | None] | None = None
+    fetch_error: Exception | None = None
+    try:
+        classes = JvmClasses.of(jvm)
+        projected = classes.project(plan.output(), plan)
+        nodes = json.loads(jvm_json(jvm, projected, projected.toJSON))
+        output, tree = root_output(nodes)
+        fetched = (output, tree, leaf_nodes(tree), _output_schema_json(nodes))
+    except Exception as error:
+        fetch_error = error
+    names: list[str | None] = [None] * len(leaves)
+    if fetched is not None and len(fetched[2]) == len(leaves):
+        names = [_simple_name(node.cls) for node in fetched[2]]
     found = LeafDatasets()
     unread = 0
     for index, leaf in enumerate(leaves):
         try:
-            _read_leaf(jvm, leaf, hive_metastore, index, found)
+            _read_leaf(jvm, leaf, hive_metastore, index, found, names[index])
         except Exception as error:  # one unreadable relation must not hide the rest
             unread += 1
-            found.problems.append(f"input {leaf.getClass().getSimpleName()}: {error}")
+            name = names[index] or leaf.getClass().getSimpleName()
+            found.problems.append(f"input {name}: {error}")
     lineage: ColumnLineageRecord | None = None
     schemas: dict[tuple[str, str], list[SchemaDatasetFacetFields]] = {}
+    output_schema: dict[str, Any] | None = None
     try:
-        classes = JvmClasses.of(jvm)
-        projected = classes.project(plan.output(), plan)
-        output, tree = root_output(json.loads(jvm_json(jvm, projected, projected.toJSON)))
-        json_leaves = leaf_nodes(tree)
+        if fetched is None:
+            raise fetch_error or ValueError("no JSON of the plan")
+        output, tree, json_leaves, output_schema = fetched
         if len(json_leaves) != len(leaves):
             raise ValueError(f"{len(json_leaves)} leaves in the JSON, {len(leaves)} in the plan")
         by_index = {json_leaves[i].index: ids for i, ids in found.by_leaf.items()}
@@ -369,17 +411,28 @@ def logical_plan_extraction(
         lineage = _lineage(*source, output_names, descriptions, found)
     except Exception as error:
         found.problems.append(f"column lineage: {error}")
-    extraction = PlanExtraction(found.all(), lineage, found.problems, schemas, found.catalogs)
+    extraction = PlanExtraction(
+        found.all(), lineage, found.problems, schemas, found.catalogs, output_schema=output_schema
+    )
     extraction.details = found.details
     extraction.unread = unread
     return extraction
 
 
 def _read_leaf(
-    jvm: Any, leaf: Any, hive_metastore: str | None, index: int, found: LeafDatasets
+    jvm: Any,
+    leaf: Any,
+    hive_metastore: str | None,
+    index: int,
+    found: LeafDatasets,
+    name: str | None = None,
 ) -> None:
-    """What one leaf reads, into ``found`` (JDBC leaves with their schemas and columns)."""
-    name = leaf.getClass().getSimpleName()
+    """What one leaf reads, into ``found`` (JDBC leaves with their schemas and columns).
+
+    ``name``: the leaf's class, when the plan's JSON has told it (no round trip then).
+    """
+    if name is None:
+        name = str(leaf.getClass().getSimpleName())
     if name == "LogicalRelation" and option(leaf.catalogTable()) is None:
         relation = leaf.relation()
         if relation.getClass().getSimpleName() == "JDBCRelation":
@@ -409,7 +462,39 @@ def _read_leaf(
             if any(dataset.schema is not None for dataset in datasets) or len(datasets) > 1:
                 found.v2_schemas.add(index)
             return
-    found.by_leaf[index] = leaf_identities(jvm, leaf, hive_metastore)
+    found.by_leaf[index] = leaf_identities(jvm, leaf, hive_metastore, name)
+
+
+def _simple_name(cls: str) -> str | None:
+    """A class's simple name from its JVM name in a plan's JSON; ``None`` if unsure (nested)."""
+    name = cls.rsplit(".", 1)[-1]
+    return name if name.isidentifier() and "$" not in name else None
+
+
+def _output_schema_json(nodes: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """The plan's schema as Spark's JSON form of a ``StructType``, from ``Project(output, plan)``.
+
+    A plan's schema is its output attributes, each a field with the attribute's name, data
+    type, nullability and metadata (``QueryPlan.schema``), and the projection's JSON holds them:
+    the schema costs no round trip of its own. ``None`` when the projection is not of attributes.
+    """
+    fields = []
+    try:
+        for expression in nodes[0].get("projectList") or []:
+            attribute = expression[0] if expression else {}
+            if not str(attribute.get("class", "")).endswith(".AttributeReference"):
+                return None
+            fields.append(
+                {
+                    "name": str(attribute["name"]),
+                    "type": attribute["dataType"],
+                    "nullable": bool(attribute.get("nullable", True)),
+                    "metadata": attribute.get("metadata") or {},
+                }
+            )
+    except (KeyError, IndexError, TypeError, AttributeError):  # JSON of another shape
+        return None
+    return {"type": "struct", "fields": fields}
 
 
 def _lineage(

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import functools
 import json
+import logging
 from typing import Any
 
 from openlineage_sdk.spark._execution import ColumnLineageRecord, DatasetIdentity, DatasetLineage
@@ -52,21 +53,43 @@ from openlineage_sdk.spark.session.classic._plan import (
 
 __all__ = ["plan_executed", "plan_statement"]
 
+log = logging.getLogger("openlineage_sdk.spark")
+
 
 class _Planner:
     """Reads one analyzed command through py4j."""
 
     def __init__(
-        self, spark: Any, hive_metastore: str | None, skip: Any, descriptions: bool = False
+        self,
+        spark: Any,
+        hive_metastore: str | None,
+        skip: Any,
+        descriptions: bool = False,
+        executed: Any = None,
     ) -> None:
         self.spark = spark
         self.jvm = spark._jvm
         self.session = spark._jsparkSession
-        self.state = self.session.sessionState()
-        self.catalog = self.state.catalog()
+        self._state: Any = None
+        self._catalog: Any = None
         self.hive_metastore = hive_metastore
         self.skip = skip
         self.descriptions = descriptions
+        self.executed = executed  # the QueryExecution that ran the command, if it ran
+
+    @property
+    def state(self) -> Any:
+        """The session's ``SessionState`` (asked for once, when needed)."""
+        if self._state is None:
+            self._state = self.session.sessionState()
+        return self._state
+
+    @property
+    def catalog(self) -> Any:
+        """The session's ``SessionCatalog`` (asked for once, when needed)."""
+        if self._catalog is None:
+            self._catalog = self.state.catalog()
+        return self._catalog
 
     def table_info(self, table: Any) -> TableInfo:
         """A ``CatalogTable`` as a :class:`TableInfo`, placed where the catalog would put it."""
@@ -104,23 +127,70 @@ class _Planner:
         query: Any,
         planned: PlannedStatement,
         names: list[str] | None = None,
+        *,
+        output_schema: bool = False,
     ) -> None:
+        """The query's inputs and the output's column lineage (and, with ``output_schema``, the
+        output's schema: the query's, read from the same JSON as the query itself)."""
         extraction = logical_plan_extraction(
             self.jvm,
             query,
             self.hive_metastore,
             names,
-            optimized=lambda: self.state.executePlan(query, self.skip).optimizedPlan(),
+            optimized=lambda: self.optimized(query),
             descriptions=self.descriptions,
         )
         planned.inputs = extraction.input_datasets()
         planned.problems.extend(extraction.problems)
         if planned.output is not None:
+            if output_schema:
+                planned.output.schema = self.query_schema(query, extraction.output_schema)
             planned.output.column_lineage = extraction.column_lineage
+
+    def query_schema(self, query: Any, read: dict[str, Any] | None) -> Any:
+        """The schema facet's fields of a query: from its JSON when read, else asked for."""
+        from pyspark.sql.types import StructType
+
+        if read is not None:
+            return schema_fields(StructType.fromJson(read))
+        return self.struct_fields(query.schema())
+
+    def optimized(self, query: Any) -> Any:
+        """The optimized plan of a command's ``query``, as the optimizer makes it of the query alone.
+
+        When the command ran, Spark optimized it already: its optimized plan is the command over
+        ``WriteFiles`` over the query as optimized. Spark's ``V1Writes`` adds that node, and for
+        a write into partitions or buckets also a sort by them and ``empty2null`` around the
+        partition values, which the query alone does not have; the query is optimized again only
+        then. Otherwise the optimized query is taken as it is: no work done twice.
+        """
+        executed = self.executed
+        if executed is not None:
+            try:
+                written = _written_query(executed.optimizedPlan())
+                if written is not None:
+                    return written
+            except Exception as error:  # another Spark's plan: optimized again
+                log.debug("openlineage: the executed command's query not read: %s", error)
+        return self.state.executePlan(query, self.skip).optimizedPlan()
 
     def names(self, seq: Any) -> list[str]:
         """A Scala ``Seq`` of column names as a list."""
         return [str(n) for n in as_list(self.jvm, seq)]
+
+
+def _written_query(command: Any) -> Any:
+    """The optimized query under an optimized write command's ``WriteFiles``, if it is alone.
+
+    ``None`` when the command has no ``WriteFiles`` child or writes into partitions or buckets
+    (see :meth:`_Planner.optimized`).
+    """
+    child = command.children().apply(0)
+    if str(child.getClass().getSimpleName()) != "WriteFiles":
+        return None
+    if not child.partitionColumns().isEmpty() or child.bucketSpec().isDefined():
+        return None
+    return child.child()
 
 
 def _overwrite(mode: Any) -> bool:
@@ -140,27 +210,35 @@ def plan_statement(
     Raises:
         Exception: The statement does not parse or analyze; the caller lets Spark report it.
     """
-    jvm = spark._jvm
-    state = spark._jsparkSession.sessionState()
+    skip = JvmClasses.of(spark._jvm).skip
+    planner = _Planner(spark, hive_metastore, skip, descriptions)
+    state = planner.state
     parsed = state.sqlParser().parsePlan(text)
-    skip = JvmClasses.of(jvm).skip
     plan = state.executePlan(parsed, skip).analyzed()
-    return _plan(_Planner(spark, hive_metastore, skip, descriptions), plan)
+    return _plan(planner, plan)
 
 
 def plan_executed(
-    spark: Any, qe: Any, hive_metastore: str | None, descriptions: bool = False
+    spark: Any,
+    qe: Any,
+    hive_metastore: str | None,
+    descriptions: bool = False,
+    *,
+    ran: bool = False,
 ) -> PlannedStatement | None:
     """What the command of ``qe`` (a JVM ``QueryExecution``) did, once it has run or failed.
 
     For statements PySpark formats or binds before the JVM parses them (parameters, format
     arguments): the text the adapter sees is not the statement Spark runs, but the
     ``QueryExecution`` of ``spark.sql``'s result (or, when it failed, the one the session's
-    listener was given) holds the command as Spark analyzed it. ``None`` as for
+    listener was given) holds the command as Spark analyzed it. For a statement that ran
+    (``ran``: the session's listener was given the ``QueryExecution`` that ran the command), its
+    analyzed and optimized plans are Spark's own, which no one computes again. ``None`` as for
     :func:`plan_statement`.
     """
     skip = JvmClasses.of(spark._jvm).skip
-    return _plan(_Planner(spark, hive_metastore, skip, descriptions), qe.analyzed())
+    planner = _Planner(spark, hive_metastore, skip, descriptions, qe if ran else None)
+    return _plan(planner, qe.analyzed())
 
 
 def _plan(d: _Planner, plan: Any) -> PlannedStatement | None:
@@ -175,17 +253,15 @@ def _plan(d: _Planner, plan: Any) -> PlannedStatement | None:
     if name == "InsertIntoHadoopFsRelationCommand":
         table = option(plan.catalogTable())
         overwrite = _overwrite(plan.mode())
+        # The output's schema is its query's, read with the query (``output_schema``).
         if table is not None:
-            output, info = d.table_dataset(table, plan.query().schema())
+            output, info = d.table_dataset(table, with_schema=False)
             planned = PlannedStatement(name, output, info, overwrite=overwrite)
         else:
-            output = DatasetLineage(
-                DatasetIdentity.from_uri(path_uri(plan.outputPath())),
-                "output",
-                d.struct_fields(plan.query().schema()),
-            )
+            output = DatasetLineage(DatasetIdentity.from_uri(path_uri(plan.outputPath())), "output")
             planned = PlannedStatement(name, output, overwrite=overwrite)
-        d.query_inputs(plan.query(), planned, d.names(plan.outputColumnNames()))
+        query = plan.query()
+        d.query_inputs(query, planned, d.names(plan.outputColumnNames()), output_schema=True)
         return planned
     if name in (
         "CreateHiveTableAsSelectCommand",
@@ -194,22 +270,18 @@ def _plan(d: _Planner, plan: Any) -> PlannedStatement | None:
     ):
         table = plan.tableDesc() if name != "CreateDataSourceTableAsSelectCommand" else plan.table()
         names = d.names(plan.outputColumnNames())
-        output, info = d.table_dataset(table, plan.query().schema())
+        output, info = d.table_dataset(table, with_schema=False)
         overwrite = name == "OptimizedCreateHiveTableAsSelectCommand" and _overwrite(plan.mode())
         planned = PlannedStatement(name, output, info, overwrite=overwrite)
-        d.query_inputs(plan.query(), planned, names)
+        d.query_inputs(plan.query(), planned, names, output_schema=True)
         return planned
     if name in ("InsertIntoHiveDirCommand", "InsertIntoDataSourceDirCommand"):
         location = option(plan.storage().locationUri())
         if location is None:
             return None
-        output = DatasetLineage(
-            DatasetIdentity.from_uri(str(location.toString())),
-            "output",
-            d.struct_fields(plan.query().schema()),
-        )
+        output = DatasetLineage(DatasetIdentity.from_uri(str(location.toString())), "output")
         planned = PlannedStatement(name, output, overwrite=True)
-        d.query_inputs(plan.query(), planned)
+        d.query_inputs(plan.query(), planned, output_schema=True)
         return planned
     if name in ("CreateTableCommand", "CreateDataSourceTableCommand"):
         output, info = d.table_dataset(plan.table())

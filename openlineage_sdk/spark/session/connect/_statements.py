@@ -42,6 +42,7 @@ import logging
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from openlineage_sdk.spark import _flow
 from openlineage_sdk.spark._execution import (
     DatasetIdentity,
     DatasetLineage,
@@ -124,6 +125,7 @@ class ConnectStatement(Description):
         self.insert = described_beside(text)
         self.start = "beside" if self.insert else "before"
         execution.sql = text
+        self.target: _TargetLookUp | None = None  # an INSERT's target, asked for beside it
 
     # -- the template's steps
 
@@ -149,6 +151,10 @@ class ConnectStatement(Description):
         if self.insert:
             plan = self._explain_statement()
             if plan is not None and plan.ready and plan.command is not None:
+                if plan.command.kind == "insert" and plan.explained.tables:
+                    # The target's entry in the catalog is asked for at once, beside the
+                    # inputs' (an INSERT changes neither); ``after`` waits for the answer.
+                    self.target = _TargetLookUp(self.session, plan.explained.tables[0])
                 self._look_up(plan)
             return True
         if self.plan is not None:
@@ -157,6 +163,8 @@ class ConnectStatement(Description):
 
     def after(self) -> bool:
         plan = self.plan
+        if self.target is not None:
+            self.target.join()
         if plan is None or plan.before or plan.command is None or plan.explained.error:
             return True
         try:
@@ -317,9 +325,11 @@ class ConnectStatement(Description):
                 name = _renamed(tables[0], tables[1] if len(tables) > 1 else None)
             # An INSERT's target exists: the server has analysed the INSERT.
             wants_schema = command.kind not in ("drop", "truncate")
-            info = session.describe_table(
-                name, exists=command.kind == "insert", with_schema=wants_schema
-            )
+            info = self.target.answer(name) if self.target is not None else None
+            if info is None:
+                info = session.describe_table(
+                    name, exists=command.kind == "insert", with_schema=wants_schema
+                )
             described = session.self_described(name, info, "output") if info else None
             if info is None or (described is None and info.location is None):
                 info = session.planned_table(name)
@@ -338,6 +348,46 @@ class ConnectStatement(Description):
             explained.node, output, table, overwrite=_is_overwrite(explained, plan.text)
         )
         apply_output(execution, planned, output, session.catalog_info())
+
+
+class _TargetLookUp:
+    """The catalog's entry for an ``INSERT``'s target, asked for on a thread of its own.
+
+    Asked while the statement runs, with the name the server's ``EXPLAIN`` qualified: what it
+    says (the table's location, data source and schema) is what the catalog says once the
+    statement ran for a table whose data source takes no schema change from a write (files and
+    Hive). Any other answer (a Delta or Iceberg table may evolve its schema on write), or none,
+    is not used: the target is described once the statement ran, as without this look-up.
+    """
+
+    def __init__(self, session: ConnectSession, name: str) -> None:
+        self.session = session
+        self.name = name
+        self.info: TableInfo | None = None
+        self.thread = _flow.start_beside(self._ask, name="openlineage-describe-target")
+
+    def _ask(self) -> None:
+        try:
+            self.info = self.session.describe_table(self.name, exists=True, with_schema=True)
+        except Exception as error:  # asked again once the statement ran, and noted then
+            log.debug("openlineage: the target %s was not described beside: %s", self.name, error)
+
+    def join(self) -> None:
+        self.thread.join()
+
+    def answer(self, name: str) -> TableInfo | None:
+        """The answer about ``name``, if it is one a write into the table leaves true."""
+        self.thread.join()
+        info = self.info
+        if name != self.name or info is None or info.location is None:
+            return None
+        if (info.provider or "").lower() not in _FIXED_SCHEMA:
+            return None
+        return info
+
+
+# Data sources whose tables keep their schema whatever is written into them.
+_FIXED_SCHEMA = frozenset({*FILE_FORMATS, "hive"})
 
 
 def _command_name(node: str, command: Command | None) -> str:
