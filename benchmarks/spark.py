@@ -88,7 +88,8 @@ class _Clock:
         self._no_quantiles = gateway.new_array(gateway.jvm.double, 0)
         self._all_tasks = gateway.jvm.java.util.ArrayList()
 
-    def _cpu(self) -> float:
+    def executor_cpu(self) -> float:
+        """The executor CPU time of every stage so far, in seconds."""
         self._sc.listenerBus().waitUntilEmpty(30_000)
         stages = self._sc.statusStore().stageList(
             None, False, False, self._no_quantiles, self._all_tasks
@@ -97,11 +98,11 @@ class _Clock:
         return nanos / 1e9
 
     def measure(self, action: Callable[[], None]) -> tuple[float, float]:
-        cpu = self._cpu()
+        cpu = self.executor_cpu()
         start = time.perf_counter()
         action()
         wall = time.perf_counter() - start
-        return wall, self._cpu() - cpu
+        return wall, self.executor_cpu() - cpu
 
 
 def within_round(variant: list[float], plain: list[float]) -> float:

@@ -41,6 +41,7 @@ from pathlib import Path
 from typing import Any
 from unittest import mock
 
+from benchmarks.spark import _Clock
 from openlineage_sdk.client import OpenLineage
 from openlineage_sdk.spark import install, uninstall
 from openlineage_sdk.transports import FileTransport
@@ -74,24 +75,6 @@ def _stream(spark: Any, source: Path, out: Path) -> None:
         .start(str(out))
     )
     query.awaitTermination()
-
-
-class _ExecutorCpu:
-    """The executor CPU time the driver's status store recorded, in seconds."""
-
-    def __init__(self, driver: Any) -> None:
-        self._sc = driver.sparkContext._jsc.sc()
-        gateway = driver.sparkContext._gateway
-        self._no_quantiles = gateway.new_array(gateway.jvm.double, 0)
-        self._all_tasks = gateway.jvm.java.util.ArrayList()
-
-    def __call__(self) -> float:
-        self._sc.listenerBus().waitUntilEmpty(30_000)
-        stages = self._sc.statusStore().stageList(
-            None, False, False, self._no_quantiles, self._all_tasks
-        )
-        nanos = sum(int(stages.apply(i).executorCpuTime()) for i in range(stages.size()))
-        return nanos / 1e9
 
 
 @contextlib.contextmanager
@@ -172,7 +155,7 @@ def run(
     events = scratch / f"events-{label}.jsonl"
     client = OpenLineage(transport=FileTransport(events), namespace="bench")
     counter = iter(range(1_000_000))
-    cpu_of = _ExecutorCpu(driver)
+    cpu_of = _Clock(driver).executor_cpu  # the executor CPU time so far, as the batch rows read it
     cpu: dict[bool, list[float]] = {False: [], True: []}
     own: list[float] = []
 
