@@ -987,12 +987,13 @@ def run_small(mode: str, rounds: int, statements: int) -> float:
     return ratio
 
 
-def _classic(connect_port: int | None) -> Any:
+def _classic(connect_port: int | None, app: str = "openlineage_sdk_bench") -> Any:
+    """The benchmark's local driver (serving Spark Connect on ``connect_port`` when given)."""
     from pyspark.sql import SparkSession
 
     builder = (
         SparkSession.builder.master("local[2]")
-        .appName("openlineage_sdk_bench")
+        .appName(app)
         .config("spark.sql.shuffle.partitions", "2")
         .config("spark.ui.enabled", "false")
         .config("spark.ui.showConsoleProgress", "false")

@@ -41,7 +41,7 @@ from pathlib import Path
 from typing import Any
 from unittest import mock
 
-from benchmarks.spark import _Clock
+from benchmarks.spark import _classic, _Clock
 from openlineage_sdk.client import OpenLineage
 from openlineage_sdk.spark import install, uninstall
 from openlineage_sdk.transports import FileTransport
@@ -233,27 +233,6 @@ def run(
     return ratio
 
 
-def _session(connect_port: int | None) -> Any:
-    from pyspark.sql import SparkSession
-
-    builder = (
-        SparkSession.builder.master("local[2]")
-        .appName("openlineage_sdk_bench_streams")
-        .config("spark.sql.shuffle.partitions", "2")
-        .config("spark.ui.enabled", "false")
-        .config("spark.ui.showConsoleProgress", "false")
-    )
-    if connect_port is not None:
-        builder = (
-            builder.config("spark.plugins", "org.apache.spark.sql.connect.SparkConnectPlugin")
-            .config("spark.connect.grpc.binding.address", "127.0.0.1")
-            .config("spark.connect.grpc.binding.port", str(connect_port))
-        )
-    session = builder.getOrCreate()
-    session.sparkContext.setLogLevel("ERROR")
-    return session
-
-
 def main(argv: list[str]) -> None:
     """Run the benchmark and print the tables (``argv`` without the program name)."""
     parser = argparse.ArgumentParser(
@@ -272,7 +251,7 @@ def main(argv: list[str]) -> None:
         with socket.socket() as sock:
             sock.bind(("127.0.0.1", 0))
             port = int(sock.getsockname()[1])
-    spark = _session(port)
+    spark = _classic(port, "openlineage_sdk_bench_streams")
     scratch = Path(tempfile.mkdtemp(prefix="openlineage-bench-streams-"))
     try:
         source = _source(spark, options.rows, options.batches, scratch)

@@ -18,6 +18,7 @@ run anywhere.
 
 from __future__ import annotations
 
+import itertools
 import os
 import socket
 import sys
@@ -184,6 +185,34 @@ def postgres() -> Iterator[Any]:
         pytest.skip(reason)
     with postgres_server() as server:
         yield server
+
+
+@pytest.fixture
+def connect_auto(spark_connect: Any, client: Any, memory: Any) -> Iterator[Captured]:
+    """The adapter in automatic mode on the Connect session, and what it emitted."""
+    from openlineage_sdk.spark import install, uninstall
+
+    install(spark_connect, client)
+    yield Captured(memory)
+    uninstall(spark_connect)
+
+
+_table_names = itertools.count()
+
+
+@pytest.fixture
+def table(spark_connect: Any) -> Iterator[Any]:
+    """A maker of fresh table names on the Connect session; the tables are dropped after."""
+    made: list[str] = []
+
+    def make(stem: str) -> str:
+        name = f"{stem}_{next(_table_names)}_{id(made) % 10_000}"
+        made.append(name)
+        return name
+
+    yield make
+    for name in made:
+        spark_connect.sql(f"DROP TABLE IF EXISTS {name}")
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

@@ -9,7 +9,6 @@ from __future__ import annotations
 import itertools
 import re
 import tempfile
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -21,31 +20,6 @@ pytestmark = pytest.mark.connect
 
 APP = "openlineage_sdk_tests"
 _names = itertools.count()
-
-
-@pytest.fixture
-def connect_auto(spark_connect: Any, client: Any, memory: Any) -> Iterator[Captured]:
-    """The adapter in automatic mode on the Connect session, and what it emitted."""
-    from openlineage_sdk.spark import install, uninstall
-
-    install(spark_connect, client)
-    yield Captured(memory)
-    uninstall(spark_connect)
-
-
-@pytest.fixture
-def table(spark_connect: Any) -> Iterator[Any]:
-    """A maker of fresh table names; the tables are dropped after the test."""
-    made: list[str] = []
-
-    def make(stem: str) -> str:
-        name = f"{stem}_{next(_names)}_{id(made) % 10_000}"
-        made.append(name)
-        return name
-
-    yield make
-    for name in made:
-        spark_connect.sql(f"DROP TABLE IF EXISTS {name}")
 
 
 def _warehouse(spark_root: Path) -> str:

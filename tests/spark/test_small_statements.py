@@ -65,29 +65,6 @@ def _plain(facet: Any) -> Any:
 
 
 @pytest.fixture
-def connect_auto(spark_connect: Any, client: Any, memory: Any) -> Iterator[Captured]:
-    from openlineage_sdk.spark import install, uninstall
-
-    install(spark_connect, client)
-    yield Captured(memory)
-    uninstall(spark_connect)
-
-
-@pytest.fixture
-def table(spark_connect: Any) -> Iterator[Any]:
-    made: list[str] = []
-
-    def make(stem: str) -> str:
-        name = f"small_{stem}_{next(_names)}_{id(made) % 10_000}"
-        made.append(name)
-        return name
-
-    yield make
-    for name in made:
-        spark_connect.sql(f"DROP TABLE IF EXISTS {name}")
-
-
-@pytest.fixture
 def sent(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """The SQL of every command the Connect client sends, in order."""
     from pyspark.sql.connect.client import core
