@@ -121,3 +121,26 @@ def test_job_names_follow_app_command_table(
     app: str, command: str | None, table: str | None, name: str
 ) -> None:
     assert job_name(app, command, table) == name
+
+
+@pytest.mark.parametrize(
+    ("servers", "namespace"),
+    [
+        ("localhost:9092", "kafka://localhost:9092"),
+        # The first server, its host as written (java.net.URI keeps its case).
+        ("Broker-1.example:9092,broker-2:9092", "kafka://Broker-1.example:9092"),
+        ("SASL_SSL://secure.example:9093", "kafka://secure.example:9093"),
+        ("PLAINTEXT://user@h:9094/", "kafka://h:9094"),
+        ("h", "kafka://h:-1"),  # no port: -1, as URI.getPort() says
+        ("[::1]:9092", "kafka://[::1]:9092"),
+        ("", "kafka://"),
+    ],
+)
+def test_kafka_namespaces_are_the_agents_for_batch_and_streams(
+    servers: str, namespace: str
+) -> None:
+    from openlineage_sdk.spark.describe import _kafka, _streams
+
+    assert _kafka.kafka_namespace(servers) == namespace
+    streamed = _streams.kafka_namespace({"kafka.bootstrap.servers": servers})
+    assert streamed == (namespace if servers else None)
