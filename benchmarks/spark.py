@@ -49,6 +49,7 @@ from unittest import mock
 
 from openlineage_sdk.client import OpenLineage
 from openlineage_sdk.spark import install, uninstall
+from openlineage_sdk.spark._flow import wait_finished
 from openlineage_sdk.transports import FileTransport
 
 TARGET = 1.05  # the adapter's write may take at most this much of the plain write's time
@@ -291,6 +292,13 @@ def run(
     return medians
 
 
+def _statement_reported(spark: Any, statement: str) -> None:
+    """Run ``statement`` until its run's end was reported (an INSERT's goes out once its call
+    returned, on the adapter's finishing thread)."""
+    spark.sql(statement)
+    wait_finished()
+
+
 def run_sql(spark: Any, driver: Any, source: str, repeat: int, label: str) -> float:
     """Time ``INSERT INTO ... SELECT`` through ``spark.sql``, plain and with the adapter.
 
@@ -316,7 +324,7 @@ def run_sql(spark: Any, driver: Any, source: str, repeat: int, label: str) -> fl
         if traced:
             install(spark, client)
         try:
-            return clock.measure(lambda: spark.sql(statement))[0]
+            return clock.measure(functools.partial(_statement_reported, spark, statement))[0]
         finally:
             if traced:
                 uninstall(spark)
@@ -387,6 +395,7 @@ def run_connect_sql(spark: Any, driver: Any, source: str, repeat: int, scratch: 
         try:
             start = time.perf_counter()
             spark.sql(statement)
+            wait_finished()  # the run's end, reported once the call returned
             return time.perf_counter() - start
         finally:
             if traced:
@@ -674,6 +683,11 @@ class _OwnCost:
         def timed_beside(function: Callable[..., None], *args: Any, name: str) -> Any:
             return start_beside(timed_step(function), *args, name=name)
 
+        finish_later = _flow.finish_later
+
+        def timed_finish(work: Callable[[], None]) -> bool:
+            return finish_later(timed_step(work))
+
         execute = ConnectSession.execute
 
         def recorded(session: Any, command: Any) -> Any:
@@ -683,6 +697,7 @@ class _OwnCost:
         with contextlib.ExitStack() as stack:
             stack.enter_context(mock.patch.object(_statements, "run_observed", timed_run))
             stack.enter_context(mock.patch.object(_flow, "start_beside", timed_beside))
+            stack.enter_context(mock.patch.object(_flow, "finish_later", timed_finish))
             for name in ("onSuccess", "onFailure"):
                 method = getattr(WriteMetricsListener, name)
                 stack.enter_context(
@@ -690,6 +705,7 @@ class _OwnCost:
                 )
             stack.enter_context(mock.patch.object(ConnectSession, "execute", recorded))
             yield
+            _flow.wait_finished()  # the last statements' ends, on the finishing thread
         if not self.classic:
             self._replay()
 
@@ -764,6 +780,9 @@ class _SmallWorker:
         for _ in range(statements):
             self.next += 1
             self.spark.sql(SMALL_STATEMENT.format(i=self.next % 900))
+        # The adapter reports a short INSERT's end once its call returned: the round is over
+        # when the last one was reported.
+        wait_finished()
         wall = time.perf_counter() - start
         return _SmallRound(wall, time.process_time() - python, _process_cpu(self.jvm_pid) - jvm)
 
@@ -780,6 +799,7 @@ class _SmallWorker:
             for _ in range(statements):
                 self.next += 1
                 self.spark.sql(SMALL_STATEMENT.format(i=self.next % 900))
+            wait_finished()
         return counted.counts
 
     def cost(self, statements: int) -> dict[str, float]:

@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from openlineage_sdk.spark import _conf
 from openlineage_sdk.spark._execution import SparkExecution, job_name
-from openlineage_sdk.spark._flow import LineageSink
+from openlineage_sdk.spark._flow import LineageSink, wait_finished
 from openlineage_sdk.spark.events._client import configured_client, fallback_parent
 from openlineage_sdk.spark.events._extensions import FacetBuilder, FacetBuilders
 from openlineage_sdk.spark.events._facets import application_facets
@@ -71,12 +71,16 @@ Mode = Literal["automatic", "explicit"]
 """How executions are reported: each as a run of its own, or into the current run."""
 
 _drain_lock = threading.Lock()
+# How long closing, flushing or exiting waits for executions still being finished.
+FLUSH_TIMEOUT_S = 60.0
 _drain_registered = False
 
 
 def _drain_at_exit() -> None:
-    """Before Python exits, let Spark's listener bus hand the last actions over to the adapters.
+    """Before Python exits, report what the adapters still owe.
 
+    An ``INSERT`` described from its own plans is finished on the adapter's finishing thread,
+    once its call returned: a script that ends with one would exit before its events went out.
     Reads that end in an action reach a classic adapter from the listener bus, after the action
     returned. A script that ends with ``df.count()`` and no ``spark.stop()`` would exit before
     that callback arrives: its run lost, and the JVM logging the callback it could not make.
@@ -84,8 +88,10 @@ def _drain_at_exit() -> None:
     server still answers); the delivery engine's own handler, registered with the client
     before, runs after it and sends what this produced.
     """
+    wait_finished(FLUSH_TIMEOUT_S)
     for adapter in _hooks.adapters():
         adapter.session.drain()
+    wait_finished(FLUSH_TIMEOUT_S)
 
 
 class SparkLineage:
@@ -158,9 +164,24 @@ class SparkLineage:
         if previous is not None:
             previous.close()
 
-    def drain_listeners(self) -> None:
-        """Wait (bounded) until the session delivered what its actions posted."""
+    def flush(self, timeout: float = FLUSH_TIMEOUT_S) -> bool:
+        """Report what is still owed: the executions being finished, the actions' reads.
+
+        An ``INSERT`` is reported on the adapter's finishing thread once its call returned
+        (the call does not wait for its lineage), and a read that ends in an action reaches
+        the adapter from Spark's listener bus after the action returned. ``uninstall`` and the
+        interpreter's exit flush; call this to have every event of the calls so far sent now.
+
+        Returns:
+            ``False`` when ``timeout`` seconds (for each of the two waits) were not enough.
+        """
+        finished = wait_finished(timeout)
         self.session.drain()
+        return wait_finished(timeout) and finished
+
+    def drain_listeners(self) -> None:
+        """Wait (bounded) until everything the adapter owes was reported (see :meth:`flush`)."""
+        self.flush()
 
     def close(self) -> None:
         """Unregister what the adapter registered on the session; close a client it made.
@@ -168,11 +189,13 @@ class SparkLineage:
         What the session still owes (the last action's read, on the listener bus) is reported
         first.
         """
+        wait_finished(FLUSH_TIMEOUT_S)
         close_streams(self)
         for closer in self._closers:
             closer.close()
         self._closers = []
         self.session.close()
+        wait_finished(FLUSH_TIMEOUT_S)
         if self._owned_client is not None:
             self._owned_client.close()
             self._owned_client = None
@@ -279,11 +302,11 @@ def install(
         hook_classic_sql()
         hook_classic_merge()
         hook_rdd_saves()
-        global _drain_registered
-        with _drain_lock:
-            if not _drain_registered:
-                atexit.register(_drain_at_exit)
-                _drain_registered = True
+    global _drain_registered
+    with _drain_lock:
+        if not _drain_registered:
+            atexit.register(_drain_at_exit)
+            _drain_registered = True
     return adapter
 
 

@@ -15,6 +15,14 @@ decides nothing about Spark; it only keeps the order every run needs:
 4. ``after()``: statistics and what changed, then COMPLETE, FAIL or ABORT. The end always waits
    for the description beside, so a run's events keep their order.
 
+An execution whose end reads nothing a later call of the user's could change (an ``INSERT``
+described from the plans Spark ran it with) is finished on the adapter's finishing thread
+(:func:`finish_later`), after the user's call returned: the call returns as soon as Spark's
+work is done, not when the lineage is. Its events keep their place: the adapter reports a later
+execution's START only once the executions finished before it were reported (bounded, so that
+lineage never holds the user's work for long), and :func:`wait_finished` waits for them (as
+``uninstall``, the application's end and the exit of the interpreter do).
+
 Everything the adapter does inside the call (its own look-ups, the writer's inner calls) is
 marked with :func:`adapter_work`, which the observers check so that it is never reported as an
 execution of its own.
@@ -24,9 +32,11 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
+import functools
 import logging
 import threading
 import time
+from collections import deque
 from collections.abc import Callable, Iterator
 from typing import Any, Literal, Protocol, TypeVar
 
@@ -36,6 +46,7 @@ __all__ = [
     "Description",
     "LineageSink",
     "adapter_work",
+    "finish_later",
     "inside_adapter",
     "report_done",
     "report_finished",
@@ -44,6 +55,7 @@ __all__ = [
     "run_observed",
     "run_opened",
     "start_beside",
+    "wait_finished",
 ]
 
 log = logging.getLogger("openlineage_sdk.spark")
@@ -84,6 +96,108 @@ def start_beside(function: Callable[..., None], *args: Any, name: str) -> thread
     return thread
 
 
+class _Finisher:
+    """The adapter's one thread that finishes executions after the user's call returned.
+
+    Work runs in the order it was handed over. At most :attr:`limit` pieces wait: beyond that
+    the caller finishes its execution itself, so that a slow transport slows the pipeline
+    rather than holding an unbounded backlog (and nothing is ever dropped).
+    """
+
+    limit = 64
+
+    def __init__(self) -> None:
+        self._work: deque[Callable[[], None]] = deque()
+        self._pending = 0  # handed over and not yet done
+        self._changed = threading.Condition()
+        self._thread: threading.Thread | None = None
+
+    @property
+    def pending(self) -> int:
+        return self._pending
+
+    def on_thread(self) -> bool:
+        return threading.current_thread() is self._thread
+
+    def submit(self, work: Callable[[], None]) -> bool:
+        """Hand ``work`` over; ``False`` when too much waits already (the caller runs it)."""
+        with self._changed:
+            if self._pending >= self.limit:
+                return False
+            self._work.append(work)
+            self._pending += 1
+            if self._thread is None or not self._thread.is_alive():
+                self._thread = threading.Thread(
+                    target=self._run, name="openlineage-finish", daemon=True
+                )
+                self._thread.start()
+            self._changed.notify_all()
+        return True
+
+    def _run(self) -> None:
+        while True:
+            with self._changed:
+                while not self._work:
+                    self._changed.wait()
+                work = self._work.popleft()
+            try:
+                work()
+            except Exception as error:  # the work guards itself; never the thread's end
+                log.warning("openlineage: finishing an execution failed: %s", error, exc_info=True)
+            finally:
+                with self._changed:
+                    self._pending -= 1
+                    self._changed.notify_all()
+
+    def wait(self, timeout: float | None) -> bool:
+        """Wait until everything handed over is done; ``False`` on time-out."""
+        if self._pending == 0 or self.on_thread():
+            return True
+        deadline = None if timeout is None else time.monotonic() + timeout
+        with self._changed:
+            while self._pending:
+                left = None if deadline is None else deadline - time.monotonic()
+                if left is not None and left <= 0:
+                    return False
+                self._changed.wait(left)
+        return True
+
+
+_finisher = _Finisher()
+
+# How long a START waits for the ends of earlier executions before it goes out regardless.
+ORDER_WAIT_S = 10.0
+
+
+def finish_later(work: Callable[[], None]) -> bool:
+    """Run ``work`` on the adapter's finishing thread, after the work handed over before it.
+
+    ``False`` when too much is waiting already: the caller runs ``work`` itself.
+    """
+    return _finisher.submit(work)
+
+
+def wait_finished(timeout: float | None = None) -> bool:
+    """Wait until every execution handed to the finishing thread was reported.
+
+    Returns ``False`` when ``timeout`` seconds passed first.
+    """
+    waited = _finisher.wait(timeout)
+    if not waited:
+        log.warning(
+            "openlineage: %d execution(s) were still being finished after %s s",
+            _finisher.pending,
+            timeout,
+        )
+    return waited
+
+
+def _in_order() -> None:
+    """Before a START: let the executions that ended before this one be reported first."""
+    if _finisher.pending and not _finisher.on_thread():
+        wait_finished(ORDER_WAIT_S)
+
+
 class LineageSink(Protocol):
     """Where the adapter reports executions: the event builder, or a sink of one's own.
 
@@ -109,6 +223,16 @@ class LineageSink(Protocol):
         """The execution ran (``write.error`` tells whether it failed); statistics are in."""
 
 
+def _reports_later(reporter: LineageSink) -> bool:
+    """Whether a sink may hear of an execution's end after the user's call returned.
+
+    A sink says so with a true ``reports_later`` attribute (the automatic mode's, which makes a
+    run of each execution). Any other sink hears of an execution before the call returns, as
+    explicit mode needs: it adds to the run the user's block holds open.
+    """
+    return bool(getattr(reporter, "reports_later", False))
+
+
 Start = Literal["before", "beside", "after"]
 
 
@@ -124,11 +248,16 @@ class Description:
         describes_beside: Whether ``beside()`` has work to do (it does when ``start`` is
             ``"beside"``).
         result: What the call returned, for ``after()``.
+        finishes_later: Whether ``after()`` and the end's reports may run on the adapter's
+            finishing thread once the call returned (see the module): true only when they read
+            nothing a later call of the user's could change. Set by the steps before the call
+            returns (``before()`` or ``beside()``).
     """
 
     start: Start = "before"
     describes_beside: bool = False
     result: Any = None
+    finishes_later: bool = False
 
     def before(self) -> bool:
         """Describe what must be read before the call; ``False``: the execution is not reported."""
@@ -185,18 +314,21 @@ def run_observed(
     reported = [True]
     beside: threading.Thread | None = None
     if description.start == "before":
+        _in_order()
         _report(reporter, "write_started", execution)
     if description.describes_beside or description.start == "beside":
 
         def describe_beside() -> None:
             reported[0] = _guarded(execution, "lineage", description.beside, True)
             if description.start == "beside" and reported[0]:
+                _in_order()
                 _report(reporter, "write_started", execution)
 
         beside = start_beside(describe_beside, name="openlineage-describe")
 
     def finish() -> None:
-        execution.finished = time.time()
+        if execution.finished is None:
+            execution.finished = time.time()
         if beside is not None:
             beside.join()
         after = _guarded(execution, "after the execution", description.after, True)
@@ -205,6 +337,7 @@ def run_observed(
         if description.start == "after":
             if not after:
                 return
+            _in_order()
             _report(reporter, "write_started", execution)
         _report(reporter, "write_finished", execution)
 
@@ -223,6 +356,14 @@ def run_observed(
     description.result = result
     if iterates:
         return _iterating(result, execution, finish)  # type: ignore[arg-type, return-value]
+    if _reports_later(reporter):
+        execution.finished = time.time()
+        if beside is not None:
+            beside.join()  # it decides whether the end may come later
+        if description.finishes_later and finish_later(
+            functools.partial(contextvars.copy_context().run, finish)
+        ):
+            return result
     finish()
     return result
 

@@ -130,6 +130,10 @@ class Captured:
         self.memory = memory
 
     def events(self) -> list[RunEvent]:
+        from openlineage_sdk.spark._flow import wait_finished
+
+        # An INSERT's events go out on the adapter's finishing thread, once its call returned.
+        assert wait_finished(60.0), "the adapter did not finish its executions in a minute"
         events = self.memory.events
         assert all(isinstance(e, RunEvent) for e in events)
         return list(events)
@@ -155,6 +159,10 @@ class Captured:
         return runs[0]
 
     def clear(self) -> None:
+        """Forget the events so far, those still being finished included."""
+        from openlineage_sdk.spark._flow import wait_finished
+
+        assert wait_finished(60.0), "the adapter did not finish its executions in a minute"
         self.memory.clear()
 
 

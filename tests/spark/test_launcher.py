@@ -138,3 +138,43 @@ def test_a_script_without_pyspark_runs_unchanged_and_the_next_sitecustomize_stil
     )
     assert completed.returncode == 0, completed.stderr
     assert completed.stdout.split() == ["ran", "False", "True"]
+
+
+INSERT_LAST = textwrap.dedent(
+    """
+    from pyspark.sql import SparkSession
+
+    spark = (
+        SparkSession.builder.master("local[1]").appName("insert_last")
+        .config("spark.ui.enabled", "false").getOrCreate()
+    )
+    spark.sql("CREATE TABLE src USING parquet AS SELECT id, id % 3 AS k FROM range(9)")
+    spark.sql("CREATE TABLE dst (k BIGINT, n BIGINT) USING parquet")
+    spark.sql("INSERT INTO dst SELECT k, count(*) FROM src GROUP BY k")
+    # No spark.stop(): the interpreter's exit ends the application.
+    """
+)
+
+
+@pytest.mark.spark
+@pytest.mark.slow
+def test_a_script_that_ends_with_an_insert_reports_it_before_the_applications_end(
+    tmp_path: Path,
+) -> None:
+    """The INSERT's end is reported on the adapter's finishing thread, once its call returned:
+    the exit waits for it, and the application's COMPLETE comes after it."""
+    (tmp_path / "job.py").write_text(INSERT_LAST)
+    (tmp_path / "openlineage.yml").write_text(
+        json.dumps({"transport": {"type": "file", "log_file_path": str(tmp_path / "events.jsonl")}})
+    )
+    env_warehouse = tmp_path / "spark-warehouse"
+    events = _launch(tmp_path, [sys.executable, "job.py"])
+    order = [
+        (e["job"]["name"].split(".")[1] if "." in e["job"]["name"] else "app", e["eventType"])  # type: ignore[index]
+        for e in events
+    ]
+    insert = "execute_insert_into_hadoop_fs_relation_command"
+    assert order[-3:] == [(insert, "START"), (insert, "COMPLETE"), ("app", "COMPLETE")], order
+    [end] = [e for e in events if e["eventType"] == "COMPLETE" and insert in e["job"]["name"]]  # type: ignore[operator]
+    assert end["outputs"][0]["name"] == str(env_warehouse / "dst")  # type: ignore[index]
+    assert end["outputs"][0]["outputFacets"]["outputStatistics"]["rowCount"] == 3  # type: ignore[index]

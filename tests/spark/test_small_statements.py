@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import itertools
 import threading
+import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -399,3 +400,96 @@ def test_a_catalog_tables_name_and_location_read_at_once_are_those_read_part_by_
         assert info.database == "default"
     finally:
         spark.sql(f"DROP TABLE IF EXISTS {name}")
+
+
+# --------------------------------------------------------------------------- both modes
+
+
+def auto_is_classic(spark: Any) -> bool:
+    return hasattr(spark, "_jvm")
+
+
+@pytest.fixture
+def mode_tables(mode_spark: Any) -> Iterator[tuple[str, str]]:
+    """A source of 30 rows and an empty target, of files, in the test's mode."""
+    src, dst = f"late_src_{next(_names)}", f"late_dst_{next(_names)}"
+    mode_spark.sql(f"CREATE TABLE {src} USING parquet AS SELECT id, id % 3 AS k FROM range(30)")
+    mode_spark.sql(f"CREATE TABLE {dst} (k BIGINT, n BIGINT) USING parquet")
+    yield src, dst
+    for name in (src, dst):
+        mode_spark.sql(f"DROP TABLE IF EXISTS {name}")
+
+
+def test_an_insert_returns_before_its_end_is_reported(
+    mode_spark: Any,
+    auto: Captured,
+    mode_tables: tuple[str, str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The user's call does not wait for the INSERT's lineage: its end is reported on the
+    adapter's finishing thread, here held until the call returned."""
+    from openlineage_sdk.spark.events._sinks import RunPerWrite
+
+    src, dst = mode_tables
+    reached, release = threading.Event(), threading.Event()
+    ends: list[str] = []
+    real = RunPerWrite.write_finished
+
+    def held(self: RunPerWrite, write: SparkExecution) -> None:
+        ends.append(threading.current_thread().name)
+        reached.set()
+        assert release.wait(60)
+        real(self, write)
+
+    monkeypatch.setattr(RunPerWrite, "write_finished", held)
+    auto.clear()
+    try:
+        mode_spark.sql(f"INSERT INTO {dst} SELECT k, count(*) FROM {src} GROUP BY k")
+        # The call returned while its end is held on the finishing thread.
+        assert reached.wait(60)
+        assert ends == ["openlineage-finish"]
+        assert [e.event_type for e in auto.memory.events] == ["START"]
+    finally:
+        release.set()
+    run = auto.only_write()
+    assert run.types == ["START", "COMPLETE"]
+    assert run.output_json()["name"].endswith(f"/{dst}")
+    assert [f["name"] for f in run.output_json()["facets"]["schema"]["fields"]] == ["k", "n"]
+    if auto_is_classic(mode_spark):  # a Connect statement's rows are not sent to the client
+        assert run.output_json()["outputFacets"]["outputStatistics"]["rowCount"] == 3
+
+
+def test_a_later_statements_events_follow_an_earlier_inserts_end(
+    mode_spark: Any,
+    auto: Captured,
+    mode_tables: tuple[str, str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """However late an INSERT's end goes out, the next statement's START waits for it: the
+    events keep the order of the calls (here the next one drops the INSERT's target)."""
+    from openlineage_sdk.spark.events._sinks import RunPerWrite
+
+    src, dst = mode_tables
+    real = RunPerWrite.write_finished
+
+    def slow(self: RunPerWrite, write: SparkExecution) -> None:
+        if write.sql is not None and write.sql.startswith("INSERT"):
+            time.sleep(0.5)
+        real(self, write)
+
+    monkeypatch.setattr(RunPerWrite, "write_finished", slow)
+    auto.clear()
+    mode_spark.sql(f"INSERT INTO {dst} SELECT k, count(*) FROM {src} GROUP BY k")
+    mode_spark.sql(f"DROP TABLE {dst}")
+    events = auto.events()
+    commands = [e.job.name.split(".")[1] for e in events]
+    assert [e.event_type for e in events] == ["START", "COMPLETE", "START", "COMPLETE"]
+    assert commands[0] == commands[1] == "execute_insert_into_hadoop_fs_relation_command"
+    assert commands[2] == commands[3] == "drop_table"
+    insert, drop = auto.runs()
+    # The INSERT was described from what it ran with, not from the table dropped since.
+    if auto_is_classic(mode_spark):
+        assert insert.output_json()["outputFacets"]["outputStatistics"]["rowCount"] == 3
+    assert [f["name"] for f in insert.output_json()["facets"]["schema"]["fields"]] == ["k", "n"]
+    assert drop.end.outputs is not None
+    assert drop.end.outputs[0].name == insert.end.outputs[0].name  # type: ignore[index]

@@ -126,6 +126,10 @@ class RunPerWrite:
         builders: Facet builders whose facets join the adapter's.
     """
 
+    #: An execution's end may reach this sink after the user's call returned (see
+    #: ``_flow.finish_later``): each execution is a run of its own, which nothing else holds.
+    reports_later = True
+
     def __init__(
         self,
         client: OpenLineage,

@@ -371,7 +371,8 @@ class _Statement(Description):
     so it need not wait for its description: the session's listener is given the
     ``QueryExecution`` that ran it, whose analyzed and optimized plans Spark computed for the
     run, and an ``INSERT`` that ends within ``insert_described_beside_after_s`` is described
-    from those, once it ran (its START and COMPLETE go out then, in that order). One that runs
+    from those, once it ran (its START and COMPLETE go out then, in that order), on the
+    adapter's finishing thread: the user's call returns without waiting for it. One that runs
     longer is described beside it by the session's analyzer and optimizer, on a thread of the
     adapter's, and its START goes out while it runs. Either way the events say the same.
     """
@@ -402,7 +403,10 @@ class _Statement(Description):
 
     def beside(self) -> bool:
         if self.ran.wait(self.session.insert_described_beside_after_s):
-            self.start = "after"  # it ran already: described from its own execution
+            # It ran already: described from its own execution, whose plans nothing the user
+            # does next changes, on the adapter's finishing thread.
+            self.start = "after"
+            self.finishes_later = True
             return True
         return self._plan() is not None
 

@@ -29,7 +29,9 @@ When
 ----
 An INSERT into a table waits for nothing: it is sent at once, and the server explains it and
 answers the catalog look-ups (its inputs and target, which it does not change) beside it; the
-START goes out when they are done, COMPLETE waits for them. Any other statement waits for its
+START goes out when they are done, COMPLETE waits for them. When they described the target in
+full (a table of files or Hive's), the end asks nothing more: it is reported on the adapter's
+finishing thread, and the user's call returns without waiting for it. Any other statement waits for its
 ``EXPLAIN`` (and, for a DROP or TRUNCATE, the catalog look-ups of its table), since what it
 changes must be known before it runs; a statement that creates or changes a table (CREATE, CTAS,
 ALTER, RENAME) is described when it has run, since the table's new schema and name exist only
@@ -156,6 +158,9 @@ class ConnectStatement(Description):
                     # inputs' (an INSERT changes neither); ``after`` waits for the answer.
                     self.target = _TargetLookUp(self.session, plan.explained.tables[0])
                 self._look_up(plan)
+                if self.target is not None and self.target.complete():
+                    # The end asks the server nothing more: it may come once the call returned.
+                    self.finishes_later = True
             return True
         if self.plan is not None:
             self._look_up(self.plan)
@@ -374,6 +379,15 @@ class _TargetLookUp:
 
     def join(self) -> None:
         self.thread.join()
+
+    def complete(self) -> bool:
+        """Whether the answer describes the target in full: nothing to ask once the INSERT ran.
+
+        A table of the session catalog (a v2 catalog's may describe itself by properties,
+        asked for then) with its schema.
+        """
+        info = self.answer(self.name)
+        return info is not None and info.schema is not None and info.catalog is None
 
     def answer(self, name: str) -> TableInfo | None:
         """The answer about ``name``, if it is one a write into the table leaves true."""
