@@ -31,6 +31,7 @@ import threading
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Literal
 
+from openlineage_sdk.lifecycle import LineageRun
 from openlineage_sdk.spark import _conf
 from openlineage_sdk.spark._execution import SparkExecution, job_name
 from openlineage_sdk.spark._flow import LineageSink, wait_finished
@@ -52,8 +53,11 @@ if TYPE_CHECKING:
     import uuid
     from datetime import datetime
 
+    from typing_extensions import Unpack
+
     from openlineage_sdk.client import OpenLineage
-    from openlineage_sdk.lifecycle import LineageRun, RunRef
+    from openlineage_sdk.lifecycle import EventMetadata, RunRef
+    from openlineage_sdk.models.core import RunEvent
     from openlineage_sdk.models.facets import ParentRunFacet
 
 __all__ = [
@@ -374,7 +378,8 @@ def application_run(
     if namespace is None and settings.namespace is not None:
         namespace = client.namespace
     run_facets, job_facets = application_facets(version, client.producer)
-    return client.run(
+    return _ApplicationRun(
+        client,
         job_name(app_name, None, None),
         namespace=namespace,
         run_facets=run_facets,
@@ -383,6 +388,33 @@ def application_run(
         nominal_time=nominal_time,
         parent=parent,
     )
+
+
+class _ApplicationRun(LineageRun):
+    """The application's run, which ends after the executions it is the parent of.
+
+    An ``INSERT``'s end may still be on the adapter's finishing thread when the application's
+    block ends: its COMPLETE, FAIL or ABORT waits (bounded) for those first, so the application's
+    end is its last event.
+    """
+
+    def complete(self, **metadata: Unpack[EventMetadata]) -> RunEvent:
+        wait_finished(FLUSH_TIMEOUT_S)
+        return super().complete(**metadata)
+
+    def fail(
+        self,
+        error: BaseException | str | None = None,
+        *,
+        stack_trace: str | None = None,
+        **metadata: Unpack[EventMetadata],
+    ) -> RunEvent:
+        wait_finished(FLUSH_TIMEOUT_S)
+        return super().fail(error, stack_trace=stack_trace, **metadata)
+
+    def abort(self, **metadata: Unpack[EventMetadata]) -> RunEvent:
+        wait_finished(FLUSH_TIMEOUT_S)
+        return super().abort(**metadata)
 
 
 def _application(spark: Any) -> tuple[str, str | None]:

@@ -493,3 +493,36 @@ def test_a_later_statements_events_follow_an_earlier_inserts_end(
     assert [f["name"] for f in insert.output_json()["facets"]["schema"]["fields"]] == ["k", "n"]
     assert drop.end.outputs is not None
     assert drop.end.outputs[0].name == insert.end.outputs[0].name  # type: ignore[index]
+
+
+def test_the_applications_end_follows_its_inserts_end(
+    mode_spark: Any,
+    client: Any,
+    auto: Captured,
+    mode_tables: tuple[str, str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """An INSERT's end, still on the finishing thread when the application's block ends, goes
+    out before the application's COMPLETE."""
+    from openlineage_sdk.spark import application_run
+    from openlineage_sdk.spark.events._sinks import RunPerWrite
+
+    src, dst = mode_tables
+    real = RunPerWrite.write_finished
+
+    def slow(self: RunPerWrite, write: SparkExecution) -> None:
+        time.sleep(0.5)
+        real(self, write)
+
+    monkeypatch.setattr(RunPerWrite, "write_finished", slow)
+    auto.clear()
+    with application_run(mode_spark, client) as app:
+        mode_spark.sql(f"INSERT INTO {dst} SELECT k, count(*) FROM {src} GROUP BY k")
+    events = auto.events()
+    assert [(e.run.run_id == app.run_id, e.event_type) for e in events] == [
+        (True, "START"),
+        (False, "START"),
+        (False, "COMPLETE"),
+        (True, "COMPLETE"),
+    ]
+    assert events[2].to_dict()["run"]["facets"]["parent"]["run"]["runId"] == str(app.run_id)
