@@ -526,3 +526,37 @@ def test_the_applications_end_follows_its_inserts_end(
         (True, "COMPLETE"),
     ]
     assert events[2].to_dict()["run"]["facets"]["parent"]["run"]["runId"] == str(app.run_id)
+
+
+def test_inserts_whose_ends_wait_each_get_their_own_command(
+    spark: Any, classic_auto: Captured, tables: tuple[str, str, str]
+) -> None:
+    """Held on the finishing thread, an INSERT's window of the listener is closed when its call
+    returned: the command the bus delivers next is its own, the next INSERT's is the next one's,
+    and a read after them is reported as a read."""
+    from openlineage_sdk.spark import _flow, installed
+
+    src, dst, parts = tables
+    release = threading.Event()
+    classic_auto.clear()
+    assert _flow.finish_later(lambda: release.wait(60) and None)  # the thread is busy
+    try:
+        spark.sql(f"INSERT INTO {dst} SELECT k, v FROM {src} WHERE id < 4")
+        spark.sql(f"INSERT INTO {parts} SELECT k, v, 'a' FROM {src} WHERE id < 7")
+        assert spark.table(src).where("id < 5").count() == 5
+        # The INSERTs' events are all still owed (the read's may be out: the listener's).
+        assert not any("insert" in e.job.name for e in classic_auto.memory.events)
+    finally:
+        release.set()
+    adapter = installed(spark)
+    assert adapter is not None
+    assert adapter.flush()
+    first, second = classic_auto.write_runs()
+    for run, target, rows in ((first, dst, 4), (second, parts, 7)):
+        output = run.output_json()
+        assert run.types == ["START", "COMPLETE"]
+        assert output["name"].endswith(f"/{target}")
+        assert output["outputFacets"]["outputStatistics"]["rowCount"] == rows
+        assert "extractionError" not in run.end.to_dict()["run"]["facets"]
+    [read] = classic_auto.read_runs()
+    assert [i.name.rsplit("/", 1)[-1] for i in read.end.inputs or []] == [src]

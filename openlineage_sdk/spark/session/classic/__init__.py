@@ -92,6 +92,12 @@ class _ListenerStatistics(WriteStatistics):
         self.begin()
         return super().around()
 
+    def close(self) -> None:
+        """The write's call returned (see ``WriteMetricsListener.close``)."""
+        listener, token = self.session.listener, self.token
+        if listener is not None and token is not None:
+            listener.close(token)
+
     def executed(self, failed: bool) -> Any:
         """The ``QueryExecution`` that ran the write command, as the listener was given it.
 
@@ -399,7 +405,7 @@ class _Statement(Description):
         return True
 
     def around(self) -> Any:
-        return _Marking(self.ran)
+        return _Marking(self.ran, self.statistics)
 
     def beside(self) -> bool:
         if self.ran.wait(self.session.insert_described_beside_after_s):
@@ -433,15 +439,18 @@ class _Statement(Description):
 
 
 class _Marking:
-    """Sets an event when the call it is around returns or raises."""
+    """Sets an event when the call it is around returns or raises, and closes the statement's
+    window of the listener (every command of it was posted by then)."""
 
-    def __init__(self, event: threading.Event) -> None:
+    def __init__(self, event: threading.Event, statistics: _ListenerStatistics) -> None:
         self.event = event
+        self.statistics = statistics
 
     def __enter__(self) -> None:
         return None
 
     def __exit__(self, *exc: object) -> None:
+        self.statistics.close()
         self.event.set()
 
 

@@ -150,11 +150,13 @@ def command_metrics(jvm: Any, qe: Any) -> CommandMetrics | None:
 class _Collector:
     """The metrics gathered for one write while it runs."""
 
-    def __init__(self) -> None:
+    def __init__(self, began: int) -> None:
         self.commands: list[CommandMetrics] = []
         self.arrived = threading.Event()  # set when a command with write metrics arrived
         self.failed: list[Any] = []  # the QueryExecution of each command that failed
         self.executed: list[Any] = []  # the QueryExecution of each command that succeeded
+        self.began = began  # the listener's count of begun and closed windows, at its begin
+        self.closed: int | None = None  # the same count when the write's call returned
 
     def wait(self, timeout_s: float) -> bool:
         """Wait until write metrics arrived; False on time-out."""
@@ -168,6 +170,14 @@ class WriteMetricsListener:
     once; while writes are in flight it reads the metrics of every write command and gives them
     to the in-flight writes. With one write in flight that is unambiguous. With several (writes
     from several threads at once) a command's metrics go nowhere rather than to the wrong write.
+
+    A write's window opens at :meth:`begin` and closes at :meth:`close`, when its call returned;
+    its commands were posted to the listener bus inside it. A closed write still waiting for its
+    command (its end is reported on the adapter's finishing thread, after the user's next call
+    began) gets the next command the bus delivers when no other window opened before it closed:
+    the bus delivers in the order Spark posted, so that command is its own. A closed window
+    takes one command (it is kept for statements, and an ``INSERT`` runs one): once it has it,
+    the queries after it are reported as if no write were in flight.
     """
 
     def __init__(self, jvm: Any) -> None:
@@ -175,6 +185,7 @@ class WriteMetricsListener:
         self._lock = threading.Lock()
         self._active: dict[int, _Collector] = {}
         self._next = 0
+        self._count = 0  # windows begun and closed so far, in order
         # Called with (function name, QueryExecution) for what ran while no write was in flight.
         self.on_query: Callable[[str, Any], None] | None = None
 
@@ -184,23 +195,54 @@ class WriteMetricsListener:
         """Start collecting for a write; returns its token."""
         with self._lock:
             self._next += 1
-            self._active[self._next] = _Collector()
+            self._count += 1
+            self._active[self._next] = _Collector(self._count)
             return self._next
+
+    def close(self, token: int) -> None:
+        """The write's call returned: every command of it was posted to the bus already."""
+        with self._lock:
+            collector = self._active.get(token)
+            if collector is not None and collector.closed is None:
+                self._count += 1
+                collector.closed = self._count
 
     def collector(self, token: int) -> _Collector:
         """What has arrived so far for a write."""
         with self._lock:
-            return self._active.get(token) or _Collector()
+            return self._active.get(token) or _Collector(0)
 
     def end(self, token: int) -> _Collector:
         """Stop collecting for a write and return what arrived."""
         with self._lock:
-            return self._active.pop(token, _Collector())
+            return self._active.pop(token, _Collector(0))
+
+    def _in_flight(self) -> list[_Collector]:
+        """The writes still waiting for commands: a closed one takes one (an ``INSERT`` is one
+        execution), so one that has it is not."""
+        return [
+            c for c in self._active.values() if c.closed is None or not (c.executed or c.failed)
+        ]
+
+    def _owner(self) -> _Collector | None:
+        """The write the command delivered now belongs to, when that is certain."""
+        waiting = self._in_flight()
+        closed = sorted((c for c in waiting if c.closed is not None), key=lambda c: c.began)
+        if closed:
+            first = closed[0]
+            assert first.closed is not None
+            if all(c is first or c.began > first.closed for c in waiting):
+                return first
+            return None
+        return waiting[0] if len(waiting) == 1 else None
 
     # -- the JVM's side (py4j calls these on the listener bus thread)
 
     def onSuccess(self, func_name: str, qe: Any, duration_ns: int) -> None:  # noqa: N802
-        if not self._active:
+        with self._lock:
+            in_flight = bool(self._in_flight())
+            owner = self._owner()
+        if not in_flight:
             on_query = self.on_query
             if on_query is not None:
                 try:
@@ -208,28 +250,27 @@ class WriteMetricsListener:
                 except Exception as error:  # never let an exception travel back into Spark
                     log.debug("reporting a query failed: %s", error)
             return
-        with self._lock:
-            if len(self._active) == 1:
-                next(iter(self._active.values())).executed.append(qe)
+        if owner is not None:
+            with self._lock:
+                owner.executed.append(qe)
         try:
             metrics = command_metrics(self._jvm, qe)
         except Exception as error:  # never let an exception travel back into Spark
             log.debug("reading write metrics failed: %s", error)
             return
-        if metrics is None:
+        if metrics is None or owner is None:
             return
         metrics.qe = qe
         with self._lock:
-            if len(self._active) == 1:
-                collector = next(iter(self._active.values()))
-                collector.commands.append(metrics)
-                collector.arrived.set()
+            owner.commands.append(metrics)
+            owner.arrived.set()
 
     def onFailure(self, func_name: str, qe: Any, exception: Any) -> None:  # noqa: N802
         """A failed command: no metrics; its plan, for a statement described after it ran."""
         with self._lock:
-            if len(self._active) == 1:
-                next(iter(self._active.values())).failed.append(qe)
+            owner = self._owner()
+            if owner is not None:
+                owner.failed.append(qe)
 
     class Java:
         implements = ["org.apache.spark.sql.util.QueryExecutionListener"]  # noqa: RUF012
