@@ -95,8 +95,9 @@ def test_an_inserts_target_is_described_beside_it_as_after_it(
     sent: list[str],
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """The target's ``DESCRIBE`` goes out while the statement runs, not once it returned, and
-    the events are those of a target described once the statement ran."""
+    """The target is described while the statement runs, not once it returned (a table of
+    files from the command's own line and one schema request, no ``DESCRIBE``), and the events
+    are those of a target described by the catalog once the statement ran."""
     from openlineage_sdk.spark.session.connect import _statements
 
     src, dst = table("src"), table("dst")
@@ -114,9 +115,9 @@ def test_an_inserts_target_is_described_beside_it_as_after_it(
     spark_connect.sql(statement)
     after = list(sent)
 
-    assert sorted(_kinds(beside)) == ["DESCRIBE", "DESCRIBE", "EXPLAIN", "INSERT"]
-    # Beside: both DESCRIBEs follow the EXPLAIN, and the target's is asked for once only.
-    assert sum(dst in t for t in beside if t.startswith("DESCRIBE")) == 1
+    # Beside: the input's DESCRIBE follows the EXPLAIN; the target needs none.
+    assert sorted(_kinds(beside)) == ["DESCRIBE", "EXPLAIN", "INSERT"]
+    assert not any(dst in t for t in beside if t.startswith("DESCRIBE"))
     # Without the answer beside, the target is asked for again once the statement ran.
     assert _kinds(after)[-1] == "DESCRIBE"
     assert dst in after[-1]
@@ -143,7 +144,8 @@ def test_a_change_by_another_session_is_described_at_once(
     spark.sql(f"ALTER TABLE {src} ADD COLUMNS (d DOUBLE)")
     sent.clear()
     spark_connect.sql(f"INSERT INTO {dst} SELECT a, b, 7 FROM {src}")
-    assert sorted(_kinds(sent)).count("DESCRIBE") == 2
+    # The input asked of the catalog, the target's schema of the server (no answer kept).
+    assert sorted(_kinds(sent)).count("DESCRIBE") == 1
     (altered,) = connect_auto.runs()
     assert altered.types == ["START", "COMPLETE"]
     output = altered.output_json()
@@ -560,3 +562,53 @@ def test_inserts_whose_ends_wait_each_get_their_own_command(
         assert "extractionError" not in run.end.to_dict()["run"]["facets"]
     [read] = classic_auto.read_runs()
     assert [i.name.rsplit("/", 1)[-1] for i in read.end.inputs or []] == [src]
+
+
+@pytest.mark.parametrize(
+    "create",
+    [
+        "CREATE TABLE {t} (a INT COMMENT 'the a', b VARCHAR(10), c DECIMAL(10,2), "
+        "d ARRAY<STRUCT<x: INT, y: STRING>>, e MAP<STRING, INT>, f TIMESTAMP, g CHAR(3), "
+        "h STRUCT<p: DATE, q: BINARY> COMMENT 'nested') USING parquet",
+        "CREATE TABLE {t} (k BIGINT, s DOUBLE, p STRING) USING orc PARTITIONED BY (p)",
+        "CREATE TABLE {t} (k BIGINT, s DOUBLE) USING parquet LOCATION '{folder}/with space/and#hash'",
+        "CREATE TABLE {t} (k BIGINT, s DOUBLE) USING parquet CLUSTERED BY (k) INTO 4 BUCKETS",
+        "CREATE TABLE {t} (k BIGINT, s STRING) USING csv OPTIONS (header 'true', sep ',')",
+    ],
+    ids=["types", "partitioned", "external", "bucketed", "options"],
+)
+def test_a_file_tables_command_describes_it_as_the_catalog_does(
+    spark_connect: Any, table: Any, data_dir: Any, create: str
+) -> None:
+    """The target of an ``INSERT`` into a table of files, read from the command's line in the
+    server's ``EXPLAIN`` and one schema request, is the catalog's entry for it."""
+    from pyspark.sql.connect.plan import SQL
+
+    from openlineage_sdk.spark.describe._schema import schema_fields
+    from openlineage_sdk.spark.session.connect import ConnectSession
+    from openlineage_sdk.spark.session.connect._explain import explain_text, parse_explain
+    from openlineage_sdk.spark.session.connect._statements import _file_table
+
+    name = table("file_target")
+    spark_connect.sql(create.format(t=name, folder=data_dir))
+    columns = [f.name for f in spark_connect.table(name).schema.fields]
+    values = ", ".join("NULL" for _ in columns)
+    session = ConnectSession(spark_connect)
+    command = SQL(f"INSERT INTO {name} VALUES ({values})").command(spark_connect.client)
+    explained = parse_explain(explain_text(session.execute, command))
+    assert explained.node == "InsertIntoHadoopFsRelationCommand"
+    [qualified] = explained.tables[:1]
+    from_command = _file_table(session, qualified, explained)
+    from_catalog = session.describe_table(qualified, exists=True, with_schema=True)
+    assert from_command is not None
+    assert from_catalog is not None
+    assert (from_command.database, from_command.table, from_command.location) == (
+        from_catalog.database,
+        from_catalog.table,
+        from_catalog.location,
+    )
+    assert from_command.provider == from_catalog.provider
+    # The catalog's answer, or the schema the adapter reads when it holds a type not translated.
+    expected = from_catalog.schema or schema_fields(session.table_schema(qualified))
+    assert from_command.schema == expected
+    assert from_command.catalog is from_catalog.catalog is None
