@@ -30,8 +30,13 @@ def main(argv: list[str]) -> int:
     parser.add_argument("names", nargs="*", help="benchmarks to run (default: all)")
     parser.add_argument("--against", metavar="REV", help="a commit, branch or tag to compare with")
     short = {b.rsplit(".", 1)[1] for b in BENCHMARKS}
-    # The names are told apart first: an option's value ("--small-rounds 6") is not a name.
-    args, options = parser.parse_known_args([a for a in argv if a not in short])
+    if {"-h", "--help"} & set(argv):
+        parser.parse_args(["--help"])
+    # The names are told apart first: an option's value ("--small-rounds 6") is not a name, and
+    # every option but --against goes to the benchmark, values and all.
+    own = argparse.ArgumentParser(add_help=False)
+    own.add_argument("--against")
+    args, options = own.parse_known_args([a for a in argv if a not in short])
     args.names = [a for a in argv if a in short]
     if options and len(args.names) != 1:
         parser.error(f"{' '.join(options)}: options go to one benchmark, named first")

@@ -34,6 +34,7 @@ import contextlib
 import contextvars
 import functools
 import logging
+import os
 import threading
 import time
 from collections import deque
@@ -135,6 +136,7 @@ class _Finisher:
         return True
 
     def _run(self) -> None:
+        _yield_cpu()
         while True:
             with self._changed:
                 while not self._work:
@@ -161,6 +163,17 @@ class _Finisher:
                     return False
                 self._changed.wait(left)
         return True
+
+
+def _yield_cpu() -> None:
+    """Lower this thread's scheduling priority, so the user's work gets the CPU first.
+
+    On Linux a thread has a nice value of its own; elsewhere nothing changes.
+    """
+    try:
+        os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), 10)
+    except (AttributeError, OSError) as error:
+        log.debug("openlineage: the finishing thread keeps its priority: %s", error)
 
 
 _finisher = _Finisher()

@@ -5,6 +5,7 @@ No Spark here: the template's thread on its own (order, a bound on what waits, f
 
 from __future__ import annotations
 
+import os
 import threading
 import time
 
@@ -83,3 +84,16 @@ def test_only_a_sink_that_makes_a_run_of_each_execution_hears_of_ends_later() ->
     assert _flow._reports_later(RunPerWrite(OpenLineage(transport=MemoryTransport())))
     assert not _flow._reports_later(IntoCurrentRun())
     assert not _flow._reports_later(object())  # type: ignore[arg-type]
+
+
+@pytest.mark.skipif(not hasattr(os, "getpriority"), reason="no per-thread priority here")
+def test_the_finishing_thread_yields_the_cpu_to_the_users_work(finisher: _flow._Finisher) -> None:
+    """On Linux the finishing thread runs at a lower priority (a higher nice value) than the
+    thread that hands work over."""
+    seen: list[int] = []
+    _flow.finish_later(
+        lambda: seen.append(os.getpriority(os.PRIO_PROCESS, threading.get_native_id()))
+    )
+    assert _flow.wait_finished(30)
+    [finishing] = seen
+    assert finishing > os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
