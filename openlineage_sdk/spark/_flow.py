@@ -222,6 +222,10 @@ class LineageSink(Protocol):
     sink's ``write_running(write)`` between the two, if the sink has that method, each time it
     reports progress (the statistics of the micro-batches since the last report); a sink
     without it hears of the start and the end alone.
+
+    A sink with a true ``reports_later`` attribute may hear of a short ``INSERT`` (its start and
+    its end) on the adapter's finishing thread, after the user's call returned; any other sink
+    hears of every execution's end before the call returns.
     """
 
     def write_started(self, write: SparkExecution) -> None:
