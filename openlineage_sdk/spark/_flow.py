@@ -424,6 +424,7 @@ def run_opened(
     if not _guarded(execution, "lineage", description.before, True):
         with adapter_work():
             return call()
+    _in_order()
     _report(reporter, "write_started", execution)
     token = _inside.set(True)
     try:

@@ -131,6 +131,11 @@ def _rows(run: Rows, statement: str, after: str | None = None) -> dict[str, str]
 _NAME_PART = re.compile(r"`(?:[^`]|``)*`|[^.]+")
 
 
+def name_parts(name: str) -> list[str]:
+    """The parts of a possibly qualified table name, unquoted: ```a.b`.c`` is ``["a.b", "c"]``."""
+    return [p.strip("`") for p in _NAME_PART.findall(name)]
+
+
 def quote_name(name: str) -> str:
     """A possibly qualified name with each part quoted in backticks."""
     return _quote(name)
@@ -234,7 +239,7 @@ def planned_table(spark: Any, name: str, path: str | None = None) -> TableInfo:
     under its database's location, in a folder named after the table in lower case, as Spark's
     session catalog places it.
     """
-    parts = [p.strip("`") for p in _NAME_PART.findall(name)]
+    parts = name_parts(name)
     table = parts[-1]
     database = parts[-2] if len(parts) >= 2 else spark.catalog.currentDatabase()
     if str(spark.conf.get("spark.sql.caseSensitive", "false")).lower() != "true":

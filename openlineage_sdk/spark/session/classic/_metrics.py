@@ -157,6 +157,7 @@ class _Collector:
         self.executed: list[Any] = []  # the QueryExecution of each command that succeeded
         self.began = began  # the listener's count of begun and closed windows, at its begin
         self.closed: int | None = None  # the same count when the write's call returned
+        self.taken_closed = 0  # the commands it was given once closed
 
     def wait(self, timeout_s: float) -> bool:
         """Wait until write metrics arrived; False on time-out."""
@@ -175,9 +176,10 @@ class WriteMetricsListener:
     its commands were posted to the listener bus inside it. A closed write still waiting for its
     command (its end is reported on the adapter's finishing thread, after the user's next call
     began) gets the next command the bus delivers when no other window opened before it closed:
-    the bus delivers in the order Spark posted, so that command is its own. A closed window
-    takes one command (it is kept for statements, and an ``INSERT`` runs one): once it has it,
-    the queries after it are reported as if no write were in flight.
+    the bus delivers in the order Spark posted, so that command is its own. Once it has its
+    write command (an ``INSERT`` runs one), or one command given after it closed, it takes no
+    more, and the queries after it are reported as if no write were in flight. (A query that
+    ended before the window opened and was delivered inside it, a read's, is not its write.)
     """
 
     def __init__(self, jvm: Any) -> None:
@@ -218,10 +220,12 @@ class WriteMetricsListener:
             return self._active.pop(token, _Collector(0))
 
     def _in_flight(self) -> list[_Collector]:
-        """The writes still waiting for commands: a closed one takes one (an ``INSERT`` is one
-        execution), so one that has it is not."""
+        """The writes still waiting for commands: a closed one waits for its write (an
+        ``INSERT`` runs one), or for one command at most once closed."""
         return [
-            c for c in self._active.values() if c.closed is None or not (c.executed or c.failed)
+            c
+            for c in self._active.values()
+            if c.closed is None or not (c.arrived.is_set() or c.failed or c.taken_closed)
         ]
 
     def _owner(self) -> _Collector | None:
@@ -253,6 +257,8 @@ class WriteMetricsListener:
         if owner is not None:
             with self._lock:
                 owner.executed.append(qe)
+                if owner.closed is not None:
+                    owner.taken_closed += 1
         try:
             metrics = command_metrics(self._jvm, qe)
         except Exception as error:  # never let an exception travel back into Spark
@@ -271,6 +277,8 @@ class WriteMetricsListener:
             owner = self._owner()
             if owner is not None:
                 owner.failed.append(qe)
+                if owner.closed is not None:
+                    owner.taken_closed += 1
 
     class Java:
         implements = ["org.apache.spark.sql.util.QueryExecutionListener"]  # noqa: RUF012

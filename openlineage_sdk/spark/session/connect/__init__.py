@@ -44,7 +44,7 @@ from openlineage_sdk.spark.describe._kafka import kafka_datasets
 from openlineage_sdk.spark.describe._schema import schema_fields
 from openlineage_sdk.spark.describe._sql_text import PATH_QUERY
 from openlineage_sdk.spark.describe._streams import StreamSink, StreamSource, source_kind
-from openlineage_sdk.spark.describe._tables import Rows, relation_rows
+from openlineage_sdk.spark.describe._tables import Rows, name_parts, relation_rows
 from openlineage_sdk.spark.session._base import (
     BatchFunction,
     Session,
@@ -85,9 +85,6 @@ from openlineage_sdk.spark.session.connect._streams import (
 __all__ = ["ConnectSession"]
 
 log = logging.getLogger("openlineage_sdk.spark")
-
-# One part of a possibly qualified table name: quoted in backticks, or not.
-_NAME_PART = re.compile(r"`(?:[^`]|``)*`|[^.]+")
 
 
 class _RowCount(WriteStatistics):
@@ -390,7 +387,7 @@ class ConnectSession(Session):
         ``None`` for a table of any other catalog. Its schema is left out: the catalog would ask
         the database for it.
         """
-        parts = [p.strip("`") for p in _NAME_PART.findall(name)]
+        parts = name_parts(name)
         if len(parts) < 2:
             return None
         catalog = parts[0]

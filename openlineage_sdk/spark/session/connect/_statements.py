@@ -70,7 +70,7 @@ from openlineage_sdk.spark.describe._statement import (
     apply_output,
     apply_statement,
 )
-from openlineage_sdk.spark.describe._tables import TableInfo
+from openlineage_sdk.spark.describe._tables import TableInfo, name_parts
 from openlineage_sdk.spark.describe._writes import FILE_FORMATS
 from openlineage_sdk.spark.session.connect._explain import (
     ExplainedStatement,
@@ -433,7 +433,7 @@ def _file_table(
     line = explained.line
     if explained.node != "InsertIntoHadoopFsRelationCommand":
         return None
-    parts = [p.strip("`") for p in _NAME_PART.findall(name)]
+    parts = name_parts(name)
     if len(parts) != 3 or parts[0] != "spark_catalog":
         return None
     location = location_of(line)
@@ -446,10 +446,6 @@ def _file_table(
     return TableInfo(
         parts[1], parts[2], hadoop_location_uri(location), schema, provider=fmt.group(1).lower()
     )
-
-
-# One part of a qualified name: quoted in backticks, or not.
-_NAME_PART = re.compile(r"`(?:[^`]|``)*`|[^.]+")
 
 
 def _command_name(node: str, command: Command | None) -> str:
