@@ -745,7 +745,7 @@ class _SmallWorker:
             with socket.socket() as sock:
                 sock.bind(("127.0.0.1", 0))
                 port = int(sock.getsockname()[1])
-        self.driver = _small_session(port, scratch)
+        self.driver = _classic(port, "openlineage_sdk_bench_small", scratch / "warehouse")
         self.jvm_pid = int(self.driver._jvm.java.lang.ProcessHandle.current().pid())
         self.spark = self.driver
         if port is not None:
@@ -823,29 +823,6 @@ class _SmallWorker:
         if self.spark is not self.driver:
             self.spark.stop()
         self.driver.stop()
-
-
-def _small_session(connect_port: int | None, scratch: Path) -> Any:
-    """A local session of its own (its own warehouse), serving Connect on ``connect_port``."""
-    from pyspark.sql import SparkSession
-
-    builder = (
-        SparkSession.builder.master("local[2]")
-        .appName("openlineage_sdk_bench_small")
-        .config("spark.sql.shuffle.partitions", "2")
-        .config("spark.ui.enabled", "false")
-        .config("spark.ui.showConsoleProgress", "false")
-        .config("spark.sql.warehouse.dir", str(scratch / "warehouse"))
-    )
-    if connect_port is not None:
-        builder = (
-            builder.config("spark.plugins", "org.apache.spark.sql.connect.SparkConnectPlugin")
-            .config("spark.connect.grpc.binding.address", "127.0.0.1")
-            .config("spark.connect.grpc.binding.port", str(connect_port))
-        )
-    session = builder.getOrCreate()
-    session.sparkContext.setLogLevel("ERROR")
-    return session
 
 
 def small_worker(mode: str, variant: str) -> None:
@@ -1007,8 +984,11 @@ def run_small(mode: str, rounds: int, statements: int) -> float:
     return ratio
 
 
-def _classic(connect_port: int | None, app: str = "openlineage_sdk_bench") -> Any:
-    """The benchmark's local driver (serving Spark Connect on ``connect_port`` when given)."""
+def _classic(
+    connect_port: int | None, app: str = "openlineage_sdk_bench", warehouse: Path | None = None
+) -> Any:
+    """The benchmark's local driver (serving Spark Connect on ``connect_port`` when given), with
+    a warehouse of its own when ``warehouse`` is given."""
     from pyspark.sql import SparkSession
 
     builder = (
@@ -1018,6 +998,8 @@ def _classic(connect_port: int | None, app: str = "openlineage_sdk_bench") -> An
         .config("spark.ui.enabled", "false")
         .config("spark.ui.showConsoleProgress", "false")
     )
+    if warehouse is not None:
+        builder = builder.config("spark.sql.warehouse.dir", str(warehouse))
     if Path("/usr/share/java/postgresql.jar").exists():  # for the JDBC rows (Debian's driver)
         builder = builder.config("spark.driver.extraClassPath", "/usr/share/java/postgresql.jar")
     if connect_port is not None:

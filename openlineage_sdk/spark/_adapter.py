@@ -92,10 +92,9 @@ def _drain_at_exit() -> None:
     server still answers); the delivery engine's own handler, registered with the client
     before, runs after it and sends what this produced.
     """
-    wait_finished(FLUSH_TIMEOUT_S)
     for adapter in _hooks.adapters():
-        adapter.session.drain()
-    wait_finished(FLUSH_TIMEOUT_S)
+        if isinstance(adapter, SparkLineage):
+            adapter.flush()
 
 
 class SparkLineage:
@@ -193,13 +192,12 @@ class SparkLineage:
         What the session still owes (the last action's read, on the listener bus) is reported
         first.
         """
-        wait_finished(FLUSH_TIMEOUT_S)
+        self.flush()
         close_streams(self)
         for closer in self._closers:
             closer.close()
         self._closers = []
         self.session.close()
-        wait_finished(FLUSH_TIMEOUT_S)
         if self._owned_client is not None:
             self._owned_client.close()
             self._owned_client = None

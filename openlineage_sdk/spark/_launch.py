@@ -181,12 +181,6 @@ def _finish(session: Any | None = None) -> None:
             return
         _state["run"] = None
     try:
-        from openlineage_sdk.spark._flow import wait_finished
-
-        wait_finished(60.0)  # the executions' events before the application's end
-    except Exception as failure:
-        log.warning("openlineage: waiting for the executions' events failed: %s", failure)
-    try:
         error = _state["error"]
         if error is None:
             run.complete()

@@ -123,6 +123,13 @@ class RunEvents:
         return facet.job_type if facet is not None else None
 
 
+def _finished() -> None:
+    """Wait for the events of short INSERTs, which go out once their calls returned."""
+    from openlineage_sdk.spark._flow import wait_finished
+
+    assert wait_finished(60.0), "the adapter did not finish its executions in a minute"
+
+
 class Captured:
     """The events a test's client emitted, grouped by run."""
 
@@ -130,10 +137,7 @@ class Captured:
         self.memory = memory
 
     def events(self) -> list[RunEvent]:
-        from openlineage_sdk.spark._flow import wait_finished
-
-        # An INSERT's events go out on the adapter's finishing thread, once its call returned.
-        assert wait_finished(60.0), "the adapter did not finish its executions in a minute"
+        _finished()
         events = self.memory.events
         assert all(isinstance(e, RunEvent) for e in events)
         return list(events)
@@ -160,9 +164,7 @@ class Captured:
 
     def clear(self) -> None:
         """Forget the events so far, those still being finished included."""
-        from openlineage_sdk.spark._flow import wait_finished
-
-        assert wait_finished(60.0), "the adapter did not finish its executions in a minute"
+        _finished()
         self.memory.clear()
 
 

@@ -228,9 +228,8 @@ class WriteMetricsListener:
             if c.closed is None or not (c.arrived.is_set() or c.failed or c.taken_closed)
         ]
 
-    def _owner(self) -> _Collector | None:
-        """The write the command delivered now belongs to, when that is certain."""
-        waiting = self._in_flight()
+    def _owner(self, waiting: list[_Collector]) -> _Collector | None:
+        """The write (of those ``waiting``) the command delivered now belongs to, if certain."""
         closed = sorted((c for c in waiting if c.closed is not None), key=lambda c: c.began)
         if closed:
             first = closed[0]
@@ -244,9 +243,9 @@ class WriteMetricsListener:
 
     def onSuccess(self, func_name: str, qe: Any, duration_ns: int) -> None:  # noqa: N802
         with self._lock:
-            in_flight = bool(self._in_flight())
-            owner = self._owner()
-        if not in_flight:
+            waiting = self._in_flight()
+            owner = self._owner(waiting)
+        if not waiting:
             on_query = self.on_query
             if on_query is not None:
                 try:
@@ -254,17 +253,18 @@ class WriteMetricsListener:
                 except Exception as error:  # never let an exception travel back into Spark
                     log.debug("reporting a query failed: %s", error)
             return
-        if owner is not None:
-            with self._lock:
-                owner.executed.append(qe)
-                if owner.closed is not None:
-                    owner.taken_closed += 1
+        if owner is None:
+            return  # writes in flight that cannot be told apart: its metrics would go nowhere
+        with self._lock:
+            owner.executed.append(qe)
+            if owner.closed is not None:
+                owner.taken_closed += 1
         try:
             metrics = command_metrics(self._jvm, qe)
         except Exception as error:  # never let an exception travel back into Spark
             log.debug("reading write metrics failed: %s", error)
             return
-        if metrics is None or owner is None:
+        if metrics is None:
             return
         metrics.qe = qe
         with self._lock:
@@ -274,7 +274,7 @@ class WriteMetricsListener:
     def onFailure(self, func_name: str, qe: Any, exception: Any) -> None:  # noqa: N802
         """A failed command: no metrics; its plan, for a statement described after it ran."""
         with self._lock:
-            owner = self._owner()
+            owner = self._owner(self._in_flight())
             if owner is not None:
                 owner.failed.append(qe)
                 if owner.closed is not None:
