@@ -16,6 +16,7 @@ from openlineage_sdk.spark._execution import DatasetLineage, WriteLineage
 from openlineage_sdk.spark.session import session_kind
 from openlineage_sdk.transports import FileTransport, MemoryTransport
 from openlineage_sdk.transports.base import TransportError
+from tests.spark import _recorder
 from tests.spark._support import NAMESPACE, Captured, files_of, strict_problems
 
 
@@ -406,5 +407,6 @@ def test_a_script_that_ends_on_an_action_keeps_its_run(tmp_path: Path, ending: s
     assert done.stdout.strip().endswith("10")
     assert "threw an exception" not in done.stderr, done.stderr[-3000:]
     read = [json.loads(line) for line in events.read_text().splitlines()]
+    _recorder.record_all(read)
     assert [(e["eventType"], e["outputs"]) for e in read] == [("START", []), ("COMPLETE", [])]
     assert {i["name"] for e in read for i in e["inputs"]} == {str(tmp_path / "data")}

@@ -19,6 +19,7 @@ from typing import Any
 import pytest
 
 from openlineage_sdk.spark._execution import SparkExecution
+from tests.spark import _recorder
 from tests.spark._support import Captured, RunEvents
 
 _names = itertools.count()
@@ -201,6 +202,7 @@ def tables(spark: Any) -> Iterator[tuple[str, str, str]]:
     """A source, a target and a target partitioned by ``p``, dropped after the test."""
     names = tuple(f"small_{stem}_{next(_names)}" for stem in ("src", "dst", "parts"))
     src, dst, parts = names
+    _recorder.made(*names)
     _sql(
         spark,
         f"CREATE TABLE {src} (id BIGINT, k BIGINT, v DOUBLE) USING parquet",
@@ -415,6 +417,7 @@ def auto_is_classic(spark: Any) -> bool:
 def mode_tables(mode_spark: Any) -> Iterator[tuple[str, str]]:
     """A source of 30 rows and an empty target, of files, in the test's mode."""
     src, dst = f"late_src_{next(_names)}", f"late_dst_{next(_names)}"
+    _recorder.made(src, dst)
     mode_spark.sql(f"CREATE TABLE {src} USING parquet AS SELECT id, id % 3 AS k FROM range(30)")
     mode_spark.sql(f"CREATE TABLE {dst} (k BIGINT, n BIGINT) USING parquet")
     yield src, dst
