@@ -42,6 +42,7 @@ from collections.abc import Callable, Iterator
 from typing import Any, Literal, Protocol, TypeVar
 
 from openlineage_sdk.spark._execution import SparkExecution, note_problem
+from openlineage_sdk.spark._inside import _inside, adapter_work, inside_adapter
 
 __all__ = [
     "Description",
@@ -62,26 +63,6 @@ __all__ = [
 log = logging.getLogger("openlineage_sdk.spark")
 
 _T = TypeVar("_T")
-
-# True inside an observed call and inside the adapter's own work: nothing there is reported.
-_inside: contextvars.ContextVar[bool] = contextvars.ContextVar(
-    "openlineage_inside_adapter", default=False
-)
-
-
-def inside_adapter() -> bool:
-    """Whether this thread is inside an observed call or the adapter's own work."""
-    return _inside.get()
-
-
-@contextlib.contextmanager
-def adapter_work() -> Iterator[None]:
-    """Mark what runs inside as the adapter's own (or as inside an observed call)."""
-    token = _inside.set(True)
-    try:
-        yield
-    finally:
-        _inside.reset(token)
 
 
 def start_beside(function: Callable[..., None], *args: Any, name: str) -> threading.Thread:

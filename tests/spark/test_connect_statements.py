@@ -345,8 +345,9 @@ def test_an_insert_does_not_wait_for_the_adapters_explain(
     import threading
 
     from openlineage_sdk.spark import installed
-    from openlineage_sdk.spark.observe._statements import ConnectCommands, sql_relation
+    from openlineage_sdk.spark.observe._statements import ConnectCommands
     from openlineage_sdk.spark.session.connect import _statements
+    from openlineage_sdk.spark.session.connect._explain import sql_relation
 
     adapter = installed(spark_connect)
     assert adapter is not None
@@ -477,13 +478,20 @@ def test_statements_never_use_the_jvm(
     import py4j.java_gateway
 
     from openlineage_sdk.spark.session import classic
-    from openlineage_sdk.spark.session.classic import _jvm, _metrics, _plan, _rdd, _statements
+    from openlineage_sdk.spark.session.classic import (
+        _jvm,
+        _metrics,
+        _plan,
+        _rdd,
+        _readers,
+        _statements,
+    )
 
     def trap(*args: Any, **kwargs: Any) -> Any:
         raise AssertionError("the Connect path reached for the JVM")
 
     monkeypatch.setattr(py4j.java_gateway.GatewayClient, "send_command", trap)
-    for module in (classic, _jvm, _metrics, _plan, _rdd, _statements):
+    for module in (classic, _jvm, _metrics, _plan, _rdd, _readers, _statements):
         for name in dir(module):
             value = getattr(module, name)
             if callable(value) and getattr(value, "__module__", "") == module.__name__:

@@ -162,7 +162,7 @@ def test_any_failing_step_of_the_adapter_leaves_the_write_intact(
     broken: str,
 ) -> None:
     from openlineage_sdk.spark import installed
-    from openlineage_sdk.spark.observe import _writes
+    from openlineage_sdk.spark.executions import _write as _writes
 
     def fail(*args: Any, **kwargs: Any) -> Any:
         raise RuntimeError(f"injected into {broken}")
@@ -175,7 +175,7 @@ def test_any_failing_step_of_the_adapter_leaves_the_write_intact(
     elif broken == "write_target":
         monkeypatch.setattr(_writes, broken, fail)
     else:
-        monkeypatch.setattr(_writes.WriteDescription, broken, fail)
+        monkeypatch.setattr(_writes.WriteExecution, broken, fail)
     out = data_dir / "out"
     mode_spark.range(6).write.parquet(str(out))
 

@@ -19,6 +19,7 @@ from typing import Any
 import pytest
 
 from openlineage_sdk.spark._execution import SparkExecution
+from openlineage_sdk.spark.executions import _statement as _statement_kind
 from tests.spark import _recorder
 from tests.spark._support import Captured, RunEvents
 
@@ -99,7 +100,7 @@ def test_an_inserts_target_is_described_beside_it_as_after_it(
     """The target is described while the statement runs, not once it returned (a table of
     files from the command's own line and one schema request, no ``DESCRIBE``), and the events
     are those of a target described by the catalog once the statement ran."""
-    from openlineage_sdk.spark.session.connect import _statements
+    from openlineage_sdk.spark.executions import _statement
 
     src, dst = table("src"), table("dst")
     spark_connect.sql(f"CREATE TABLE {src} (a INT, b STRING) USING parquet")
@@ -111,7 +112,7 @@ def test_an_inserts_target_is_described_beside_it_as_after_it(
     spark_connect.sql(statement)
     beside = list(sent)
 
-    monkeypatch.setattr(_statements._TargetLookUp, "answer", lambda self, name: None)
+    monkeypatch.setattr(_statement._TargetLookUp, "answer", lambda self: None)
     sent.clear()
     spark_connect.sql(statement)
     after = list(sent)
@@ -237,7 +238,7 @@ def test_an_insert_is_described_from_the_execution_that_ran_it(
     adapter = installed(spark)
     assert adapter is not None
     # However slow the machine, the statement ends before it would be described beside it.
-    monkeypatch.setattr(adapter.session, "insert_described_beside_after_s", 600.0)
+    monkeypatch.setattr(_statement_kind, "INSERT_DESCRIBED_BESIDE_AFTER_S", 600.0)
     classic_auto.clear()
     spark.sql(f"INSERT INTO {dst} SELECT k, sum(v) FROM {src} WHERE id > 3 GROUP BY k")
 
@@ -271,21 +272,17 @@ def test_an_insert_is_described_the_same_beside_it_or_from_its_execution(
 ) -> None:
     """The analyzer beside a long statement, or the plans of a short one's own execution
     (``WriteFiles``, and for partitions the sort ``V1Writes`` adds, are not the query's)."""
-    from openlineage_sdk.spark import installed
 
     src, dst, parts = tables
     text = statement.format(src=src, dst=dst, parts=parts)
-    adapter = installed(spark)
-    assert adapter is not None
-    session: Any = adapter.session
     runs = []
     for beside_after in (600.0, 0.0):  # from its execution; beside it, by the analyzer
-        session.insert_described_beside_after_s = beside_after
+        _statement_kind.INSERT_DESCRIBED_BESIDE_AFTER_S = beside_after
         classic_auto.clear()
         try:
             spark.sql(text)
         finally:
-            session.insert_described_beside_after_s = 2.0
+            _statement_kind.INSERT_DESCRIBED_BESIDE_AFTER_S = 2.0
         runs.append(classic_auto.only_write())
     executed, analysed = runs
     assert executed.types == analysed.types == ["START", "COMPLETE"]
@@ -319,8 +316,7 @@ def test_a_long_insert_starts_while_it_runs_and_a_short_one_once_it_ran(
 
     src, dst, _ = tables
     recorder = _Recorder()
-    adapter = install(spark, sink=recorder)
-    session: Any = adapter.session
+    install(spark, sink=recorder)
     # A statement that runs for a second or two: each of its rows waits a fifth of a second
     # (``Thread.sleep`` returns nothing, which ``reflect`` gives as the text "null").
     slow = (
@@ -328,12 +324,12 @@ def test_a_long_insert_starts_while_it_runs_and_a_short_one_once_it_ran(
         "coalesce(reflect('java.lang.Thread', 'sleep', CAST(200 + k * 0 AS BIGINT)), '') <> 'x'"
     )
     try:
-        session.insert_described_beside_after_s = 0.3
+        _statement_kind.INSERT_DESCRIBED_BESIDE_AFTER_S = 0.3
         spark.sql(slow)
-        session.insert_described_beside_after_s = 600.0
+        _statement_kind.INSERT_DESCRIBED_BESIDE_AFTER_S = 600.0
         spark.sql(f"INSERT INTO {dst} SELECT k, v FROM {src}")
     finally:
-        session.insert_described_beside_after_s = 2.0
+        _statement_kind.INSERT_DESCRIBED_BESIDE_AFTER_S = 2.0
         uninstall(spark)
     assert recorder.started_while_running == [True, False]
     long, short = recorder.finished
@@ -590,7 +586,7 @@ def test_a_file_tables_command_describes_it_as_the_catalog_does(
     from openlineage_sdk.spark.describe._schema import schema_fields
     from openlineage_sdk.spark.session.connect import ConnectSession
     from openlineage_sdk.spark.session.connect._explain import explain_text, parse_explain
-    from openlineage_sdk.spark.session.connect._statements import _file_table
+    from openlineage_sdk.spark.session.connect._statements import file_table as _file_table
 
     name = table("file_target")
     spark_connect.sql(create.format(t=name, folder=data_dir))

@@ -539,7 +539,8 @@ def test_a_kafka_pattern_subscription_learns_its_topics_from_the_offsets() -> No
     from types import SimpleNamespace
 
     from openlineage_sdk.spark._execution import SparkExecution
-    from openlineage_sdk.spark.observe._streams import _Source, _StreamRun
+    from openlineage_sdk.spark.executions.streams._runs import _StreamRun
+    from openlineage_sdk.spark.executions.streams._start import Source as _Source
 
     recorder = _Recorder()
     session = SimpleNamespace(stream_progress=lambda query: [])

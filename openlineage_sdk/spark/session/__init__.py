@@ -11,9 +11,28 @@ from __future__ import annotations
 
 from typing import Any
 
-from openlineage_sdk.spark.session._base import Session, WriteStatistics, session_kind
+from openlineage_sdk.spark.session._base import (
+    BatchFunction,
+    CommandWindow,
+    NotInThisKind,
+    ServerStatement,
+    Session,
+    StreamEvents,
+    WriteStatistics,
+    session_kind,
+)
 
-__all__ = ["Session", "WriteStatistics", "open_session", "session_kind"]
+__all__ = [
+    "BatchFunction",
+    "CommandWindow",
+    "NotInThisKind",
+    "ServerStatement",
+    "Session",
+    "StreamEvents",
+    "WriteStatistics",
+    "open_session",
+    "session_kind",
+]
 
 
 def open_session(spark: Any) -> Session:

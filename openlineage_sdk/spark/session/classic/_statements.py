@@ -31,25 +31,25 @@ from __future__ import annotations
 import functools
 import json
 import logging
+from collections.abc import Callable
 from typing import Any
 
-from openlineage_sdk.spark._execution import ColumnLineageRecord, DatasetIdentity, DatasetLineage
-from openlineage_sdk.spark.describe._schema import schema_fields
-from openlineage_sdk.spark.describe._statement import PlannedStatement
-from openlineage_sdk.spark.describe._tables import TableInfo, table_identity
-from openlineage_sdk.spark.session.classic._jvm import (
-    JvmClasses,
-    as_list,
-    jvm_json,
-    option,
-    path_uri,
+from openlineage_sdk.spark._execution import DatasetIdentity, DatasetLineage
+from openlineage_sdk.spark.describe._commands import (
+    DescribedCommand,
+    describe_command,
+    described,
 )
+from openlineage_sdk.spark.describe._schema import schema_fields
+from openlineage_sdk.spark.describe._tables import TableInfo, table_identity
+from openlineage_sdk.spark.session.classic._jvm import JvmClasses, as_list, jvm_json, option
 from openlineage_sdk.spark.session.classic._plan import (
     catalog_table_info,
     logical_plan_extraction,
     v2_table,
     v2_table_datasets,
 )
+from openlineage_sdk.spark.session.classic._readers import ByName, ClassicReaders
 
 __all__ = ["plan_executed", "plan_statement"]
 
@@ -57,17 +57,20 @@ log = logging.getLogger("openlineage_sdk.spark")
 
 
 class _Planner:
-    """Reads one analyzed command through py4j."""
+    """Reads one analyzed command through py4j: the command handlers' :class:`CommandReader`
+    (``describe._planned``), and the context of the version's node readers."""
 
     def __init__(
         self,
         spark: Any,
         hive_metastore: str | None,
         skip: Any,
+        readers: ClassicReaders,
         descriptions: bool = False,
         executed: Any = None,
     ) -> None:
         self.spark = spark
+        self.readers = readers
         self.jvm = spark._jvm
         self.session = spark._jsparkSession
         self._state: Any = None
@@ -125,7 +128,7 @@ class _Planner:
     def query_inputs(
         self,
         query: Any,
-        planned: PlannedStatement,
+        planned: DescribedCommand,
         names: list[str] | None = None,
         *,
         output_schema: bool = False,
@@ -178,6 +181,74 @@ class _Planner:
         """A Scala ``Seq`` of column names as a list."""
         return [str(n) for n in as_list(self.jvm, seq)]
 
+    # -- the questions of the command handlers (describe._planned.CommandReader)
+
+    def _table(self, table: Any) -> Any:
+        return self.metadata(table.ident) if isinstance(table, ByName) else table
+
+    def table_output(
+        self, table: Any, *, with_schema: bool = True, schema: Any = None
+    ) -> tuple[DatasetLineage, TableInfo]:
+        return self.table_dataset(self._table(table), schema, with_schema)
+
+    def info_output(self, info: TableInfo) -> DatasetLineage:
+        return DatasetLineage(table_identity(info, self.hive_metastore), "output")
+
+    def table_exists(self, table: Any) -> bool:
+        return bool(self.catalog.tableExists(table.ident if isinstance(table, ByName) else table))
+
+    def table_schema(self, table: Any) -> Any:
+        return self.struct_fields(self._table(table).schema())
+
+    def read_query(
+        self,
+        query: Any,
+        described: DescribedCommand,
+        columns: list[str] | None = None,
+        *,
+        output_schema: bool = False,
+    ) -> None:
+        self.query_inputs(query, described, columns, output_schema=output_schema)
+
+    def v2_output(self, relation: Any) -> tuple[DatasetLineage, TableInfo]:
+        """The v2 table a row-level command changes, and its name for the job (``table.name()``)."""
+        datasets = v2_table_datasets(self.jvm, relation, "output")
+        output = datasets[0]
+        if len(datasets) > 1:
+            output.problems.append(
+                f"output: the table describes itself as {len(datasets)} datasets, the first is "
+                "reported"
+            )
+        return output, TableInfo(None, str(v2_table(relation).name()), None)
+
+    def version_refresh(
+        self, relation: Any, output: DatasetLineage
+    ) -> Callable[[], DatasetLineage | None]:
+        return functools.partial(_refreshed_version, relation, output)
+
+    def relation_datasets(
+        self, relation: Any
+    ) -> tuple[list[DatasetIdentity], list[DatasetLineage], list[str]]:
+        extraction = logical_plan_extraction(self.jvm, relation, self.hive_metastore)
+        return extraction.inputs, extraction.input_datasets(), extraction.problems
+
+    def relation_schema(self, relation: Any) -> Any:
+        return self.struct_fields(relation.schema())
+
+    def relation_table(self, relation: Any) -> TableInfo | None:
+        if relation.getClass().getSimpleName() != "LogicalRelation":
+            return None
+        table = option(relation.catalogTable())
+        return self.table_info(table) if table is not None else None
+
+    def renamed(self, new_name: Any, old: DatasetLineage) -> Any:
+        new_ident = new_name
+        if not new_name.database().isDefined():
+            db = old.identity.symlinks[0].name.split(".")[0] if old.identity.symlinks else None
+            if db:
+                new_ident = self.parse_table(f"`{db}`.`{new_name.table()}`")
+        return ByName(new_ident)
+
 
 def _written_query(command: Any) -> Any:
     """The optimized query under an optimized write command's ``WriteFiles``, if it is alone.
@@ -193,13 +264,13 @@ def _written_query(command: Any) -> Any:
     return child.child()
 
 
-def _overwrite(mode: Any) -> bool:
-    return str(mode.toString() if hasattr(mode, "toString") else mode) == "Overwrite"
-
-
 def plan_statement(
-    spark: Any, text: str, hive_metastore: str | None, descriptions: bool = False
-) -> PlannedStatement | None:
+    spark: Any,
+    text: str,
+    hive_metastore: str | None,
+    readers: ClassicReaders,
+    descriptions: bool = False,
+) -> DescribedCommand | None:
     """What ``text`` will do, when it is a command that touches a dataset.
 
     The text is parsed and analyzed by the session in ``CommandExecutionMode.SKIP``: resolved,
@@ -211,7 +282,7 @@ def plan_statement(
         Exception: The statement does not parse or analyze; the caller lets Spark report it.
     """
     skip = JvmClasses.of(spark._jvm).skip
-    planner = _Planner(spark, hive_metastore, skip, descriptions)
+    planner = _Planner(spark, hive_metastore, skip, readers, descriptions)
     state = planner.state
     parsed = state.sqlParser().parsePlan(text)
     plan = state.executePlan(parsed, skip).analyzed()
@@ -222,10 +293,11 @@ def plan_executed(
     spark: Any,
     qe: Any,
     hive_metastore: str | None,
+    readers: ClassicReaders,
     descriptions: bool = False,
     *,
     ran: bool = False,
-) -> PlannedStatement | None:
+) -> DescribedCommand | None:
     """What the command of ``qe`` (a JVM ``QueryExecution``) did, once it has run or failed.
 
     For statements PySpark formats or binds before the JVM parses them (parameters, format
@@ -237,226 +309,24 @@ def plan_executed(
     :func:`plan_statement`.
     """
     skip = JvmClasses.of(spark._jvm).skip
-    planner = _Planner(spark, hive_metastore, skip, descriptions, qe if ran else None)
+    planner = _Planner(spark, hive_metastore, skip, readers, descriptions, qe if ran else None)
     return _plan(planner, qe.analyzed())
 
 
-def _plan(d: _Planner, plan: Any) -> PlannedStatement | None:
-    name = str(plan.getClass().getSimpleName())
-    if name == "InsertIntoHiveTable":
-        table = plan.table()
-        output, info = d.table_dataset(table)
-        planned = PlannedStatement(name, output, info, overwrite=bool(plan.overwrite()))
-        names = [str(n) for n in table.schema().fieldNames()]
-        d.query_inputs(plan.query(), planned, names)
-        return planned
-    if name == "InsertIntoHadoopFsRelationCommand":
-        table = option(plan.catalogTable())
-        overwrite = _overwrite(plan.mode())
-        # The output's schema is its query's, read with the query (``output_schema``).
-        if table is not None:
-            output, info = d.table_dataset(table, with_schema=False)
-            planned = PlannedStatement(name, output, info, overwrite=overwrite)
-        else:
-            output = DatasetLineage(DatasetIdentity.from_uri(path_uri(plan.outputPath())), "output")
-            planned = PlannedStatement(name, output, overwrite=overwrite)
-        query = plan.query()
-        d.query_inputs(query, planned, d.names(plan.outputColumnNames()), output_schema=True)
-        return planned
-    if name in (
-        "CreateHiveTableAsSelectCommand",
-        "CreateDataSourceTableAsSelectCommand",
-        "OptimizedCreateHiveTableAsSelectCommand",
-    ):
-        table = plan.tableDesc() if name != "CreateDataSourceTableAsSelectCommand" else plan.table()
-        names = d.names(plan.outputColumnNames())
-        output, info = d.table_dataset(table, with_schema=False)
-        overwrite = name == "OptimizedCreateHiveTableAsSelectCommand" and _overwrite(plan.mode())
-        planned = PlannedStatement(name, output, info, overwrite=overwrite)
-        d.query_inputs(plan.query(), planned, names, output_schema=True)
-        return planned
-    if name in ("InsertIntoHiveDirCommand", "InsertIntoDataSourceDirCommand"):
-        location = option(plan.storage().locationUri())
-        if location is None:
-            return None
-        output = DatasetLineage(DatasetIdentity.from_uri(str(location.toString())), "output")
-        planned = PlannedStatement(name, output, overwrite=True)
-        d.query_inputs(plan.query(), planned, output_schema=True)
-        return planned
-    if name in ("CreateTableCommand", "CreateDataSourceTableCommand"):
-        output, info = d.table_dataset(plan.table())
-        return PlannedStatement(name, output, info)
-    if name == "CreateTableLikeCommand":
-        target = plan.targetTable()
-        source = d.metadata(plan.sourceTable())
-        location = option(plan.fileFormat().locationUri())
-        info = TableInfo(
-            option(target.database()) or str(d.catalog.getCurrentDatabase()),
-            str(target.table()),
-            str(location.toString()) if location is not None else None,
-        )
-        if info.location is None:
-            default = d.catalog.defaultTablePath(d.parse_table(info.qualified_name))
-            info = TableInfo(info.database, info.table, str(default.toString()))
-        output = DatasetLineage(table_identity(info, d.hive_metastore), "output")
-        output.schema = d.struct_fields(source.schema())
-        return PlannedStatement(name, output, info)
-    if name == "LoadDataCommand":
-        output, info = d.table_dataset(d.metadata(plan.table()))
-        return PlannedStatement(name, output, info, overwrite=bool(plan.isOverwrite()))
-    if name == "TruncateTableCommand":
-        output, info = d.table_dataset(d.metadata(plan.tableName()), with_schema=False)
-        return PlannedStatement(name, output, info)
-    if name in ("DropTable", "DropTableCommand"):
-        if name == "DropTable":
-            child = plan.child()
-            if child.getClass().getSimpleName() != "ResolvedIdentifier":
-                return None
-            ident = child.identifier()
-            parts = [*list(ident.namespace()), str(ident.name())]
-            ident = d.parse_table(".".join(f"`{p}`" for p in parts))
-        else:
-            if plan.isView():
-                return None
-            ident = plan.tableName()
-        if not d.catalog.tableExists(ident):
-            return None  # DROP TABLE IF EXISTS of a table that is not there
-        output, info = d.table_dataset(d.metadata(ident), with_schema=False)
-        return PlannedStatement(name, output, info)
-    if name in ("AlterTableAddColumnsCommand", "AlterTableSetLocationCommand"):
-        ident = plan.table() if name == "AlterTableAddColumnsCommand" else plan.tableName()
-
-        def altered() -> DatasetLineage:
-            return d.table_dataset(d.metadata(ident))[0]
-
-        return PlannedStatement(name, refresh=altered)
-    if name in ("AlterTableAddPartitionCommand", "RepairTableCommand"):
-        output, info = d.table_dataset(d.metadata(plan.tableName()))
-        return PlannedStatement(name, output, info)
-    row_level = {
-        "ReplaceData": _row_level,
-        "WriteDelta": _row_level,
-        "MergeIntoTable": _row_level_command,
-        "UpdateTable": _row_level_command,
-        "DeleteFromTable": _row_level_command,
-        "MergeIntoCommand": _delta_command,
-        "UpdateCommand": _delta_command,
-        "DeleteCommand": _delta_command,
-    }.get(name)
-    if row_level is not None:
-        try:
-            return row_level(d, plan, name)
-        except Exception as error:  # a run that says what it could not learn, not no run
-            return PlannedStatement(name, problems=[f"statement: {type(error).__name__}: {error}"])
-    if name == "AlterTableRenameCommand":
-        if plan.isView():
-            return None
-        old, _ = d.table_dataset(d.metadata(plan.oldName()), with_schema=False)
-        new_name = plan.newName()
-
-        def renamed() -> DatasetLineage:
-            new_ident = new_name
-            if not new_name.database().isDefined():
-                db = old.identity.symlinks[0].name.split(".")[0] if old.identity.symlinks else None
-                if db:
-                    new_ident = d.parse_table(f"`{db}`.`{new_name.table()}`")
-            output, _ = d.table_dataset(d.metadata(new_ident))
-            output.previous_identity = DatasetIdentity(old.identity.namespace, old.identity.name)
-            return output
-
-        return PlannedStatement(name, refresh=renamed)
-    return PlannedStatement(name)
+def _plan(planner: _Planner, plan: Any) -> DescribedCommand | None:
+    """The analyzed command ``plan``, read by the version's reader of its node, described by its
+    handler (``describe._commands``)."""
+    node = str(plan.getClass().getSimpleName())
+    read = planner.readers.command(node)
+    if read is None:  # no reader of this Spark version: reported by its name alone
+        return described(node)
+    return describe_command(node, lambda: read(plan, node, planner), planner)
 
 
-def _v2_output(d: _Planner, relation: Any) -> tuple[DatasetLineage, TableInfo]:
-    """The v2 table a row-level command changes, and its name for the job (``table.name()``)."""
-    datasets = v2_table_datasets(d.jvm, relation, "output")
-    output = datasets[0]
-    if len(datasets) > 1:
-        output.problems.append(
-            f"output: the table describes itself as {len(datasets)} datasets, the first is reported"
-        )
-    return output, TableInfo(None, str(v2_table(relation).name()), None)
-
-
-def _row_level(d: _Planner, plan: Any, name: str) -> PlannedStatement:
-    """``ReplaceData`` or ``WriteDelta``: MERGE, UPDATE or DELETE rewritten over the table's rows.
-
-    Its query reads the target's rows (and a MERGE's source): those are the inputs, and the
-    query's columns that are the table's give the column lineage. The table's version is read
-    again once the command ran.
-    """
-    relation = plan.table()
-    output, info = _v2_output(d, relation)
-    planned = PlannedStatement(name, output, info)
-    d.query_inputs(plan.query(), planned)
-    lineage = output.column_lineage
-    if lineage is not None:
-        # The query's own columns (__row_operation, __row_id...) are not the table's.
-        names = {f["name"] for f in output.schema or []}
-        kept = {k: v for k, v in lineage.fields.items() if k in names}
-        output.column_lineage = ColumnLineageRecord(kept, lineage.dataset)
-    planned.refresh = functools.partial(_refreshed_version, d, relation, output)
-    return planned
-
-
-def _refreshed_version(d: _Planner, relation: Any, output: DatasetLineage) -> DatasetLineage:
+def _refreshed_version(relation: Any, output: DatasetLineage) -> DatasetLineage:
     """The output once the command ran: the table loaded again from its catalog, its version."""
     catalog, ident = option(relation.catalog()), option(relation.identifier())
     if catalog is not None and ident is not None:
         version = catalog.loadTable(ident).version()
         output.version = str(version) if version is not None else None
     return output
-
-
-def _row_level_command(d: _Planner, plan: Any, name: str) -> PlannedStatement | None:
-    """MERGE, UPDATE or DELETE left as such (a table that deletes by filter): the target."""
-    target = plan.targetTable() if name == "MergeIntoTable" else plan.table()
-    while target.getClass().getSimpleName() == "SubqueryAlias":
-        target = target.child()
-    if target.getClass().getSimpleName() != "DataSourceV2Relation":
-        return PlannedStatement(name)
-    output, info = _v2_output(d, target)
-    planned = PlannedStatement(name, output, info)
-    if name == "MergeIntoTable":
-        d.query_inputs(plan.sourceTable(), planned)
-        output.column_lineage = None
-    return planned
-
-
-def _delta_command(d: _Planner, plan: Any, name: str) -> PlannedStatement:
-    """Delta Lake's ``MergeIntoCommand``, ``UpdateCommand`` or ``DeleteCommand``.
-
-    As the agent's builders for them: the output is the target (its dataset, as any relation
-    of it is named), and the inputs are a MERGE's target and source, an UPDATE's or DELETE's
-    target; the job is named after the target as its own write would be.
-    """
-    target = plan.target()
-    while target.getClass().getSimpleName() == "SubqueryAlias":
-        target = target.child()
-    planned = PlannedStatement(name)
-    extraction = logical_plan_extraction(d.jvm, target, d.hive_metastore)
-    planned.problems.extend(extraction.problems)
-    if len(extraction.inputs) != 1:
-        planned.problems.append(f"output: the {name}'s target is {len(extraction.inputs)} datasets")
-        return planned
-    [identity] = extraction.inputs
-    output = DatasetLineage(identity, "output")
-    output.schema = d.struct_fields(target.schema())
-    table = (
-        option(target.catalogTable())
-        if target.getClass().getSimpleName() == "LogicalRelation"
-        else None
-    )
-    planned.output = output
-    planned.table = d.table_info(table) if table is not None else None
-    planned.inputs = extraction.input_datasets()
-    if name == "MergeIntoCommand":
-        source = PlannedStatement(name)
-        d.query_inputs(plan.source(), source)
-        known = {(i.identity.namespace, i.identity.name) for i in planned.inputs}
-        planned.inputs.extend(
-            i for i in source.inputs if (i.identity.namespace, i.identity.name) not in known
-        )
-        planned.problems.extend(source.problems)
-    return planned
