@@ -14,6 +14,7 @@ import itertools
 import threading
 import time
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -296,33 +297,49 @@ def test_an_insert_is_described_the_same_beside_it_or_from_its_execution(
 
 class _Recorder:
     """A sink that notes whether the statement was still running when its START was reported
-    (the template marks the record ``finished`` as soon as the user's call returned)."""
+    (the template marks the record ``finished`` as soon as the user's call returned), and
+    makes ``flag`` when it first hears of a START."""
 
-    def __init__(self) -> None:
+    def __init__(self, flag: Path) -> None:
+        self.flag = flag
         self.started_while_running: list[bool] = []
         self.finished: list[SparkExecution] = []
 
     def write_started(self, write: SparkExecution) -> None:
         self.started_while_running.append(write.finished is None)
+        self.flag.touch()
 
     def write_finished(self, write: SparkExecution) -> None:
         self.finished.append(write)
 
 
 def test_a_long_insert_starts_while_it_runs_and_a_short_one_once_it_ran(
-    spark: Any, tables: tuple[str, str, str]
+    spark: Any, tables: tuple[str, str, str], tmp_path: Path
 ) -> None:
+    from pyspark.sql.types import BooleanType
+
     from openlineage_sdk.spark import install, uninstall
 
     src, dst, _ = tables
-    recorder = _Recorder()
+    flag = tmp_path / "started"
+    recorder = _Recorder(flag)
+
+    def once_started(k: int) -> bool:
+        # In Spark's Python worker: the row waits until the sink heard of the START (bounded,
+        # so that a lost START fails the assertions below rather than hanging).
+        import os
+        import time
+
+        deadline = time.monotonic() + 120
+        while not os.path.exists(flag) and time.monotonic() < deadline:
+            time.sleep(0.01)
+        return True
+
+    spark.udf.register("once_started", once_started, BooleanType())
     install(spark, sink=recorder)
-    # A statement that runs for a second or two: each of its rows waits a fifth of a second
-    # (``Thread.sleep`` returns nothing, which ``reflect`` gives as the text "null").
-    slow = (
-        f"INSERT INTO {dst} SELECT k, v FROM {src} WHERE id < 10 AND "
-        "coalesce(reflect('java.lang.Thread', 'sleep', CAST(200 + k * 0 AS BIGINT)), '') <> 'x'"
-    )
+    # A statement that runs until its START was reported: it is described beside it after
+    # 0.3 s, whatever the machine's speed.
+    slow = f"INSERT INTO {dst} SELECT k, v FROM {src} WHERE id < 10 AND once_started(k)"
     try:
         _statement_kind.INSERT_DESCRIBED_BESIDE_AFTER_S = 0.3
         spark.sql(slow)

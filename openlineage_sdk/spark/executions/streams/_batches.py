@@ -242,16 +242,16 @@ class _BatchAdapter:
 
 
 def enter_batch(
-    adapter: Adapter, session: Any, parent: Any, inputs: list[DatasetLineage]
+    adapter: Adapter, spark: Any, parent: Any, inputs: list[DatasetLineage]
 ) -> Callable[[], None]:
-    """Put a batch's ``session`` under ``adapter`` with the stream's run as parent; returns undo."""
-    previous = adapter_of(session)
-    register(session, _BatchAdapter(adapter, _BatchReporter(adapter.reporter, parent, inputs)))
+    """Put a batch's Spark session under ``adapter``, the stream's run its parent; returns undo."""
+    previous = adapter_of(spark)
+    register(spark, _BatchAdapter(adapter, _BatchReporter(adapter.reporter, parent, inputs)))
 
     def restore() -> None:
         if previous is not None:
-            register(session, previous)
+            register(spark, previous)
         else:
-            unregister(session)
+            unregister(spark)
 
     return restore
