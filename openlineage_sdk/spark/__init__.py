@@ -24,11 +24,14 @@ One call of a writer method (``save``, ``parquet``, ``saveAsTable``, ``insertInt
 ``writeTo(...).create()``, ...) is one write, whatever number of commands Spark runs for it.
 ``spark.sql`` statements that write or change datasets (``INSERT``, CTAS, ``LOAD DATA``,
 ``CREATE``/``DROP``/``TRUNCATE``/``ALTER TABLE``) are runs too, with the JVM agent's job names
-and lifecycle states (see ``_statements`` and, under Connect, ``_connect_statements``); queries
-that end in an action are runs with inputs only (``install(..., input_only_runs=False)`` turns
-those off). In classic PySpark, RDD writes (``saveAsTextFile`` and the Hadoop writers) are runs
-of their own, and inputs are traced through RDDs back to the files they read (see ``_rdd``).
-Streaming queries are not seen.
+and lifecycle states (see ``executions._statement`` and the command registry,
+``describe._commands``); queries that end in an action are runs with inputs only
+(``install(..., input_only_runs=False)`` turns those off). In classic PySpark, RDD writes
+(``saveAsTextFile`` and the Hadoop writers) are runs of their own, and inputs are traced through
+RDDs back to the files they read. A streaming query is a run from its start to its end, with
+RUNNING events as it progresses, its ``foreachBatch`` writes runs of their own under it
+(``executions.streams``); a declarative pipeline is a run, and each of its flows a run under it.
+``docs/architecture.md`` says where each step lives.
 
 What each kind of session gives:
 

@@ -308,7 +308,7 @@ def test_statements_start_no_spark_job_and_run_once(
 def test_statements_that_write_nothing_pass_straight_through(
     spark_connect: Any, connect_auto: Captured, src: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from openlineage_sdk.spark.session.connect import _statements
+    from openlineage_sdk.spark.session.connect import _server_statement as _statements
 
     explained: list[str] = []
     real = _statements.explain_text
@@ -346,7 +346,7 @@ def test_an_insert_does_not_wait_for_the_adapters_explain(
 
     from openlineage_sdk.spark import installed
     from openlineage_sdk.spark.observe._statements import ConnectCommands
-    from openlineage_sdk.spark.session.connect import _statements
+    from openlineage_sdk.spark.session.connect import _server_statement as _statements
     from openlineage_sdk.spark.session.connect._explain import sql_relation
 
     adapter = installed(spark_connect)
@@ -479,19 +479,20 @@ def test_statements_never_use_the_jvm(
 
     from openlineage_sdk.spark.session import classic
     from openlineage_sdk.spark.session.classic import (
+        _commands,
         _jvm,
         _metrics,
         _plan,
         _rdd,
         _readers,
-        _statements,
+        _stream_io,
     )
 
     def trap(*args: Any, **kwargs: Any) -> Any:
         raise AssertionError("the Connect path reached for the JVM")
 
     monkeypatch.setattr(py4j.java_gateway.GatewayClient, "send_command", trap)
-    for module in (classic, _jvm, _metrics, _plan, _rdd, _readers, _statements):
+    for module in (classic, _commands, _jvm, _metrics, _plan, _rdd, _readers, _stream_io):
         for name in dir(module):
             value = getattr(module, name)
             if callable(value) and getattr(value, "__module__", "") == module.__name__:

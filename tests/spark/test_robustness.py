@@ -12,7 +12,7 @@ import pytest
 from openlineage_sdk import OpenLineage
 from openlineage_sdk.facets import SchemaDatasetFacet
 from openlineage_sdk.models.records import SchemaDatasetFacetFields
-from openlineage_sdk.spark._execution import DatasetLineage, WriteLineage
+from openlineage_sdk.spark._execution import DatasetLineage, SparkExecution
 from openlineage_sdk.spark.session import session_kind
 from openlineage_sdk.transports import FileTransport, MemoryTransport
 from openlineage_sdk.transports.base import TransportError
@@ -254,10 +254,10 @@ def test_a_failing_sink_never_fails_the_write(mode_spark: Any, data_dir: Path) -
     from openlineage_sdk.spark import install, uninstall
 
     class Broken:
-        def write_started(self, write: WriteLineage) -> None:
+        def execution_started(self, write: SparkExecution) -> None:
             raise RuntimeError("sink down")
 
-        def write_finished(self, write: WriteLineage) -> None:
+        def execution_finished(self, write: SparkExecution) -> None:
             raise RuntimeError("sink down")
 
     install(mode_spark, sink=Broken())
@@ -270,10 +270,10 @@ def test_a_failing_sink_never_fails_the_write(mode_spark: Any, data_dir: Path) -
 
 def _parquet_write(
     output: DatasetLineage, inputs: list[DatasetLineage] | None = None
-) -> WriteLineage:
+) -> SparkExecution:
     """The record the adapter makes of a Parquet write to ``output``, for testing a sink alone."""
     command = "execute_insert_into_hadoop_fs_relation_command"
-    return WriteLineage(
+    return SparkExecution(
         "classic",
         "parquet",
         "app",
@@ -288,14 +288,14 @@ def _parquet_write(
 def test_an_interrupted_write_is_aborted() -> None:
     """The sink's side alone: a write stopped by KeyboardInterrupt ends its run with ABORT."""
     from openlineage_sdk.spark import DatasetIdentity, DatasetLineage
-    from openlineage_sdk.spark.events._sinks import RunPerWrite
+    from openlineage_sdk.spark.events._sinks import RunPerExecution
 
     memory = MemoryTransport()
-    sink = RunPerWrite(OpenLineage(transport=memory, namespace=NAMESPACE))
+    sink = RunPerExecution(OpenLineage(transport=memory, namespace=NAMESPACE))
     write = _parquet_write(DatasetLineage(DatasetIdentity("file", "/data/out"), "output"))
-    sink.write_started(write)
+    sink.execution_started(write)
     write.error = KeyboardInterrupt()
-    sink.write_finished(write)
+    sink.execution_finished(write)
 
     assert [e.event_type for e in Captured(memory).events()] == ["START", "ABORT"]
     for text in memory.json_events:
@@ -323,12 +323,12 @@ def test_the_end_adds_the_statistics_to_the_datasets_the_start_built(
     write = _parquet_write(target, [source])
     memory = MemoryTransport()
     client = OpenLineage(transport=memory, namespace=NAMESPACE)
-    sink = _sinks.RunPerWrite(client) if mode == "automatic" else _sinks.IntoCurrentRun()
+    sink = _sinks.RunPerExecution(client) if mode == "automatic" else _sinks.IntoCurrentRun()
     with client.run("orders.load") if mode == "explicit" else contextlib.nullcontext():
-        sink.write_started(write)
+        sink.execution_started(write)
         source.stats = IoStats(size=100, file_count=1)
         target.stats = IoStats(row_count=3)
-        sink.write_finished(write)
+        sink.execution_finished(write)
 
     assert len(built) == 2
     end = Captured(memory).events()[-1].to_dict()

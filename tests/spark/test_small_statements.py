@@ -305,11 +305,11 @@ class _Recorder:
         self.started_while_running: list[bool] = []
         self.finished: list[SparkExecution] = []
 
-    def write_started(self, write: SparkExecution) -> None:
+    def execution_started(self, write: SparkExecution) -> None:
         self.started_while_running.append(write.finished is None)
         self.flag.touch()
 
-    def write_finished(self, write: SparkExecution) -> None:
+    def execution_finished(self, write: SparkExecution) -> None:
         self.finished.append(write)
 
 
@@ -446,20 +446,20 @@ def test_an_insert_returns_before_its_end_is_reported(
 ) -> None:
     """The user's call does not wait for the INSERT's lineage: its end is reported on the
     adapter's finishing thread, here held until the call returned."""
-    from openlineage_sdk.spark.events._sinks import RunPerWrite
+    from openlineage_sdk.spark.events._sinks import RunPerExecution
 
     src, dst = mode_tables
     reached, release = threading.Event(), threading.Event()
     ends: list[str] = []
-    real = RunPerWrite.write_finished
+    real = RunPerExecution.execution_finished
 
-    def held(self: RunPerWrite, write: SparkExecution) -> None:
+    def held(self: RunPerExecution, write: SparkExecution) -> None:
         ends.append(threading.current_thread().name)
         reached.set()
         assert release.wait(60)
         real(self, write)
 
-    monkeypatch.setattr(RunPerWrite, "write_finished", held)
+    monkeypatch.setattr(RunPerExecution, "execution_finished", held)
     auto.clear()
     try:
         mode_spark.sql(f"INSERT INTO {dst} SELECT k, count(*) FROM {src} GROUP BY k")
@@ -485,17 +485,17 @@ def test_a_later_statements_events_follow_an_earlier_inserts_end(
 ) -> None:
     """However late an INSERT's end goes out, the next statement's START waits for it: the
     events keep the order of the calls (here the next one drops the INSERT's target)."""
-    from openlineage_sdk.spark.events._sinks import RunPerWrite
+    from openlineage_sdk.spark.events._sinks import RunPerExecution
 
     src, dst = mode_tables
-    real = RunPerWrite.write_finished
+    real = RunPerExecution.execution_finished
 
-    def slow(self: RunPerWrite, write: SparkExecution) -> None:
+    def slow(self: RunPerExecution, write: SparkExecution) -> None:
         if write.sql is not None and write.sql.startswith("INSERT"):
             time.sleep(0.5)
         real(self, write)
 
-    monkeypatch.setattr(RunPerWrite, "write_finished", slow)
+    monkeypatch.setattr(RunPerExecution, "execution_finished", slow)
     auto.clear()
     mode_spark.sql(f"INSERT INTO {dst} SELECT k, count(*) FROM {src} GROUP BY k")
     mode_spark.sql(f"DROP TABLE {dst}")
@@ -523,16 +523,16 @@ def test_the_applications_end_follows_its_inserts_end(
     """An INSERT's end, still on the finishing thread when the application's block ends, goes
     out before the application's COMPLETE."""
     from openlineage_sdk.spark import application_run
-    from openlineage_sdk.spark.events._sinks import RunPerWrite
+    from openlineage_sdk.spark.events._sinks import RunPerExecution
 
     src, dst = mode_tables
-    real = RunPerWrite.write_finished
+    real = RunPerExecution.execution_finished
 
-    def slow(self: RunPerWrite, write: SparkExecution) -> None:
+    def slow(self: RunPerExecution, write: SparkExecution) -> None:
         time.sleep(0.5)
         real(self, write)
 
-    monkeypatch.setattr(RunPerWrite, "write_finished", slow)
+    monkeypatch.setattr(RunPerExecution, "execution_finished", slow)
     auto.clear()
     with application_run(mode_spark, client) as app:
         mode_spark.sql(f"INSERT INTO {dst} SELECT k, count(*) FROM {src} GROUP BY k")
@@ -603,7 +603,7 @@ def test_a_file_tables_command_describes_it_as_the_catalog_does(
     from openlineage_sdk.spark.describe._schema import schema_fields
     from openlineage_sdk.spark.session.connect import ConnectSession
     from openlineage_sdk.spark.session.connect._explain import explain_text, parse_explain
-    from openlineage_sdk.spark.session.connect._statements import file_table as _file_table
+    from openlineage_sdk.spark.session.connect._server_statement import file_table as _file_table
 
     name = table("file_target")
     spark_connect.sql(create.format(t=name, folder=data_dir))

@@ -137,18 +137,19 @@ def test_the_connect_path_never_uses_the_jvm(
     from openlineage_sdk.spark import install, uninstall
     from openlineage_sdk.spark.session import classic
     from openlineage_sdk.spark.session.classic import (
+        _commands,
         _jvm,
         _metrics,
         _plan,
         _rdd,
         _readers,
-        _statements,
+        _stream_io,
     )
 
     def trap(*args: Any, **kwargs: Any) -> Any:
         raise AssertionError("the Connect path reached for the JVM")
 
-    for module in (classic, _jvm, _metrics, _plan, _rdd, _readers, _statements):
+    for module in (classic, _commands, _jvm, _metrics, _plan, _rdd, _readers, _stream_io):
         for name in dir(module):
             value = getattr(module, name)
             if callable(value) and getattr(value, "__module__", "") == module.__name__:

@@ -18,7 +18,7 @@ import pytest
 
 from openlineage_sdk import OpenLineage, RunEvent
 from openlineage_sdk.spark import install, uninstall
-from openlineage_sdk.spark.describe._streams import (
+from openlineage_sdk.spark.describe._stream_datasets import (
     StreamSink,
     StreamSource,
     kafka_namespace,
@@ -526,13 +526,13 @@ class _Recorder:
             (kind, [(d.identity.name, d.stats.row_count if d.stats else None) for d in datasets])
         )
 
-    def write_started(self, write: Any) -> None:
+    def execution_started(self, write: Any) -> None:
         self._keep("START", write)
 
-    def write_running(self, write: Any) -> None:
+    def execution_running(self, write: Any) -> None:
         self._keep("RUNNING", write)
 
-    def write_finished(self, write: Any) -> None:
+    def execution_finished(self, write: Any) -> None:
         self._keep("END", write)
 
 

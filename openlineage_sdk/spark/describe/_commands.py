@@ -274,7 +274,7 @@ COMMANDS: dict[str, Command] = _rows(
         for node in ("MergeIntoCommand", "UpdateCommand", "DeleteCommand")
     ),
     # Structured Streaming: what each micro-batch of a stream runs for its sink, which names the
-    # stream's job (``describe._streams``): file, table and foreachBatch sinks (data source V1),
+    # stream's job (``describe._stream_datasets``): file, table and foreachBatch sinks (data source V1),
     # the others (V2 tables). The suffix is the sink's dataset: a folder's last two parts, or a
     # table's qualified name for ``toTable``, or a Kafka topic. The stream's execution describes
     # its output from the sink.

@@ -65,8 +65,7 @@ from openlineage_sdk.models.records import ExtractionErrorRunFacetError, Locatio
 from openlineage_sdk.spark._execution import note_problem
 
 if TYPE_CHECKING:
-    from openlineage_sdk.spark._execution import DatasetIdentity, DatasetLineage
-    from openlineage_sdk.spark._execution import SparkExecution as WriteLineage
+    from openlineage_sdk.spark._execution import DatasetIdentity, DatasetLineage, SparkExecution
     from openlineage_sdk.spark.events._extensions import AnyDatasetFacet, Built
 
 __all__ = [
@@ -88,7 +87,7 @@ log = logging.getLogger("openlineage_sdk.spark")
 _T = TypeVar("_T")
 
 
-def _attempt(write: WriteLineage, what: str, build: Callable[[], _T]) -> _T | None:
+def _attempt(write: SparkExecution, what: str, build: Callable[[], _T]) -> _T | None:
     """``build()``, or ``None`` with the failure logged and noted in the write's problems."""
     try:
         return build()
@@ -119,7 +118,7 @@ def _datasource(identity: DatasetIdentity, producer: str) -> DatasourceDatasetFa
 
 
 def _dataset_facets(
-    write: WriteLineage, dataset: DatasetLineage, producer: str
+    write: SparkExecution, dataset: DatasetLineage, producer: str
 ) -> dict[str, DatasetFacet]:
     identity = dataset.identity
     label = _label(dataset)
@@ -211,7 +210,7 @@ def _property_facet(key: str, data: dict[str, Any], producer: str) -> DatasetFac
 
 
 def _statistics(
-    write: WriteLineage, dataset: DatasetLineage, producer: str
+    write: SparkExecution, dataset: DatasetLineage, producer: str
 ) -> dict[str, InputDatasetFacet | OutputDatasetFacet]:
     """``outputStatistics`` of the output or ``inputStatistics`` of an input, when known."""
     stats = dataset.stats
@@ -234,7 +233,7 @@ def _statistics(
 
 
 def _subset(
-    write: WriteLineage, dataset: DatasetLineage, producer: str
+    write: SparkExecution, dataset: DatasetLineage, producer: str
 ) -> dict[str, InputDatasetFacet | OutputDatasetFacet]:
     """``subset``: the location a trimmed name stands for, as the JVM agent writes it."""
     location = dataset.identity.location
@@ -251,7 +250,7 @@ def _subset(
 
 
 def _dataset(
-    write: WriteLineage,
+    write: SparkExecution,
     dataset: DatasetLineage,
     producer: str,
     finished: bool,
@@ -303,7 +302,7 @@ def _dataset(
 
 
 def input_datasets(
-    write: WriteLineage, producer: str, *, finished: bool = False, extra: Built | None = None
+    write: SparkExecution, producer: str, *, finished: bool = False, extra: Built | None = None
 ) -> list[InputDataset]:
     """The execution's inputs as ``InputDataset``s.
 
@@ -319,7 +318,7 @@ def input_datasets(
 
 
 def output_datasets(
-    write: WriteLineage, producer: str, *, finished: bool = False, extra: Built | None = None
+    write: SparkExecution, producer: str, *, finished: bool = False, extra: Built | None = None
 ) -> list[OutputDataset]:
     """The execution's output as a list of one ``OutputDataset``, as :func:`input_datasets`.
 
@@ -334,7 +333,7 @@ def output_datasets(
 
 
 def running_datasets(
-    write: WriteLineage,
+    write: SparkExecution,
     producer: str,
     announced: set[tuple[str, str, str]],
     extra: Built | None = None,
@@ -399,7 +398,7 @@ def job_type_facet(
     )
 
 
-def definition_facets(write: WriteLineage, producer: str) -> list[JobFacet]:
+def definition_facets(write: SparkExecution, producer: str) -> list[JobFacet]:
     """``sourceCodeLocation`` and ``sql`` of a job, where its definition or its SQL is known.
 
     The location is the file's ``file:`` URI with the line as its fragment (``#L12``), and its
@@ -425,7 +424,7 @@ def definition_facets(write: WriteLineage, producer: str) -> list[JobFacet]:
     return facets
 
 
-def _problems(write: WriteLineage) -> list[str]:
+def _problems(write: SparkExecution) -> list[str]:
     found = list(write.problems)
     for dataset in [*write.inputs, *([write.output] if write.output is not None else [])]:
         found.extend(dataset.problems)
@@ -440,7 +439,7 @@ def extraction_error(
     )
 
 
-def errors(write: WriteLineage, number: int) -> list[ExtractionErrorRunFacetError]:
+def errors(write: SparkExecution, number: int) -> list[ExtractionErrorRunFacetError]:
     """The execution's problems as the ``extractionError`` facet's errors (task ``number``)."""
     return [
         {"errorMessage": problem, "task": write.method, "taskNumber": number}
@@ -449,7 +448,7 @@ def errors(write: WriteLineage, number: int) -> list[ExtractionErrorRunFacetErro
 
 
 def run_facets(
-    write: WriteLineage, producer: str, *, finished: bool = False
+    write: SparkExecution, producer: str, *, finished: bool = False
 ) -> dict[str, RunFacet]:
     """``processing_engine``, and ``extractionError`` when a part of the write's lineage failed.
 

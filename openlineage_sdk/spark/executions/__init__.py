@@ -2,7 +2,7 @@
 
 An observer (``observe``) sees where an execution starts; the execution's kind decides when it
 is described, when its START and its end go out, and what is gathered around it, each as a
-:class:`~openlineage_sdk.spark._flow.Description` run by the one template (``_flow``). The
+:class:`~openlineage_sdk.spark._flow.ExecutionSteps` run by the one template (``_flow``). The
 session (``session``) only answers what is asked, when it is asked:
 
 ========================  ===============================================================

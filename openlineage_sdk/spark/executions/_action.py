@@ -13,7 +13,7 @@ from __future__ import annotations
 import logging
 
 from openlineage_sdk.spark._execution import SparkExecution
-from openlineage_sdk.spark._flow import Description, LineageSink, report_done
+from openlineage_sdk.spark._flow import ExecutionSteps, LineageSink, report_done
 from openlineage_sdk.spark.session import Session
 
 __all__ = ["ActionRead", "report_heard_read"]
@@ -21,7 +21,7 @@ __all__ = ["ActionRead", "report_heard_read"]
 log = logging.getLogger("openlineage_sdk.spark")
 
 
-class ActionRead(Description):
+class ActionRead(ExecutionSteps):
     """An action's inputs, read from its plan before it runs."""
 
     def __init__(self, session: Session, execution: SparkExecution, plan: object) -> None:

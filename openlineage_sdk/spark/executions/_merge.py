@@ -11,14 +11,14 @@ from __future__ import annotations
 from typing import Any
 
 from openlineage_sdk.spark._execution import SparkExecution
-from openlineage_sdk.spark._flow import Description
+from openlineage_sdk.spark._flow import ExecutionSteps
 from openlineage_sdk.spark.describe._commands import apply_statement
 from openlineage_sdk.spark.session import Session
 
 __all__ = ["MergeCommand"]
 
 
-class MergeCommand(Description):
+class MergeCommand(ExecutionSteps):
     """A client's ``MergeIntoTableCommand``: its datasets before it runs."""
 
     def __init__(self, session: Session, execution: SparkExecution, command: Any) -> None:

@@ -24,7 +24,7 @@ from openlineage_sdk.spark._flow import report_finished, report_started
 from openlineage_sdk.spark._inside import adapter_work
 from openlineage_sdk.spark.describe._pipelines import flow_event, query_tables, run_event, unquoted
 from openlineage_sdk.spark.describe._schema import schema_fields
-from openlineage_sdk.spark.describe._streams import StreamSink, StreamSource
+from openlineage_sdk.spark.describe._stream_datasets import StreamSink, StreamSource
 from openlineage_sdk.spark.executions._adapters import Adapter
 from openlineage_sdk.spark.session import Session
 

@@ -11,13 +11,13 @@ from typing import Any
 
 from openlineage_sdk.spark._execution import SparkExecution
 from openlineage_sdk.spark._execution import note_problem as _note
-from openlineage_sdk.spark._flow import Description
+from openlineage_sdk.spark._flow import ExecutionSteps
 from openlineage_sdk.spark.session import Session
 
 __all__ = ["RddSave"]
 
 
-class RddSave(Description):
+class RddSave(ExecutionSteps):
     """An RDD save: its output and inputs before it runs, its statistics after."""
 
     def __init__(

@@ -32,7 +32,7 @@ from typing import Any
 
 from openlineage_sdk.spark._execution import SparkExecution
 from openlineage_sdk.spark._execution import note_problem as _note
-from openlineage_sdk.spark._flow import Description, start_beside
+from openlineage_sdk.spark._flow import ExecutionSteps, start_beside
 from openlineage_sdk.spark.describe._commands import (
     COMMANDS,
     DescribedCommand,
@@ -60,7 +60,7 @@ INSERT_DESCRIBED_BESIDE_AFTER_S = 2.0
 
 def statement_description(
     session: Session, execution: SparkExecution, text: str | None, command: Any = None
-) -> Description:
+) -> ExecutionSteps:
     """How a statement is described around its run.
 
     ``text`` is the statement as sent (``None``: bound or formatted by PySpark, known only
@@ -77,7 +77,7 @@ def statement_description(
 # ----------------------------------------------------------------------- classic PySpark
 
 
-class TextStatement(Description):
+class TextStatement(ExecutionSteps):
     """A statement sent as text: described before it runs, or, for an ``INSERT``, beside or after
     (see the module)."""
 
@@ -152,7 +152,7 @@ class _Marking:
         self.event.set()
 
 
-class BoundStatement(Description):
+class BoundStatement(ExecutionSteps):
     """A statement with parameters or format arguments: described once it has run.
 
     The command Spark ran is in the result's ``QueryExecution``, and the run is described from
@@ -248,7 +248,7 @@ def _ready(planned: PlannedCommand | None) -> bool:
     return planned is not None and planned.error is None and planned.node in COMMANDS
 
 
-class ServerStatementRun(Description):
+class ServerStatementRun(ExecutionSteps):
     """How a ``SqlCommand`` that may write is described around its run (see the module)."""
 
     def __init__(

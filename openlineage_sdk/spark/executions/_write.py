@@ -14,7 +14,7 @@ from typing import Any
 
 from openlineage_sdk.spark._execution import DatasetIdentity, DatasetLineage, SparkExecution
 from openlineage_sdk.spark._execution import note_problem as _note
-from openlineage_sdk.spark._flow import Description
+from openlineage_sdk.spark._flow import ExecutionSteps
 from openlineage_sdk.spark.describe._commands import Command, job_suffix
 from openlineage_sdk.spark.describe._jdbc import jdbc_table_identity
 from openlineage_sdk.spark.describe._kafka import kafka_datasets
@@ -25,7 +25,7 @@ from openlineage_sdk.spark.session import Session, WriteStatistics
 __all__ = ["WriteExecution"]
 
 
-class WriteExecution(Description):
+class WriteExecution(ExecutionSteps):
     """How a writer call is described around its run (see the module)."""
 
     def __init__(

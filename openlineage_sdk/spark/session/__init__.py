@@ -4,7 +4,11 @@
 schema, describe a table, say what a plan reads, plan a statement, gather a write's
 statistics). ``classic`` answers through py4j from the JVM in this process, ``connect`` through
 the Spark Connect client and its server; neither imports the other. :func:`open_session` picks
-the implementation by the session's kind.
+the implementation by the session's kind, and nothing above this package knows which it is.
+
+A session only answers: when it is asked is the executions' (``executions``) to decide, and it
+imports nothing of them or of the template. What a Spark version spells its own way is read by
+the readers the session chose when it opened (``classic._readers``).
 """
 
 from __future__ import annotations

@@ -25,7 +25,7 @@ from openlineage_sdk.spark._execution import (
 from openlineage_sdk.spark._execution import note_problem as _note
 from openlineage_sdk.spark.describe._planned import DescribedCommand, PlannedCommand
 from openlineage_sdk.spark.describe._schema import schema_fields
-from openlineage_sdk.spark.describe._streams import (
+from openlineage_sdk.spark.describe._stream_datasets import (
     StreamSink,
     StreamSource,
     kafka_namespace,

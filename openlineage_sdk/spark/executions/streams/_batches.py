@@ -22,7 +22,7 @@ from collections.abc import Callable
 from typing import Any, Protocol
 
 from openlineage_sdk.spark._execution import DatasetLineage, SparkExecution
-from openlineage_sdk.spark._flow import LineageSink
+from openlineage_sdk.spark._flow import LineageSink, sink_method
 from openlineage_sdk.spark.executions._adapters import (
     Adapter,
     adapter_of,
@@ -200,21 +200,27 @@ class _BatchReporter:
         self.parent = parent
         self.inputs = inputs
 
-    def write_started(self, write: SparkExecution) -> None:
-        write.parent = self.parent
-        _add_stream_inputs(write, self.inputs)
-        self.inner.write_started(write)
+    def execution_started(self, execution: SparkExecution) -> None:
+        execution.parent = self.parent
+        _add_stream_inputs(execution, self.inputs)
+        _call(self.inner, "execution_started", execution)
 
-    def write_finished(self, write: SparkExecution) -> None:
-        self.inner.write_finished(write)
+    def execution_finished(self, execution: SparkExecution) -> None:
+        _call(self.inner, "execution_finished", execution)
 
 
-def _add_stream_inputs(write: SparkExecution, stream_inputs: list[DatasetLineage]) -> None:
+def _call(sink: LineageSink, name: str, execution: SparkExecution) -> None:
+    method = sink_method(sink, name)
+    if method is not None:
+        method(execution)
+
+
+def _add_stream_inputs(execution: SparkExecution, stream_inputs: list[DatasetLineage]) -> None:
     """The stream's sources among a batch write's inputs, in place of the batch's own files."""
     folders = [(d.identity.namespace, d.identity.name.rstrip("/") + "/") for d in stream_inputs]
     kept = [
         d
-        for d in write.inputs
+        for d in execution.inputs
         if not any(
             d.identity.namespace == ns and d.identity.name.startswith(folder)
             for ns, folder in folders
@@ -224,7 +230,7 @@ def _add_stream_inputs(write: SparkExecution, stream_inputs: list[DatasetLineage
     for dataset in stream_inputs:
         if (dataset.identity.namespace, dataset.identity.name) not in known:
             kept.append(DatasetLineage(dataset.identity, "input", dataset.schema))
-    write.inputs = kept
+    execution.inputs = kept
 
 
 class _BatchAdapter:

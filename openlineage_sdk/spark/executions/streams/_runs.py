@@ -42,7 +42,7 @@ from openlineage_sdk.spark._flow import (
     run_opened,
 )
 from openlineage_sdk.spark._inside import adapter_work
-from openlineage_sdk.spark.describe._streams import (
+from openlineage_sdk.spark.describe._stream_datasets import (
     kafka_namespace,
     kafka_offset_topics,
     source_kind,

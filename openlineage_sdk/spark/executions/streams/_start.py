@@ -14,10 +14,10 @@ from typing import Any
 
 from openlineage_sdk.spark._execution import DatasetLineage, SparkExecution
 from openlineage_sdk.spark._execution import note_problem as _note
-from openlineage_sdk.spark._flow import Description
+from openlineage_sdk.spark._flow import ExecutionSteps
 from openlineage_sdk.spark._inside import adapter_work
 from openlineage_sdk.spark.describe._schema import schema_fields
-from openlineage_sdk.spark.describe._streams import (
+from openlineage_sdk.spark.describe._stream_datasets import (
     StreamSink,
     StreamSource,
     sink_kind,
@@ -68,7 +68,7 @@ def _with_call_settings(sink: StreamSink, args: tuple[Any, ...], kwargs: dict[st
     )
 
 
-class StreamStart(Description):
+class StreamStart(ExecutionSteps):
     """How a stream's ``start`` is described: sources, sink, job name, before it starts."""
 
     def __init__(

@@ -4,12 +4,14 @@ It reads:
 
 * the writer's settings (``source``, options and mode), which the JVM ``DataFrameWriter`` keeps;
 * a DataFrame's or a statement's analyzed and optimized logical plans, fetched as JSON, for
-  inputs and column lineage (``_plan``); a statement is parsed and analyzed without running it
-  (``_statements``);
+  inputs and column lineage (``_plan``); a command, parsed and analyzed without running it or
+  as Spark ran it, read by the readers of the session's Spark version (``_readers``) and
+  described by its handler (``_commands``);
 * the metrics of the write command itself (rows, bytes and files written, and what each file
   scan read), delivered by a ``QueryExecutionListener`` after the command ran, which also hears
   the queries that ran in actions (``_metrics``);
-* an RDD's lineage and the metrics of the jobs that saved it (``_rdd``).
+* an RDD's lineage and the metrics of the jobs that saved it (``_rdd``);
+* a stream's sources, sink, row-count observation and listener (``_stream_io``).
 """
 
 from __future__ import annotations
@@ -28,7 +30,7 @@ from openlineage_sdk.spark._execution import (
 )
 from openlineage_sdk.spark._execution import note_problem as _note
 from openlineage_sdk.spark.describe._commands import DescribedCommand
-from openlineage_sdk.spark.describe._streams import StreamSink, StreamSource
+from openlineage_sdk.spark.describe._stream_datasets import StreamSink, StreamSource
 from openlineage_sdk.spark.session._base import (
     BatchFunction,
     CommandWindow,
@@ -37,6 +39,7 @@ from openlineage_sdk.spark.session._base import (
     WriteStatistics,
 )
 from openlineage_sdk.spark.session.classic import _rdd
+from openlineage_sdk.spark.session.classic._commands import plan_executed, plan_statement
 from openlineage_sdk.spark.session.classic._jvm import (
     frame_schema,
     jvm_writer_settings,
@@ -55,8 +58,7 @@ from openlineage_sdk.spark.session.classic._plan import (
     plan_inputs_and_lineage,
 )
 from openlineage_sdk.spark.session.classic._readers import ClassicReaders, select_readers
-from openlineage_sdk.spark.session.classic._statements import plan_executed, plan_statement
-from openlineage_sdk.spark.session.classic._streams import (
+from openlineage_sdk.spark.session.classic._stream_io import (
     listen_to_streams,
     recent_progress,
     stream_sink,

@@ -6,10 +6,13 @@ Under Spark Connect the Python process holds no JVM and no plan the server resol
 * the DataFrame's unresolved plan (the protobuf it sends), whose ``read`` relations name the
   files, tables and JDBC tables it reads (``_plan``);
 * the server, which explains a plan or a statement as text without running it (``_explain``,
-  ``_statements``, ``_text_lineage``) and answers catalog look-ups;
+  ``_server_statement``, ``_text_lineage``) and answers catalog look-ups;
 * the observed metrics the server returns with a command: a ``count(1)`` observation added to
   the DataFrame being written gives the rows written, computed in the write's own job. The
   server sends no plan metrics for commands, so bytes and files written are left out.
+
+A stream's sources, sink, row-count observation and listener are read from the client
+(``_stream_io``).
 
 Nothing in this package touches a JVM (a test checks that), so it behaves on a remote cluster
 exactly as against a local server.
@@ -43,7 +46,7 @@ from openlineage_sdk.spark.describe._jdbc import (
 from openlineage_sdk.spark.describe._kafka import kafka_datasets
 from openlineage_sdk.spark.describe._schema import schema_fields
 from openlineage_sdk.spark.describe._sql_text import PATH_QUERY
-from openlineage_sdk.spark.describe._streams import StreamSink, StreamSource, source_kind
+from openlineage_sdk.spark.describe._stream_datasets import StreamSink, StreamSource, source_kind
 from openlineage_sdk.spark.describe._tables import Rows, name_parts, relation_rows
 from openlineage_sdk.spark.session._base import (
     BatchFunction,
@@ -70,12 +73,12 @@ from openlineage_sdk.spark.session.connect._plan import (
     relations,
     same_columns,
 )
-from openlineage_sdk.spark.session.connect._statements import (
+from openlineage_sdk.spark.session.connect._server_statement import (
     ConnectServerStatement,
     explained_inputs,
     traced_lineage,
 )
-from openlineage_sdk.spark.session.connect._streams import (
+from openlineage_sdk.spark.session.connect._stream_io import (
     listen_to_streams,
     recent_progress,
     relation_reads,

@@ -28,7 +28,7 @@ from typing import Any
 
 from openlineage_sdk.spark._execution import note_problem as _note
 from openlineage_sdk.spark.describe._schema import schema_fields
-from openlineage_sdk.spark.describe._streams import StreamSink, StreamSource
+from openlineage_sdk.spark.describe._stream_datasets import StreamSink, StreamSource
 from openlineage_sdk.spark.session._base import BatchFunction, StreamEvents
 from openlineage_sdk.spark.session.connect._plan import (
     ClientPlanReads,

@@ -1,4 +1,4 @@
-"""SQL statements in classic PySpark: what a statement will read and write, before it runs.
+"""Commands in classic PySpark: what a statement will read and write, before it runs or as it ran.
 
 How statements are seen
 -----------------------
@@ -6,12 +6,15 @@ How statements are seen
 ...) eagerly, inside the call, and returns a DataFrame of its result; a query (``SELECT``) is
 only planned. The adapter wraps the classic ``SparkSession.sql`` (see ``observe._statements``)
 and, before calling it (for an ``INSERT`` into a table, beside it), has the session's own parser
-and analyzer describe the statement: the text is parsed
-and analyzed in ``CommandExecutionMode.SKIP``, which resolves the command (Hive and data source
+and analyzer describe the statement: the text is parsed and analyzed in
+``CommandExecutionMode.SKIP``, which resolves the command (Hive and data source
 tables, the query it writes, the table it changes) without executing it. That analysis is what
 Spark does itself in the call that follows, on the driver, from the catalog alone: no Spark job,
-a few milliseconds, nothing changed. This module turns the analyzed command into the datasets,
-the command part of the job name and the lifecycle state the JVM agent reports for it, by the one command table (``describe._commands``).
+a few milliseconds, nothing changed. The analyzed command's node is read by the reader of the
+session's Spark version (``_readers``) into the neutral ``PlannedCommand``, and the command's
+handler in the registry (``describe._commands``) describes it into the datasets, the command part
+of the job name and the lifecycle state the JVM agent reports for it, asking this module's
+:class:`_Planner` what it needs (its ``CommandReader``).
 
 Why not only Spark's own reports of executions: the session's ``QueryExecutionListener`` (which
 the adapter registers for write metrics) and the listener bus report a command once it ran, on
