@@ -264,10 +264,12 @@ class ServerStatementRun(ExecutionSteps):
         self.target: _TargetLookUp | None = None  # an INSERT's target, asked for beside it
 
     def _explain(self) -> PlannedCommand | None:
-        planned = self.statement.explain(self.execution)
-        if planned is not None:
-            self.planned = planned
-        return planned
+        try:
+            return self.statement.explain(self.execution)
+        finally:
+            # The command as far as it was read, even when a later step of explain raised.
+            if self.statement.planned is not None:
+                self.planned = self.statement.planned
 
     def before(self) -> bool:
         if self.insert:

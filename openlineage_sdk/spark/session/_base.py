@@ -114,9 +114,12 @@ class ServerStatement(ABC):
 
     Attributes:
         text: The statement's SQL text, as sent.
+        planned: The command as far as :meth:`explain` read it (kept when a later step of it
+            raised).
     """
 
     text: str
+    planned: PlannedCommand | None = None
 
     @abstractmethod
     def explain(self, execution: SparkExecution) -> PlannedCommand | None:

@@ -186,6 +186,7 @@ class ConnectServerStatement(ServerStatement):
             explained.node, tables=explained.tables, error=explained.error, explained=explained
         )
         plan.text = text
+        self.planned = plan
         if explained.error is not None:
             execution.name_job(_command_name(explained.node, command))
             execution.problems.append(f"statement: the server cannot analyse it: {explained.error}")
