@@ -43,9 +43,9 @@ from openlineage_sdk.spark.events._sinks import IntoCurrentRun, RunPerExecution
 from openlineage_sdk.spark.executions.streams import close_streams
 from openlineage_sdk.spark.observe import _hooks
 from openlineage_sdk.spark.observe._actions import ConnectActions, listen_for_reads
-from openlineage_sdk.spark.observe._merge import hook_classic_merge
+from openlineage_sdk.spark.observe._merges import hook_classic_merge
 from openlineage_sdk.spark.observe._pipelines import ConnectPipelines
-from openlineage_sdk.spark.observe._rdd import hook_rdd_saves
+from openlineage_sdk.spark.observe._rdd_saves import hook_rdd_saves
 from openlineage_sdk.spark.observe._statements import ConnectCommands, hook_classic_sql
 from openlineage_sdk.spark.observe._streams import hook_streams
 from openlineage_sdk.spark.observe._writes import hook_writers

@@ -267,9 +267,9 @@ def test_deltas_commands_are_planned_by_the_agents_rules(
     """Delta's MERGE, UPDATE and DELETE commands on a table: its target is the output and an
     input, a MERGE's source the other input, the job named as the command and the table."""
     from openlineage_sdk.spark.describe._commands import apply_statement
-    from openlineage_sdk.spark.session.classic._commands import _plan, _Planner
     from openlineage_sdk.spark.session.classic._jvm import JvmClasses
     from openlineage_sdk.spark.session.classic._readers import select_readers
+    from openlineage_sdk.spark.session.classic._statement_plans import _plan, _Planner
 
     target_name, source_name = f"delta_target_{command}", f"delta_source_{command}"
     spark.range(3).selectExpr("id", "id * 2 AS v").write.saveAsTable(target_name)

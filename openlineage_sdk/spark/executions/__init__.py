@@ -11,7 +11,7 @@ session (``session``) only answers what is asked, when it is asked:
                           Spark Connect: the server's ``EXPLAIN`` and catalog)
 ``_action``               a read that ends in an action (heard by the listener, or the
                           Connect client's plan)
-``_rdd``                  an RDD save
+``_rdd_save``             an RDD save
 ``_merge``                ``DataFrame.mergeInto(...).merge()`` under Spark Connect
 ``streams``               a streaming query: its start, its run and progress, its
                           ``foreachBatch`` writes (here and in a Connect server's worker)
@@ -34,7 +34,7 @@ from openlineage_sdk.spark.executions._adapters import (
     unregister,
 )
 from openlineage_sdk.spark.executions._merge import MergeCommand
-from openlineage_sdk.spark.executions._rdd import RddSave
+from openlineage_sdk.spark.executions._rdd_save import RddSave
 from openlineage_sdk.spark.executions._statement import statement_description
 from openlineage_sdk.spark.executions._write import WriteExecution
 

@@ -22,7 +22,12 @@ from openlineage_sdk.spark._execution import DatasetLineage, SparkExecution
 from openlineage_sdk.spark._execution import note_problem as _note
 from openlineage_sdk.spark._flow import report_finished, report_started
 from openlineage_sdk.spark._inside import adapter_work
-from openlineage_sdk.spark.describe._pipelines import flow_event, query_tables, run_event, unquoted
+from openlineage_sdk.spark.describe._pipeline_graph import (
+    flow_event,
+    query_tables,
+    run_event,
+    unquoted,
+)
 from openlineage_sdk.spark.describe._schema import schema_fields
 from openlineage_sdk.spark.describe._stream_datasets import StreamSink, StreamSource
 from openlineage_sdk.spark.executions._adapters import Adapter

@@ -42,7 +42,7 @@ from openlineage_sdk.spark.describe._commands import (
 )
 from openlineage_sdk.spark.describe._sql_text import described_beside
 from openlineage_sdk.spark.describe._tables import TableInfo
-from openlineage_sdk.spark.describe._writes import FILE_FORMATS
+from openlineage_sdk.spark.describe._write_commands import FILE_FORMATS
 from openlineage_sdk.spark.session import CommandWindow, ServerStatement, Session
 
 __all__ = [

@@ -19,7 +19,7 @@ from openlineage_sdk.spark.describe._commands import Command, job_suffix
 from openlineage_sdk.spark.describe._jdbc import jdbc_table_identity
 from openlineage_sdk.spark.describe._kafka import kafka_datasets
 from openlineage_sdk.spark.describe._schema import schema_fields
-from openlineage_sdk.spark.describe._writes import WriteTarget, write_command, write_target
+from openlineage_sdk.spark.describe._write_commands import WriteTarget, write_command, write_target
 from openlineage_sdk.spark.session import Session, WriteStatistics
 
 __all__ = ["WriteExecution"]

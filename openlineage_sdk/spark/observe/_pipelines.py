@@ -35,7 +35,7 @@ from collections.abc import Callable
 from typing import Any
 
 from openlineage_sdk.spark._flow import inside_adapter
-from openlineage_sdk.spark.describe._pipelines import sql_definitions
+from openlineage_sdk.spark.describe._pipeline_graph import sql_definitions
 from openlineage_sdk.spark.executions import Adapter
 from openlineage_sdk.spark.executions._pipeline import (
     Flow,

@@ -18,7 +18,7 @@ from collections.abc import Callable
 from typing import Any
 
 from openlineage_sdk.spark._flow import inside_adapter, run_observed
-from openlineage_sdk.spark.describe._writes import WRITER_METHODS, WRITER_V2_METHODS
+from openlineage_sdk.spark.describe._write_commands import WRITER_METHODS, WRITER_V2_METHODS
 from openlineage_sdk.spark.executions import WriteExecution
 from openlineage_sdk.spark.observe._hooks import adapter_of, wrap_once
 

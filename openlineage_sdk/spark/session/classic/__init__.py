@@ -6,11 +6,11 @@ It reads:
 * a DataFrame's or a statement's analyzed and optimized logical plans, fetched as JSON, for
   inputs and column lineage (``_plan``); a command, parsed and analyzed without running it or
   as Spark ran it, read by the readers of the session's Spark version (``_readers``) and
-  described by its handler (``_commands``);
+  described by its handler (``_statement_plans``);
 * the metrics of the write command itself (rows, bytes and files written, and what each file
   scan read), delivered by a ``QueryExecutionListener`` after the command ran, which also hears
   the queries that ran in actions (``_metrics``);
-* an RDD's lineage and the metrics of the jobs that saved it (``_rdd``);
+* an RDD's lineage and the metrics of the jobs that saved it (``_rdd_lineage``);
 * a stream's sources, sink, row-count observation and listener (``_stream_io``).
 """
 
@@ -38,8 +38,7 @@ from openlineage_sdk.spark.session._base import (
     StreamEvents,
     WriteStatistics,
 )
-from openlineage_sdk.spark.session.classic import _rdd
-from openlineage_sdk.spark.session.classic._commands import plan_executed, plan_statement
+from openlineage_sdk.spark.session.classic import _rdd_lineage
 from openlineage_sdk.spark.session.classic._jvm import (
     frame_schema,
     jvm_writer_settings,
@@ -58,6 +57,7 @@ from openlineage_sdk.spark.session.classic._plan import (
     plan_inputs_and_lineage,
 )
 from openlineage_sdk.spark.session.classic._readers import ClassicReaders, select_readers
+from openlineage_sdk.spark.session.classic._statement_plans import plan_executed, plan_statement
 from openlineage_sdk.spark.session.classic._stream_io import (
     listen_to_streams,
     recent_progress,
@@ -332,7 +332,7 @@ class ClassicSession(Session):
         execution.problems.extend(extraction.problems)
         return True
 
-    # -- RDD saves (``_rdd``)
+    # -- RDD saves (``_rdd_lineage``)
 
     def owns_rdd(self, rdd: Any) -> bool:
         context = getattr(rdd, "ctx", None)
@@ -349,13 +349,13 @@ class ClassicSession(Session):
         """An RDD save's job name (the agent's for RDD jobs), its output folder and the inputs
         its lineage reads, into ``execution``."""
         jvm = self.spark._jvm
-        source = _rdd.source_jrdd(rdd).rdd()  # the Scala RDD under PySpark's JavaRDD
+        source = _rdd_lineage.source_jrdd(rdd).rdd()  # the Scala RDD under PySpark's JavaRDD
         try:
-            execution.name_job(_rdd.rdd_job_suffix(jvm, source))
+            execution.name_job(_rdd_lineage.rdd_job_suffix(jvm, source))
         except Exception as error:
             _note(execution.problems, "job name", error)
             execution.name_job("rdd")
-        path = _rdd.save_path(method, args, kwargs)
+        path = _rdd_lineage.save_path(method, args, kwargs)
         if path is None:
             execution.problems.append(f"output: {method} was given no output path")
         else:
@@ -363,7 +363,7 @@ class ClassicSession(Session):
                 execution.output = DatasetLineage(self.path_identity(path), "output")
             except Exception as error:
                 _note(execution.problems, "output dataset", error)
-        found = _rdd.rdd_inputs(jvm, source)
+        found = _rdd_lineage.rdd_inputs(jvm, source)
         execution.inputs = [DatasetLineage(identity, "input") for identity in found.identities]
         for problem in found.problems:
             execution.problems.append(problem)
@@ -392,7 +392,7 @@ class ClassicSession(Session):
         if not wait_for_listeners(self.spark, self.listener_timeout_ms):
             execution.problems.append("statistics: the listener bus did not drain in time")
             return
-        stats = _rdd.job_stats(self.spark, tag)
+        stats = _rdd_lineage.job_stats(self.spark, tag)
         if stats is None:
             return
         # Statistics of an input only when the save read one dataset, as the JVM agent: with

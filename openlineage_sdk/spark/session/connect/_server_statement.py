@@ -66,7 +66,7 @@ from openlineage_sdk.spark.describe._sql_text import (
     table_query,
 )
 from openlineage_sdk.spark.describe._tables import TableInfo, name_parts
-from openlineage_sdk.spark.describe._writes import FILE_FORMATS
+from openlineage_sdk.spark.describe._write_commands import FILE_FORMATS
 from openlineage_sdk.spark.session._base import ServerStatement
 from openlineage_sdk.spark.session.connect._explain import (
     ExplainedStatement,

@@ -1,7 +1,7 @@
 """RDD saves: which PySpark methods write an RDD, and the output path each call names.
 
-The methods are wrapped by the RDD observer (``observe._rdd``); the classic session reads the
-rest of an RDD's lineage from its JVM (``session.classic._rdd``).
+The methods are wrapped by the RDD observer (``observe._rdd_saves``); the classic session reads
+the rest of an RDD's lineage from its JVM (``session.classic._rdd_lineage``).
 """
 
 from __future__ import annotations

@@ -14,7 +14,7 @@ from collections.abc import Callable
 from typing import Any
 
 from openlineage_sdk.spark._flow import inside_adapter, run_observed
-from openlineage_sdk.spark.describe._rdd import RDD_SAVE_METHODS
+from openlineage_sdk.spark.describe._rdd_writers import RDD_SAVE_METHODS
 from openlineage_sdk.spark.executions import RddSave
 from openlineage_sdk.spark.observe._hooks import Adapter, adapters, wrap_once
 

@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from openlineage_sdk.spark._execution import DatasetIdentity
-from openlineage_sdk.spark.describe._rdd import RDD_SAVE_METHODS, save_path
+from openlineage_sdk.spark.describe._rdd_writers import RDD_SAVE_METHODS, save_path
 from openlineage_sdk.spark.session.classic._jvm import as_list, path_uri
 
 __all__ = [
