@@ -30,11 +30,11 @@ if TYPE_CHECKING:
     from openlineage_sdk._base import PRODUCER, FacetContainer, FacetModel, OpenLineageModel
     from openlineage_sdk._errors import OpenLineageValidationError, Problem
     from openlineage_sdk._facet_registry import register_facets
+    from openlineage_sdk._foreign import UnsupportedEventError
     from openlineage_sdk._ids import deterministic_run_id, uuid7
     from openlineage_sdk._read import Event, read_event
     from openlineage_sdk._types import FacetSchemaURL
     from openlineage_sdk._validate import validate_event
-    from openlineage_sdk._foreign import UnsupportedEventError
     from openlineage_sdk.client import OpenLineage
     from openlineage_sdk.compat import OpenLineageClient, OpenLineageClientOptions
     from openlineage_sdk.lifecycle import (

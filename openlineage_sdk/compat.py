@@ -214,7 +214,7 @@ class OpenLineageClient:
     ) -> OpenLineageConfig:
         """The configuration, its transport chosen as the official client chooses it."""
         if isinstance(config, OpenLineageConfig):
-            loaded: OpenLineageConfig | None = config
+            loaded = config
         else:
             basics = environment_settings()
             if basics.disabled:
@@ -224,7 +224,7 @@ class OpenLineageClient:
             if url:
                 # The URL given in code comes before OPENLINEAGE_URL.
                 env = {k: v for k, v in os.environ.items() if k not in _LEGACY_URL}
-            loaded = OpenLineage._read_config(
+            read = OpenLineage._read_config(
                 env,
                 config_file,
                 raise_on_error=raise_on_error,
@@ -232,8 +232,9 @@ class OpenLineageClient:
                 transport_defaults=OFFICIAL_TRANSPORT_DEFAULTS,
                 instead="the console",
             )
-            if loaded is None:
+            if read is None:
                 return OpenLineageConfig(transport=ConsoleConfig())
+            loaded = read
         if loaded.disabled or loaded.transport is not None:
             return loaded
         section: TransportConfig

@@ -35,7 +35,7 @@ import threading
 from collections.abc import Mapping
 from datetime import datetime, timedelta
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 from urllib.parse import urlsplit
 from urllib.request import url2pathname
 
@@ -129,6 +129,22 @@ class FileConfig(TransportConfig):
         default=False,
         description="Raise ``TransportError`` when writing fails instead of logging it.",
     )
+
+    if TYPE_CHECKING:
+        # A path object is taken as well as text (and kept as text): say so to type checkers.
+        def __init__(
+            self,
+            *,
+            type: Literal["file"] = "file",
+            log_file_path: str | os.PathLike[str] = DEFAULT_FILE_NAME,
+            append: bool = True,
+            debug_mode: bool = False,
+            storage_options: dict[str, Any] | None = None,
+            filesystem: str | None = None,
+            fs_kwargs: dict[str, Any] | None = None,
+            fsync: bool = False,
+            raise_on_error: bool = False,
+        ) -> None: ...
 
     @field_validator("log_file_path", mode="before")
     @classmethod
@@ -410,8 +426,8 @@ class FileTransport(Transport):
                     )
                 self._fs, self._fs_path = target, config.log_file_path
             else:
-                from fsspec.core import url_to_fs
-
+                # Imported by name: fsspec is optional and has no type information.
+                url_to_fs = importlib.import_module("fsspec.core").url_to_fs
                 self._fs, self._fs_path = url_to_fs(
                     config.log_file_path, **(config.storage_options or {})
                 )

@@ -46,7 +46,6 @@ from pydantic import (
     field_validator,
     model_validator,
 )
-
 from typing_extensions import Self
 
 from openlineage_sdk.transports._delivery.options import DeliveryOptions
@@ -466,8 +465,8 @@ class HttpRetry(BaseModel):
     * **How often**: a batch answered with a retried status ``min(total, status) + 1`` times in
       a row is refused (``max_server_error_attempts``), where the official client gives up and
       loses the event.
-    * **How long between**: the delays grow as urllib3's, ``backoff_factor × 2ⁿ`` seconds
-      (``backoff_initial`` is ``2 × backoff_factor``), up to ``backoff_max``, with jitter.
+    * **How long between**: the delays grow as urllib3's, ``backoff_factor * 2**n`` seconds
+      (``backoff_initial`` is ``2 * backoff_factor``), up to ``backoff_max``, with jitter.
     * **No equivalent**: connection errors, timeouts and read errors are retried here until the
       event is delivered (it waits in the spool meanwhile), whatever ``total``, ``connect``,
       ``read`` and ``other`` say: the official client gives up after them and loses the event.
@@ -518,8 +517,8 @@ class HttpRetry(BaseModel):
         default=0.3,
         ge=0,
         description=(
-            "Delays between retries of a batch grow as ``backoff_factor × 2ⁿ`` seconds "
-            "(``backoff_initial = 2 × backoff_factor``), with jitter."
+            "Delays between retries of a batch grow as ``backoff_factor * 2**n`` seconds "
+            "(``backoff_initial = 2 * backoff_factor``), with jitter."
         ),
     )
     backoff_max: float | None = Field(
