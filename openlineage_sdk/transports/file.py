@@ -442,21 +442,27 @@ class FileTransport(Transport):
         when = self._next_time()
         for _ in range(_MAX_NAME_TRIES):
             name = self._file_name(self._fs_path, when, name_parts)
-            if self._exclusive:
-                try:
-                    handle = fs.open(name, "xb")
-                except FileExistsError:
-                    when += timedelta(microseconds=1)
-                    continue
-                except (ValueError, NotImplementedError, TypeError):
-                    # This filesystem cannot create without replacing: names stay unique
-                    # within this process, as the official client's are.
-                    self._exclusive = False
-                    handle = fs.open(name, "wb")
-            else:
-                handle = fs.open(name, "wb")
-            with handle as file:
-                file.write(body)
+            mode = "xb" if self._exclusive else "wb"
+            try:
+                handle = fs.open(name, mode)
+            except FileExistsError:
+                when += timedelta(microseconds=1)
+                continue
+            except (ValueError, NotImplementedError, TypeError):
+                if mode == "wb":
+                    raise
+                # This filesystem cannot create without replacing: names stay unique within
+                # this process, as the official client's are.
+                self._exclusive = False
+                continue
+            try:
+                # An object store may say that the name is taken only when the file is
+                # closed (S3 answers the upload's conditional PUT with 412).
+                with handle as file:
+                    file.write(body)
+            except FileExistsError:
+                when += timedelta(microseconds=1)
+                continue
             self._last = when
             return name
         raise OSError(f"no free file name after {self._fs_path} ({_MAX_NAME_TRIES} tried)")
