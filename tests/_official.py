@@ -3,6 +3,7 @@ leave out when comparing what it sends with what this SDK sends."""
 
 from __future__ import annotations
 
+import copy
 import enum
 import json
 import os
@@ -45,9 +46,11 @@ def run_id(n: int) -> str:
 
 
 def strip(value: Any) -> Any:
-    """Drop what legitimately differs: each library's ``_producer`` and its version tag."""
+    """Drop what legitimately differs: each library's ``_producer``, and the official client's
+    version tag (with the ``tags`` facet and the ``facets`` it made for it alone)."""
     if isinstance(value, dict):
-        return {k: strip(v) for k, v in value.items() if k != "_producer"}
+        kept = {k: strip(v) for k, v in value.items() if k != "_producer"}
+        return {k: v for k, v in kept.items() if not _emptied(k, value[k], v)}
     if isinstance(value, list):
         return [
             strip(v)
@@ -55,6 +58,26 @@ def strip(value: Any) -> Any:
             if not (isinstance(v, dict) and v.get("source") == "OPENLINEAGE_CLIENT")
         ]
     return value
+
+
+def _emptied(key: str, given: Any, kept: Any) -> bool:
+    """A ``tags`` facet the official client made for its version tag alone, and ``facets``
+    left empty (it makes one to hold that tag): left out."""
+    return _version_only(key, given) or (key == "facets" and kept == {})
+
+
+def _version_only(key: str, value: Any) -> bool:
+    tags = value.get("tags") if key == "tags" and isinstance(value, dict) else None
+    return (
+        isinstance(tags, list)
+        and bool(tags)
+        and all(isinstance(t, dict) and t.get("source") == "OPENLINEAGE_CLIENT" for t in tags)
+    )
+
+
+def fresh(events: list[Any]) -> list[Any]:
+    """Copies of ``events``: the official client changes the events it is given."""
+    return copy.deepcopy(events)
 
 
 def official_json(event: Any) -> dict[str, Any]:

@@ -39,6 +39,7 @@ from tests._official import (
     CostRunFacet,
     dataset_event,
     environment_kept,
+    fresh,
     job_event,
     official_json,
     rich_run_event,
@@ -299,7 +300,7 @@ def _official_and_ours(config: dict[str, Any], events: list[Any]) -> tuple[list[
             client: Any = OfficialClient(config=conf)
         else:
             client = OpenLineageClient(config=conf)
-        for event in events:
+        for event in fresh(events):
             client.emit(event)
         assert client.close() is True
         files = sorted(folder.iterdir())

@@ -21,7 +21,7 @@ import pytest
 from openlineage_sdk import OpenLineageClient
 from openlineage_sdk.transports import FileConfig, FileTransport, TransportError
 from openlineage_sdk.transports._registry import create_transport
-from tests._official import dataset_event, job_event, rich_run_event, strip, v1_run_event
+from tests._official import dataset_event, fresh, job_event, rich_run_event, strip, v1_run_event
 from tests.transports._support import run_events
 
 fsspec = pytest.importorskip("fsspec")
@@ -221,7 +221,7 @@ def _side_by_side(
         client: Any = (
             OfficialClient(config=conf) if who == "official" else OpenLineageClient(config=conf)
         )
-        for event in events:
+        for event in fresh(events):
             client.emit(event)
         assert client.close() is True
         seen.append(read(who))
