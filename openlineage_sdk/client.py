@@ -79,6 +79,21 @@ DEFAULT_PRODUCER = f"https://github.com/openlineage-sdk/openlineage-sdk/tree/v{_
 DEFAULT_NAMESPACE = "default"
 
 
+#: The types of events seen to have ``to_json()``: sent as they are, without asking again.
+_SENDABLE: set[type] = set()
+
+
+def _sendable(event: object) -> Emittable:
+    """``event`` if it writes itself as JSON (remembering its type), else the event read from
+    the official client's event object or the mapping it is."""
+    if hasattr(event, "to_json"):
+        _SENDABLE.add(type(event))
+        return cast("Emittable", event)
+    from openlineage_sdk._foreign import adopt_event
+
+    return adopt_event(event)
+
+
 class OpenLineage:
     """Holds the transport, the producer URI and the default job namespace.
 
@@ -374,13 +389,9 @@ class OpenLineage:
         if self.disabled:
             return
         try:
-            # This package's events take no detour: the other kinds are told apart only here.
-            if hasattr(event, "to_json"):
-                sent = cast("Emittable", event)
-            else:
-                from openlineage_sdk._foreign import adopt_event
-
-                sent = adopt_event(event)
+            # This package's events take no detour (a set lookup of their type): the other
+            # kinds are told apart only after it.
+            sent: Any = event if type(event) in _SENDABLE else _sendable(event)
             if self._events is not None:
                 changed = self._events.apply(sent, producer=self.producer, env=self._env)
                 if changed is None:
@@ -411,12 +422,7 @@ class OpenLineage:
             return event
         from openlineage_sdk._event_config import EventConfig
 
-        if hasattr(event, "to_json"):
-            probe = cast("Emittable", event)
-        else:
-            from openlineage_sdk._foreign import adopt_event
-
-            probe = adopt_event(event)
+        probe = _sendable(event)
         kept = EventConfig(filters=self._events.filters).apply(probe, producer=self.producer)
         return None if kept is None else event
 
