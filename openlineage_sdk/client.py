@@ -125,7 +125,8 @@ class OpenLineage:
             ``"warn"`` with a ``RunTransitionWarning`` and emit the event anyway.
 
     Raises:
-        TypeError: ``config`` is none of the kinds above (the message names it).
+        TypeError: ``transport``, ``producer``, ``namespace`` or ``config`` is of a wrong
+            type (the message names the parameter).
         ValueError: ``invalid_transitions`` is neither ``"raise"`` nor ``"warn"``.
         ConfigError: with ``raise_on_error``, a configuration that cannot be used.
     """
@@ -145,6 +146,15 @@ class OpenLineage:
             raise ValueError(
                 f"invalid_transitions must be 'raise' or 'warn', got {invalid_transitions!r}"
             )
+        if transport is not None and not callable(getattr(transport, "emit", None)):
+            raise TypeError(
+                f"transport: expected a Transport (an object with emit()), got "
+                f"{type(transport).__name__}"
+            )
+        if not isinstance(producer, str):
+            raise TypeError(f"producer: expected a URI as text, got {type(producer).__name__}")
+        if namespace is not None and not isinstance(namespace, str):
+            raise TypeError(f"namespace: expected text, got {type(namespace).__name__}")
         self.raise_on_error = raise_on_error
         self.invalid_transitions: InvalidTransitions = invalid_transitions
         if not isinstance(config, OpenLineageConfig):

@@ -79,6 +79,17 @@ class OpenLineageClientOptions:
     adapter: Any = None
 
 
+def _client_logging(level: str | None) -> None:
+    """``OPENLINEAGE_CLIENT_LOGGING``: the level of this SDK's loggers, as the official client
+    sets its own (Airflow's provider sets it to Airflow's level)."""
+    if not level:
+        return
+    try:
+        logging.getLogger("openlineage_sdk").setLevel(level.strip().upper())
+    except ValueError:
+        log.warning("OpenLineage: OPENLINEAGE_CLIENT_LOGGING is not a logging level; not used")
+
+
 class _GivenTransport(Transport):
     """A transport object of the official client, given in code: it is handed each event as
     its JSON object (a dict), which its own ``Serde`` writes as it writes its events."""
@@ -108,7 +119,8 @@ class OpenLineageClient:
     working directory or ``~/.openlineage``, which wins over ``OPENLINEAGE__`` variables);
     else an HTTP transport to ``url`` with ``options``; else one to ``OPENLINEAGE_URL``
     (with ``OPENLINEAGE_API_KEY`` and ``OPENLINEAGE_ENDPOINT``); else the console, with a
-    warning.
+    warning. ``OPENLINEAGE_CLIENT_LOGGING`` (a level name, ``DEBUG``...) sets the level of this
+    SDK's loggers (``openlineage_sdk``), as the official client sets its own.
 
     Args:
         url: the lineage backend's URL, for an HTTP transport (the official client's older way).
@@ -175,6 +187,7 @@ class OpenLineageClient:
                 "config: expected a mapping in openlineage.yml's layout, the path of a "
                 f"configuration file or an OpenLineageConfig, got {type(config).__name__}"
             )
+        _client_logging(os.environ.get("OPENLINEAGE_CLIENT_LOGGING"))
         for name, given, why in (
             ("session", session, "the HTTP transport is built on httpx"),
             ("factory", factory, "transports come from this SDK's registry"),

@@ -15,6 +15,7 @@ import re
 import subprocess
 import sys
 import warnings
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -261,6 +262,21 @@ def test_a_transport_given_with_a_mapping_gets_its_event_sections(clean_env: Pat
     client.emit(simple_run_event(1, "dropped"))
     client.emit(simple_run_event(2, "kept"))
     assert [json.loads(e.to_json())["job"]["name"] for e in memory.events] == ["kept"]
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "parameter"),
+    [
+        ({"transport": "http"}, "transport"),
+        ({"producer": 3}, "producer"),
+        ({"namespace": 1}, "namespace"),
+    ],
+)
+def test_openlineage_s_other_parameters_of_a_wrong_type_are_named(
+    kwargs: dict[str, Any], parameter: str
+) -> None:
+    with pytest.raises(TypeError, match=rf"^{parameter}: expected "):
+        OpenLineage(**kwargs)
 
 
 @pytest.mark.parametrize("wrong", [42, ["transport"], b"openlineage.yml"])
@@ -518,3 +534,38 @@ def test_the_official_client_s_url_variables_are_not_left_in_the_environment(
     client = OpenLineageClient()
     assert dict(os.environ) == before  # this one does not
     client.close()
+
+
+@pytest.fixture
+def sdk_logger() -> Iterator[logging.Logger]:
+    """This SDK's logger, its level put back afterwards (setLevel clears logging's caches)."""
+    logger = logging.getLogger("openlineage_sdk")
+    before = logger.level
+    yield logger
+    logger.setLevel(before)
+
+
+@pytest.mark.parametrize(
+    ("value", "level"), [("DEBUG", logging.DEBUG), ("warning", logging.WARNING)]
+)
+def test_openlineage_client_logging_sets_the_level(
+    clean_env: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    sdk_logger: logging.Logger,
+    value: str,
+    level: int,
+) -> None:
+    monkeypatch.setenv("OPENLINEAGE_CLIENT_LOGGING", value)
+    OpenLineageClient(transport=MemoryTransport())
+    assert sdk_logger.level == level
+
+
+def test_a_logging_level_that_is_not_one_is_said(
+    clean_env: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
+    sdk_logger: logging.Logger,
+) -> None:
+    monkeypatch.setenv("OPENLINEAGE_CLIENT_LOGGING", "LOUD")
+    OpenLineageClient(transport=MemoryTransport())
+    assert "OPENLINEAGE_CLIENT_LOGGING is not a logging level" in caplog.text
