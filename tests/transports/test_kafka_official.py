@@ -57,7 +57,14 @@ def _consume(bootstrap: str, topic: str, count: int) -> list[tuple[Any, Any, Any
             "log_level": 0,
         }
     )
-    consumer.subscribe([topic])
+    # Partitions assigned, not subscribed: no consumer group to join and wait for.
+    partitions = consumer.list_topics(topic, timeout=10).topics[topic].partitions
+    consumer.assign(
+        [
+            confluent_kafka.TopicPartition(topic, p, confluent_kafka.OFFSET_BEGINNING)
+            for p in partitions
+        ]
+    )
     got: list[tuple[Any, Any, Any]] = []
     deadline = time.monotonic() + 20
     try:
