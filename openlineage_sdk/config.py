@@ -323,6 +323,32 @@ def _is_true(value: object) -> bool:
     return value is True or (isinstance(value, str) and value.strip().lower() == "true")
 
 
+def _with_defaults(section: Any, defaults: Mapping[str, Mapping[str, Any]]) -> Any:
+    """``section`` with ``defaults[type]`` under the keys it does not set, members included.
+
+    The members of a ``composite`` transport and the transport a ``transform`` wraps get
+    their type's defaults too.
+    """
+    if not isinstance(section, Mapping):
+        return section
+    out = dict(section)
+    kind = out.get("type")
+    if isinstance(kind, str) and kind in defaults:
+        out = {**defaults[kind], **out}
+    members = out.get("transports")
+    if kind == "composite" and isinstance(members, Mapping):
+        out["transports"] = {name: _with_defaults(m, defaults) for name, m in members.items()}
+    elif (
+        kind == "composite"
+        and isinstance(members, Sequence)
+        and not isinstance(members, (str, bytes))
+    ):
+        out["transports"] = [_with_defaults(m, defaults) for m in members]
+    elif kind == "transform" and "transport" in out:
+        out["transport"] = _with_defaults(out["transport"], defaults)
+    return out
+
+
 def environment_settings(env: Mapping[str, str] | None = None) -> OpenLineageConfig:
     """The settings that hold whatever the transport: ``OPENLINEAGE_DISABLED`` and ``_NAMESPACE``.
 
@@ -352,6 +378,7 @@ def load_config(
     overrides: Mapping[str, Any] | None = None,
     cwd: Path | None = None,
     check_sections: bool = True,
+    transport_defaults: Mapping[str, Mapping[str, Any]] | None = None,
 ) -> OpenLineageConfig:
     """Build the configuration from an environment and configuration files.
 
@@ -369,6 +396,10 @@ def load_config(
         check_sections: refuse an unknown top-level section and an unknown or invalid
             setting of ``facets``, ``filters``, ``tags`` and ``dataset``; when false, an
             unknown section is only logged and those four are kept unchecked.
+        transport_defaults: settings by transport type, below every source: each
+            transport section of that type (a composite's members and a transform's wrapped
+            transport included) gets those it does not set. ``OpenLineageClient`` gives the
+            official client's defaults this way (``{"file": {"append": False}}``).
 
     Returns:
         The typed configuration.
@@ -428,6 +459,8 @@ def load_config(
 
     transport: TransportConfig | None = None
     section = merged.get("transport")
+    if transport_defaults:
+        section = _with_defaults(section, transport_defaults)
     if isinstance(section, TransportConfig):
         transport = section
     elif isinstance(section, Mapping) and section:
