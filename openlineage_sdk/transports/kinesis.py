@@ -151,7 +151,16 @@ def _flag(value: object) -> bool | None:
 
 
 def _get(obj: object, name: str) -> Any:
-    return obj.get(name) if isinstance(obj, Mapping) else getattr(obj, name, None)
+    if isinstance(obj, Mapping):
+        return obj.get(name)
+    value = getattr(obj, name, None)
+    if value is None and callable(getattr(obj, "get", None)):
+        # A facets object also holds, by key, the facets it keeps as they were read.
+        try:
+            value = obj.get(name)  # type: ignore[attr-defined]
+        except Exception:
+            value = None
+    return value
 
 
 def partition_key(event: object) -> str:
