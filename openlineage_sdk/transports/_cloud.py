@@ -172,36 +172,42 @@ def object_name(prefix: str | None, millis: int, duplicate: int = 0) -> str:
 
 
 class ObjectNames:
-    """Where the next event of a millisecond goes, so that this process never tries a name twice.
+    """The names this process has written, so that a new event starts after them.
 
-    Only another process writing under the same prefix in the same millisecond makes a name
-    taken; the transport then asks for the next one.
+    An event tries the names of its millisecond in order (``{ms}.json``, ``{ms}-1.json``...)
+    from the first this process has not written, and takes the first free one; a name another
+    writer holds is checked for the event's own content first, so that a write retried after it
+    arrived is found, not made twice.
     """
 
     _LIMIT = 4096
 
     def __init__(self, prefix: str | None) -> None:
         self._prefix = prefix
-        self._next: dict[int, int] = {}
+        self._written: dict[int, set[int]] = {}
         self._lock = threading.Lock()
 
-    def claim(self, millis: int) -> tuple[str, int]:
-        """A name not yet used by this process for ``millis``, and its duplicate number."""
+    def first(self, millis: int) -> int:
+        """The first duplicate number of ``millis`` this process has not written."""
         with self._lock:
-            if len(self._next) > self._LIMIT:
-                # Old milliseconds are not written to again; the newest is kept.
-                newest = max(self._next)
-                self._next = {newest: self._next[newest]}
-            duplicate = self._next.get(millis, 0)
-            self._next[millis] = duplicate + 1
-        return object_name(self._prefix, millis, duplicate), duplicate
+            done = self._written.get(millis, set())
+            duplicate = 0
+            while duplicate in done:
+                duplicate += 1
+            return duplicate
 
-    def taken(self, millis: int, duplicate: int) -> tuple[str, int]:
-        """The name after ``duplicate``, which another writer holds."""
+    def name(self, millis: int, duplicate: int) -> str:
+        """The object name of the ``duplicate``-th event of ``millis``."""
+        return object_name(self._prefix, millis, duplicate)
+
+    def written(self, millis: int, duplicate: int) -> None:
+        """Note that this process wrote (or found its event under) that name."""
         with self._lock:
-            following = max(self._next.get(millis, 0), duplicate + 1)
-            self._next[millis] = following + 1
-        return object_name(self._prefix, millis, following), following
+            if len(self._written) > self._LIMIT:
+                # Old milliseconds are not written to again; the newest is kept.
+                newest = max(self._written)
+                self._written = {newest: self._written[newest]}
+            self._written.setdefault(millis, set()).add(duplicate)
 
 
 def md5_base64(data: bytes) -> str:
@@ -512,9 +518,7 @@ class GoogleSession:
             ) from exc
         try:
             if credentials_file:
-                credentials, project = google.auth.load_credentials_from_file(
-                    credentials_file, scopes=[CLOUD_PLATFORM_SCOPE]
-                )
+                credentials, project = _credentials_from_file(credentials_file)
             else:
                 credentials, project = google.auth.default(scopes=[CLOUD_PLATFORM_SCOPE])
         except (OSError, ValueError, google.auth.exceptions.GoogleAuthError) as exc:
@@ -551,6 +555,48 @@ class GoogleSession:
     def close(self) -> None:
         """Close the connections."""
         self.client.close()
+
+
+def _credentials_from_file(path: str) -> tuple[Any, str | None]:
+    """The credentials a file describes, loaded by the loader of its ``type``.
+
+    Service account keys, authorized users (``gcloud auth application-default login``) and
+    workload identity federation configurations (``external_account``: identity pools, AWS,
+    executables), as Java's ``GoogleCredentials.fromStream`` reads them.
+
+    Raises:
+        ValueError: the file is not JSON, or holds another type of credentials.
+    """
+    with open(path, encoding="utf-8") as handle:
+        info = json.load(handle)
+    if not isinstance(info, dict):
+        raise ValueError(f"{path} is not a JSON object")
+    kind = info.get("type")
+    scopes = [CLOUD_PLATFORM_SCOPE]
+    if kind == "service_account":
+        from google.oauth2 import service_account
+
+        account = service_account.Credentials.from_service_account_info(info, scopes=scopes)
+        return account, info.get("project_id")
+    if kind == "authorized_user":
+        from google.oauth2 import credentials as user_credentials
+
+        user = user_credentials.Credentials.from_authorized_user_info(info, scopes=scopes)
+        return user, info.get("quota_project_id")
+    if kind == "external_account":
+        source = info.get("credential_source") or {}
+        if str(source.get("environment_id", "")).startswith("aws"):
+            from google.auth import aws as module
+        elif "executable" in source:
+            from google.auth import pluggable as module
+        else:
+            from google.auth import identity_pool as module
+        external = module.Credentials.from_info(info, scopes=scopes)
+        return external, info.get("quota_project_id")
+    raise ValueError(
+        f"{path} holds credentials of type {kind!r}; a service_account, authorized_user or "
+        "external_account file is needed (other types: GOOGLE_APPLICATION_CREDENTIALS)"
+    )
 
 
 def _auth_request(client: Any) -> Any:

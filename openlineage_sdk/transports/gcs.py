@@ -172,10 +172,13 @@ class _GcsSender:
             millis = event_millis(json_document(data))
         except ValueError as exc:
             return SendResult(Outcome.REJECT, f"no object name: {exc}")
-        name, duplicate = self._names.claim(millis)
+        duplicate = self._names.first(millis)
         while duplicate <= _MAX_DUPLICATES:
+            name = self._names.name(millis, duplicate)
             result = self._upload_object(name, data)
             if result is not None:
+                if result.outcome is Outcome.OK:
+                    self._names.written(millis, duplicate)
                 return result
             # The name is taken: by this very event (an upload retried after it arrived), or
             # by another event of the same millisecond.
@@ -183,8 +186,9 @@ class _GcsSender:
             if isinstance(held, SendResult):
                 return held
             if held:
+                self._names.written(millis, duplicate)
                 return SendResult(Outcome.OK)
-            name, duplicate = self._names.taken(millis, duplicate)
+            duplicate += 1
         return SendResult(Outcome.REJECT, f"{_MAX_DUPLICATES} objects hold the event's time")
 
     def _upload_object(self, name: str, data: bytes) -> SendResult | None:

@@ -136,12 +136,13 @@ class _S3Sender:
             millis = event_millis(json_document(data))
         except ValueError as exc:
             return SendResult(Outcome.REJECT, f"no object name: {exc}")
-        name, duplicate = self._names.claim(millis)
         try:
             client = self._aws.get()
         except Exception as exc:
             return aws_result(exc)
+        duplicate = self._names.first(millis)
         while duplicate <= _MAX_DUPLICATES:
+            name = self._names.name(millis, duplicate)
             try:
                 if self._conditional:
                     client.put_object(
@@ -151,11 +152,13 @@ class _S3Sender:
                         ContentType="application/json",
                         IfNoneMatch="*",
                     )
+                    self._names.written(millis, duplicate)
                     return SendResult(Outcome.OK)
                 if not self._exists(client, name):
                     client.put_object(
                         Bucket=self._bucket, Key=name, Body=data, ContentType="application/json"
                     )
+                    self._names.written(millis, duplicate)
                     return SendResult(Outcome.OK)
             except Exception as exc:
                 code, status = _error(exc)
@@ -173,10 +176,11 @@ class _S3Sender:
             # another event of the same millisecond.
             try:
                 if self._holds(client, name, data):
+                    self._names.written(millis, duplicate)
                     return SendResult(Outcome.OK)
             except Exception as exc:
                 return aws_result(exc)
-            name, duplicate = self._names.taken(millis, duplicate)
+            duplicate += 1
         return SendResult(Outcome.REJECT, f"{_MAX_DUPLICATES} objects hold the event's time")
 
     def _exists(self, client: Any, name: str) -> bool:

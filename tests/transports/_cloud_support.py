@@ -141,6 +141,10 @@ class RecordingApi:
 # ------------------------------------------------------------------------------- Google
 
 
+#: The audience Google's token endpoint expects in a service account's grant.
+GOOGLE_TOKEN_URI = "https://oauth2.googleapis.com/token"
+
+
 def _b64url_decode(text: str) -> bytes:
     return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
 
@@ -181,7 +185,8 @@ class GoogleTokenServer:
         except InvalidSignature:
             return 400, {}, b'{"error": "invalid_grant"}'
         grant = json.loads(_b64url_decode(claims))
-        if grant.get("aud") != self.token_uri or not grant.get("scope"):
+        # Google's endpoint takes grants addressed to its canonical URI (google-auth's "aud").
+        if grant.get("aud") not in (self.token_uri, GOOGLE_TOKEN_URI) or not grant.get("scope"):
             return 400, {}, b'{"error": "invalid_scope"}'
         self.grants.append(grant)
         token = f"ya29.test-{len(self.tokens) + 1}"

@@ -426,9 +426,7 @@ def test_datazone_side_by_side_with_the_official_client(datazone: RecordingApi) 
     their_event = official_run_event(event)
     theirs.emit(their_event)
     theirs.close()
-    ours = AmazonDataZoneTransport(
-        domainId="dzd_same", endpointOverride=datazone.url, spool=False
-    )
+    ours = AmazonDataZoneTransport(domainId="dzd_same", endpointOverride=datazone.url, spool=False)
     # The same event object, as the project's side-by-side tests hand it over.
     ours.emit(read_event(Serde.to_json(their_event)))
     assert ours.close(20).delivered == 1

@@ -79,7 +79,15 @@ def verify_presigned(url: str, region: str) -> dict[str, str]:
         f"{quote(k, safe='-_.~')}={quote(v, safe='-_.~')}" for k, v in sorted(params.items())
     )
     canonical = "\n".join(
-        ["GET", "/", canonical_query, f"host:{parts.netloc}", "", "host", hashlib.sha256(b"").hexdigest()]
+        [
+            "GET",
+            "/",
+            canonical_query,
+            f"host:{parts.netloc}",
+            "",
+            "host",
+            hashlib.sha256(b"").hexdigest(),
+        ]
     )
     stamp = params["X-Amz-Date"]
     scope = f"{stamp[:8]}/{region}/kafka-cluster/aws4_request"
