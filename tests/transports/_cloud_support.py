@@ -104,7 +104,14 @@ class RecordingApi:
                 self.end_headers()
                 self.wfile.write(payload)
 
-            do_GET = do_POST = do_PUT = _any
+            def do_GET(self) -> None:
+                self._any()
+
+            def do_POST(self) -> None:
+                self._any()
+
+            def do_PUT(self) -> None:
+                self._any()
 
         class Quiet(ThreadingHTTPServer):
             daemon_threads = True

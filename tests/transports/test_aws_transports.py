@@ -94,7 +94,8 @@ def test_s3_writes_each_event_as_an_object_named_by_its_time(
         transport.emit(event)
     assert time.perf_counter() - t0 < 0.5  # emit never waits for S3
     result = transport.close(20)
-    assert result.complete and result.delivered == len(events)
+    assert result.complete
+    assert result.delivered == len(events)
     stored = _objects(moto, bucket)
     # The Java client's names: the prefix (a folder), the event time in milliseconds, .json.
     expected = {f"lineage/{_millis(e)}.json": e for e in events}
@@ -179,7 +180,8 @@ def test_s3_down_then_back_loses_nothing(moto: MotoServer, tmp_path: Path) -> No
         for event in events:
             transport.emit(event)
         result = transport.close(1)
-        assert not result.complete and result.dropped == 0
+        assert not result.complete
+        assert result.dropped == 0
         assert result.pending + result.spooled == len(events)
     finally:
         moto.start()
@@ -197,7 +199,8 @@ def test_s3_a_missing_bucket_is_refused_and_kept(moto: MotoServer, tmp_path: Pat
     assert result.rejected == 1
     assert transport.spool_path is not None
     rejected = (transport.spool_path / "rejected.jsonl").read_text().splitlines()
-    assert len(rejected) == 1 and json.loads(rejected[0])["job"]["name"] == "job"
+    assert len(rejected) == 1
+    assert json.loads(rejected[0])["job"]["name"] == "job"
 
 
 # ------------------------------------------------------------------------------- Kinesis
@@ -243,7 +246,8 @@ def test_kinesis_records_carry_the_java_client_s_partition_keys(
     for event in events:
         transport.emit(event)
     result = transport.close(20)
-    assert result.complete and result.delivered == len(events)
+    assert result.complete
+    assert result.delivered == len(events)
     records = _records(moto, stream)
     assert_exactly_once_in_order([json.loads(data) for _, _, data in records], events)
     for _shard, key, data in records:
@@ -287,7 +291,8 @@ def test_kinesis_partition_key_follows_the_parent_chain() -> None:
     assert partition_key(json.loads(dataset_event.to_json())) == "dataset:s3://b/t"
     long_name = "x" * 400
     key = partition_key({"job": {"namespace": "n", "name": long_name}})
-    assert len(key) == 256 and key.startswith("job:n/xxx")
+    assert len(key) == 256
+    assert key.startswith("job:n/xxx")
     assert key != partition_key({"job": {"namespace": "n", "name": long_name + "y"}})
 
 
@@ -309,7 +314,8 @@ def test_kinesis_writes_under_an_assumed_role(moto: MotoServer, tmp_path: Path) 
     client = sender._aws.get()
     credentials = client._request_signer._credentials
     # Temporary credentials of the assumed role, not the environment's.
-    assert credentials.access_key != "AKIDOPENLINEAGETEST" and credentials.token
+    assert credentials.access_key != "AKIDOPENLINEAGETEST"
+    assert credentials.token
     assert len(_records(moto, stream)) == 1
 
 
@@ -351,7 +357,8 @@ def test_kinesis_an_oversized_event_is_refused_alone(moto: MotoServer, tmp_path:
         transport.emit(huge)
         transport.emit(small)
         result = transport.close(20)
-    assert result.delivered == 1 and result.rejected == 1
+    assert result.delivered == 1
+    assert result.rejected == 1
     assert [json.loads(d)["job"]["name"] for _, _, d in _records(moto, stream)] == ["job"]
 
 
@@ -394,7 +401,8 @@ def test_datazone_posts_run_events_as_its_api_describes(
     for event in events:
         transport.emit(event)
     result = transport.close(20)
-    assert result.complete and result.delivered == len(events)
+    assert result.complete
+    assert result.delivered == len(events)
     # DataZone takes run events only: the job events were not sent, and said so once.
     assert caplog.text.count("takes run events only") == 1
     seen = datazone.wait_for(len(events))
@@ -436,7 +444,8 @@ def test_datazone_side_by_side_with_the_official_client(datazone: RecordingApi) 
     assert json.loads(first.body) == json.loads(second.body)
     for name in ("Content-Type",):
         assert first.header(name) == second.header(name)
-    assert first.header("Client-Token") and second.header("Client-Token")
+    assert first.header("Client-Token")
+    assert second.header("Client-Token")
 
 
 def test_datazone_throttling_is_retried_and_refusals_are_kept(

@@ -17,23 +17,23 @@ import pytest
 pytest.importorskip("google.auth")
 pytest.importorskip("httpx")
 
-from openlineage_sdk import JobEvent, read_event  # noqa: E402
-from openlineage_sdk.transports import (  # noqa: E402
+from openlineage_sdk import JobEvent, read_event
+from openlineage_sdk.transports import (
     TransportConfigError,
     TransportError,
     create_transport,
 )
-from openlineage_sdk.transports._cloud import object_name, request_id  # noqa: E402
-from openlineage_sdk.transports.gcplineage import GcpLineageTransport  # noqa: E402
-from openlineage_sdk.transports.gcs import GcsTransport  # noqa: E402
-from tests.transports._cloud_support import (  # noqa: E402
+from openlineage_sdk.transports._cloud import object_name, request_id
+from openlineage_sdk.transports.gcplineage import GcpLineageTransport
+from openlineage_sdk.transports.gcs import GcsTransport
+from tests.transports._cloud_support import (
     FakeGcs,
     GoogleTokenServer,
     RecordingApi,
     Seen,
     service_account_file,
 )
-from tests.transports._support import (  # noqa: E402
+from tests.transports._support import (
     assert_exactly_once_in_order,
     run_event,
     run_events,
@@ -101,7 +101,8 @@ def test_gcs_writes_each_event_as_an_object_named_by_its_time(
     for event in events:
         transport.emit(event)
     result = transport.close(20)
-    assert result.complete and result.delivered == len(events)
+    assert result.complete
+    assert result.delivered == len(events)
     stored = gcs.objects(bucket)
     assert set(stored) == {f"events/{_millis(e)}.json" for e in events}
     for event in events:
@@ -237,7 +238,8 @@ def test_lineage_requests_are_process_open_lineage_run_event(
         for event in events:
             transport.emit(event)
         result = transport.close(20)
-    assert result.complete and result.delivered == len(events)
+    assert result.complete
+    assert result.delivered == len(events)
     assert "takes run events only" in caplog.text
     seen = lineage_api.wait_for(len(events))
     assert len(seen) == len(events)
@@ -339,7 +341,9 @@ def test_lineage_refused_credentials_keep_events_safe(
     finally:
         server.stop()
         other_server.stop()
-    assert result.delivered == 0 and result.rejected == 0 and result.dropped == 0
+    assert result.delivered == 0
+    assert result.rejected == 0
+    assert result.dropped == 0
     assert result.spooled + result.pending == 1
     assert lineage_api.seen == []
 
@@ -363,5 +367,7 @@ def test_lineage_java_keys_and_the_endpoint_as_host_and_port() -> None:
     from openlineage_sdk.transports._cloud import endpoint_url
 
     assert endpoint_url("datalineage.googleapis.com:443") == "https://datalineage.googleapis.com"
-    with pytest.raises(TransportConfigError, match="gracefulShutdownDuration|graceful"):
+    with pytest.raises(
+        TransportConfigError, match=r"graceful_shutdown_duration|gracefulShutdownDuration"
+    ):
         parse_transport_config({"type": "gcplineage", "gracefulShutdownDuration": "soon"})

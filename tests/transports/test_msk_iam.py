@@ -18,6 +18,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import hmac
+import threading
 import time
 import uuid
 from collections.abc import Iterator
@@ -131,12 +132,14 @@ def test_librdkafka_asks_the_transport_for_its_token_and_events_wait_for_a_broke
     cluster: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     calls: list[str] = []
+    asked = threading.Event()
     import openlineage_sdk.transports.kafka as kafka_module
 
     real = kafka_module.msk_iam_token
 
     def counting(config: MskIamConfig, region: str) -> tuple[str, float]:
         calls.append(region)
+        asked.set()
         return real(config, region)
 
     monkeypatch.setattr(kafka_module, "msk_iam_token", counting)
@@ -160,13 +163,14 @@ def test_librdkafka_asks_the_transport_for_its_token_and_events_wait_for_a_broke
     events = run_events(2)
     for event in events:
         transport.emit(event)
-    deadline = time.monotonic() + 10
-    while not calls and time.monotonic() < deadline:
-        time.sleep(0.05)
-    assert calls and set(calls) == {"us-west-2"}
+    # librdkafka asks for a token before it connects (on its own thread).
+    assert asked.wait(10)
+    assert set(calls) == {"us-west-2"}
     result = transport.close(1)
     # No broker here takes the token: nothing is delivered, nothing lost.
-    assert result.delivered == 0 and result.dropped == 0 and result.rejected == 0
+    assert result.delivered == 0
+    assert result.dropped == 0
+    assert result.rejected == 0
     assert result.pending + result.spooled == len(events)
 
 
@@ -235,11 +239,15 @@ def test_no_region_anywhere_is_a_typed_error_naming_region() -> None:
 def test_region_from_aws_region(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.setenv("AWS_REGION", "ap-south-1")
     seen: list[str] = []
+    asked = threading.Event()
     import openlineage_sdk.transports.kafka as kafka_module
 
-    monkeypatch.setattr(
-        kafka_module, "msk_iam_token", lambda c, r: (seen.append(r), ("t", time.time() + 60))[1]
-    )
+    def token(_config: MskIamConfig, region: str) -> tuple[str, float]:
+        seen.append(region)
+        asked.set()
+        return "t", time.time() + 60
+
+    monkeypatch.setattr(kafka_module, "msk_iam_token", token)
     transport = MskIamTransport(
         topic="t",
         config={"bootstrap.servers": f"127.0.0.1:{_closed_port()}", "log_level": 0},
@@ -247,10 +255,8 @@ def test_region_from_aws_region(monkeypatch: pytest.MonkeyPatch, tmp_path: Path)
     )
     try:
         transport.emit(run_events(1)[0])
-        deadline = time.monotonic() + 10
-        while not seen and time.monotonic() < deadline:
-            time.sleep(0.05)
-        assert seen and seen[0] == "ap-south-1"
+        assert asked.wait(10)
+        assert seen[0] == "ap-south-1"
     finally:
         transport.close(0.2)
 
