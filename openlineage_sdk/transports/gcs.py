@@ -125,12 +125,16 @@ class GcsConfig(CloudConfig):
     @classmethod
     def _retry_interval(cls, data: object) -> object:
         interval = setting(data, "retryIntervalMillis")
-        if isinstance(interval, (int, float)) and not isinstance(interval, bool):
+        try:
+            millis = None if isinstance(interval, bool) else float(str(interval))
+        except ValueError:
+            millis = None  # refused, with the key's name, when the field is validated
+        if interval is not None and millis is not None and millis >= 0:
             assert isinstance(data, Mapping)
             data = dict(data)
             for key in ("backoff_initial", "backoff_max"):
                 if setting(data, key) is None:
-                    data[key] = interval / 1000
+                    data[key] = millis / 1000
         return data
 
 
