@@ -18,8 +18,9 @@ import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, ClassVar
 
-from pydantic import ConfigDict, model_validator
+from pydantic import ConfigDict, Field, model_validator
 
+from openlineage_sdk.transports._delivery.options import DeliveryOptions
 from openlineage_sdk.transports._delivery.protocol import Outcome, Record, SendResult
 from openlineage_sdk.transports._queued import DeliveryConfig
 from openlineage_sdk.transports.base import TransportError
@@ -66,6 +67,22 @@ class CloudConfig(DeliveryConfig):
     """
 
     model_config = ConfigDict(coerce_numbers_to_str=True)
+
+    max_server_error_attempts: int = Field(
+        default=10,
+        ge=1,
+        description="Answers of the service's own failure (5xx) in a row after which an event "
+        "is given up (kept in rejected.jsonl).",
+    )
+
+    def delivery_options(self, **extra: Any) -> DeliveryOptions:
+        """The engine's options from these settings, ``max_server_error_attempts`` included.
+
+        Args:
+            **extra: options only one transport has.
+        """
+        extra.setdefault("max_server_error_attempts", self.max_server_error_attempts)
+        return super().delivery_options(**extra)
 
     #: Keys of the official layouts that carry no setting of this transport (the composite
     #: transport's member ``name`` and ``priority``).

@@ -80,8 +80,9 @@ class DatadogConfig(CloudConfig):
             partitions): a larger value (the official client's default is 100) means 16.
         batch_size: events per request (1, as the official client posts them); above 1 a
             backlog goes to the intake's batch endpoint when it has one.
-        spool, spool_dir, spool_max_bytes, backoff_initial, backoff_max, flush_timeout,
-        close_timeout, raise_on_error: the delivery settings, as for HTTP.
+        spool, spool_dir, spool_max_bytes, backoff_initial, backoff_max,
+        max_server_error_attempts, flush_timeout, close_timeout, raise_on_error: the delivery
+            settings, as for HTTP.
     """
 
     type: Literal["datadog"] = "datadog"
@@ -162,6 +163,7 @@ class DatadogConfig(CloudConfig):
             "spool_max_bytes": self.spool_max_bytes,
             "backoff_initial": self.backoff_initial,
             "backoff_max": self.backoff_max,
+            "max_server_error_attempts": self.max_server_error_attempts,
             "flush_timeout": self.flush_timeout,
             "close_timeout": self.close_timeout,
             "raise_on_error": self.raise_on_error,
