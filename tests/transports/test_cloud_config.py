@@ -158,4 +158,6 @@ def test_object_names_as_the_java_client_names_them() -> None:
 def test_request_ids_are_stable_and_fit_the_services_limits() -> None:
     first = request_id(b'{"a": 1}')
     assert first == request_id(b'{"a": 1}') != request_id(b'{"a": 2}')
-    assert len(first) == 36 and first.count("-") == 4 and first.isascii()
+    assert len(first) == 36
+    assert first.count("-") == 4
+    assert first.isascii()

@@ -16,19 +16,19 @@ import pytest
 
 pytest.importorskip("httpx")
 
-from openlineage_sdk import read_event  # noqa: E402
-from openlineage_sdk.transports import (  # noqa: E402
+from openlineage_sdk import read_event
+from openlineage_sdk.transports import (
     TransportConfigError,
     create_transport,
     parse_transport_config,
 )
-from openlineage_sdk.transports.datadog import (  # noqa: E402
+from openlineage_sdk.transports.datadog import (
     SITE_INTAKES,
     DatadogConfig,
     DatadogTransport,
 )
-from tests.transports._cloud_support import RecordingApi, official_run_event  # noqa: E402
-from tests.transports._support import (  # noqa: E402
+from tests.transports._cloud_support import RecordingApi, official_run_event
+from tests.transports._support import (
     LineageServer,
     assert_exactly_once_in_order,
     run_event,
@@ -146,11 +146,13 @@ def test_delivery_in_order_through_outages(server: LineageServer, tmp_path: Path
     for event in events:
         transport.emit(event)
     result = transport.close(20)
-    assert result.complete and result.delivered == len(events)
+    assert result.complete
+    assert result.delivered == len(events)
     assert_exactly_once_in_order(server.wait_for(len(events)), events)
     # One event per request, as the official client posts them.
     assert all(r.path == "/api/v1/lineage" and len(r.events) == 1 for r in server.requests)
-    assert transport.spool_path is not None and transport.spool_path.parent == tmp_path
+    assert transport.spool_path is not None
+    assert transport.spool_path.parent == tmp_path
 
 
 def test_more_threads_than_partitions_mean_sixteen(caplog: pytest.LogCaptureFixture) -> None:
