@@ -23,6 +23,7 @@ from pydantic import ConfigDict, Field, model_validator
 from openlineage_sdk.transports._delivery.options import DeliveryOptions
 from openlineage_sdk.transports._delivery.protocol import Outcome, Record, SendResult
 from openlineage_sdk.transports._queued import DeliveryConfig
+from openlineage_sdk.transports._registry import TransportConfigError
 from openlineage_sdk.transports.base import TransportError
 
 __all__ = [
@@ -440,7 +441,20 @@ class AwsClient:
         self._expires: float | None = None
         self._client: Any = None
         if role_arn is None:
-            self._client = self._session.client(service, **self._kwargs)
+            self._client = self._make_client()
+        elif not self.region and service != "s3":
+            self._make_client()  # says that no region is known, now rather than at the first send
+
+    def _make_client(self, **credentials: Any) -> Any:
+        from botocore.exceptions import NoRegionError
+
+        try:
+            return self._session.client(self._service, **credentials, **self._kwargs)
+        except NoRegionError:
+            raise TransportConfigError(
+                f"invalid {self._service!r} transport configuration: region: not set, and "
+                "neither AWS_REGION, AWS_DEFAULT_REGION nor the AWS configuration names one"
+            ) from None
 
     @property
     def region(self) -> str | None:
@@ -474,12 +488,10 @@ class AwsClient:
         credentials = answer["Credentials"]
         expiration = credentials.get("Expiration")
         self._expires = expiration.timestamp() if hasattr(expiration, "timestamp") else None
-        self._client = self._session.client(
-            self._service,
+        self._client = self._make_client(
             aws_access_key_id=credentials["AccessKeyId"],
             aws_secret_access_key=credentials["SecretAccessKey"],
             aws_session_token=credentials["SessionToken"],
-            **self._kwargs,
         )
 
 

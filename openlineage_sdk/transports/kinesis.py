@@ -230,10 +230,6 @@ class _KinesisSender:
             role_arn=config.role_arn,
             sts_endpoint_url=sts,
         )
-        if not self._aws.region:
-            raise TransportError(
-                "kinesis: no region: set region (or AWS_REGION, or a profile's region)"
-            )
         self._stream = config.stream_name
         self._batch = min(
             config.batch_size, _number(props.get("CollectionMaxCount", _MAX_RECORDS)) or 1

@@ -161,3 +161,24 @@ def test_request_ids_are_stable_and_fit_the_services_limits() -> None:
     assert len(first) == 36
     assert first.count("-") == 4
     assert first.isascii()
+
+
+@pytest.mark.parametrize(
+    "section",
+    [
+        {"type": "amazon_datazone_api", "domainId": "d"},
+        {"type": "kinesis", "streamName": "s"},
+        {"type": "kinesis", "streamName": "s", "roleArn": "arn:aws:iam::1:role/r"},
+    ],
+)
+def test_no_region_anywhere_is_a_typed_error_naming_region(
+    section: dict[str, Any], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    pytest.importorskip("boto3")
+    from openlineage_sdk.transports import create_transport
+
+    for name in ("AWS_REGION", "AWS_DEFAULT_REGION", "AWS_PROFILE"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("AWS_CONFIG_FILE", str(tmp_path / "none"))
+    with pytest.raises(TransportConfigError, match="region"):
+        create_transport({**section, "spool": False})
