@@ -15,8 +15,13 @@ What each conf does
     spellings are translated: http ``headers.<h>`` -> ``custom_headers``,
     ``timeoutInMillis`` -> ``timeout`` (seconds), ``urlParams.<p>`` is refused; kafka
     ``topicName`` -> ``topic``, ``properties.<p>`` -> ``config``; file ``location`` ->
-    ``log_file_path``. Other keys go through as they are, and an unknown one is an error of the
-    transport's configuration, reported, never dropped silently.
+    ``log_file_path``; gcplineage without ``location`` is in ``us``, the Java client's default.
+    The Java client's ``s3`` (``bucketName``, ``fileNamePrefix``, ``endpoint``), ``gcs``
+    (``projectId``, ``bucketName``, ``credentialsFile``, ``fileNamePrefix``...), ``kinesis``
+    (``streamName``, ``region``, ``roleArn``, ``properties.<p>``), ``gcplineage`` and
+    ``amazon_datazone_api`` keys are those transports' own. Other keys go through as they are,
+    and an unknown one is an error of the transport's configuration, reported, never dropped
+    silently.
 ``namespace``, ``appName``, ``applicationRunId``
     The job namespace, the application's name in job names, the application run's id.
 ``parentJobNamespace``, ``parentJobName``, ``parentRunId`` and the ``rootParent*`` three
@@ -248,6 +253,8 @@ def _translate(section: dict[str, Any], where: str) -> dict[str, Any]:
     elif kind == "file":
         if "location" in out:
             out["log_file_path"] = out.pop("location")
+    elif kind == "gcplineage":
+        out.setdefault("location", "us")  # the Java client's default
     elif kind == "composite":
         members = out.get("transports")
         if isinstance(members, dict):

@@ -14,6 +14,7 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+import os
 import threading
 from collections.abc import Mapping, Sequence
 from typing import Any, Literal
@@ -22,6 +23,7 @@ from pydantic import Field, SecretStr, field_serializer, field_validator, model_
 
 from openlineage_sdk.transports._delivery.protocol import Outcome, Record, SendResult
 from openlineage_sdk.transports._queued import DeliveryConfig, QueuedTransport
+from openlineage_sdk.transports._registry import TransportConfigError
 from openlineage_sdk.transports.base import (
     TransportError,
     event_key,
@@ -29,7 +31,7 @@ from openlineage_sdk.transports.base import (
     redact_mapping,
 )
 
-__all__ = ["KafkaConfig", "KafkaTransport"]
+__all__ = ["KafkaConfig", "KafkaTransport", "MskIamConfig", "MskIamTransport", "msk_iam_token"]
 
 log = logging.getLogger(__name__)
 
@@ -42,24 +44,9 @@ _PRODUCER_DEFAULTS: Mapping[str, Any] = {
 }
 
 
-class KafkaConfig(DeliveryConfig):
-    """Configuration of :class:`KafkaTransport` (``type: kafka``), as in the official client.
+class _KafkaSettings(DeliveryConfig):
+    """The settings :class:`KafkaConfig` and :class:`MskIamConfig` share."""
 
-    Attributes:
-        topic: the topic events are written to.
-        config: librdkafka producer settings (``bootstrap.servers``, SASL...).
-            Values of secret settings (passwords, SASL, keys) are held as
-            :class:`~pydantic.SecretStr` and masked in reprs, dumps, logs and errors.
-        message_key: a fixed key for every message instead of the run id
-            (``messageKey`` works too); rarely what you want.
-        flush: kept for layout compatibility: delivery is asynchronous and
-            ``flush()``/``close()`` wait for it.
-        batch_size: events handed to the producer at once.
-        max_queue_size, spool, spool_dir, spool_max_bytes, backoff_initial,
-        backoff_max, flush_timeout, close_timeout, raise_on_error: as for HTTP.
-    """
-
-    type: Literal["kafka"] = "kafka"
     topic: str = Field(min_length=1)
     config: dict[str, str | int | float | bool | SecretStr] = Field(default_factory=dict)
     message_key: str | None = Field(default=None, alias="messageKey")
@@ -99,6 +86,26 @@ class KafkaConfig(DeliveryConfig):
             yield name, redact_mapping(value) if name == "config" else value
 
 
+class KafkaConfig(_KafkaSettings):
+    """Configuration of :class:`KafkaTransport` (``type: kafka``), as in the official client.
+
+    Attributes:
+        topic: the topic events are written to.
+        config: librdkafka producer settings (``bootstrap.servers``, SASL...).
+            Values of secret settings (passwords, SASL, keys) are held as
+            :class:`~pydantic.SecretStr` and masked in reprs, dumps, logs and errors.
+        message_key: a fixed key for every message instead of the run id
+            (``messageKey`` works too); rarely what you want.
+        flush: kept for layout compatibility: delivery is asynchronous and
+            ``flush()``/``close()`` wait for it.
+        batch_size: events handed to the producer at once.
+        max_queue_size, spool, spool_dir, spool_max_bytes, backoff_initial,
+        backoff_max, flush_timeout, close_timeout, raise_on_error: as for HTTP.
+    """
+
+    type: Literal["kafka"] = "kafka"
+
+
 def _key_from_json(data: bytes) -> str:
     """The ordering key of an event read back from the spool, where only JSON is kept."""
     try:
@@ -108,7 +115,12 @@ def _key_from_json(data: bytes) -> str:
 
 
 class _KafkaSender:
-    def __init__(self, config: KafkaConfig) -> None:
+    def __init__(
+        self,
+        config: _KafkaSettings,
+        defaults: Mapping[str, Any] = _PRODUCER_DEFAULTS,
+        extra: Mapping[str, Any] | None = None,
+    ) -> None:
         try:
             from confluent_kafka import KafkaError, KafkaException, Producer
         except ImportError as exc:  # pragma: no cover - depends on the environment
@@ -118,11 +130,12 @@ class _KafkaSender:
         self._kafka_error = KafkaError
         self._kafka_exception = KafkaException
         settings: dict[str, Any] = {
-            **_PRODUCER_DEFAULTS,
+            **defaults,
             **{
                 key: value.get_secret_value() if isinstance(value, SecretStr) else value
                 for key, value in config.config.items()
             },
+            **(extra or {}),
         }
         self._producer = Producer(settings)
         self._topic = config.topic
@@ -173,7 +186,11 @@ class _KafkaSender:
                     # Its KafkaError says whether another try can help.
                     errors[index] = exc.args[0] if exc.args else exc
                     break
-        self._producer.flush(self._wait)
+        try:
+            self._producer.flush(self._wait)
+        except Exception as exc:
+            # A callback of ours that failed (the MSK IAM token's) is raised again here.
+            return SendResult(Outcome.RETRY, f"{type(exc).__name__}: {exc}")
         got = 0
         while got < produced and reported.acquire(timeout=0):
             got += 1
@@ -220,3 +237,133 @@ class KafkaTransport(QueuedTransport[KafkaConfig]):
 
     def _sender(self, config: KafkaConfig) -> _KafkaSender:
         return _KafkaSender(config)
+
+
+# ------------------------------------------------------------------------------- MSK with IAM
+
+
+class MskIamConfig(_KafkaSettings):
+    """Configuration of :class:`MskIamTransport` (``type: msk-iam``), the official client's keys.
+
+    The Kafka transport's keys, and the AWS identity the OAUTHBEARER token is signed with.
+
+    Attributes:
+        region: the cluster's region; else ``AWS_REGION``, else the default AWS
+            configuration's (as the official client looks for it).
+        aws_profile: sign with this profile of the AWS configuration files.
+        role_arn: sign with this role, assumed with STS.
+        aws_debug_creds: log the identity the token is signed with (the caller's ARN, at
+            debug level).
+        topic, config, message_key, flush, batch_size, max_queue_size,
+        max_concurrent_requests, spool, spool_dir, spool_max_bytes, backoff_initial,
+        backoff_max, flush_timeout, close_timeout, raise_on_error: as for ``kafka``.
+    """
+
+    type: Literal["msk-iam"] = "msk-iam"
+    region: str | None = Field(
+        default=None,
+        description="The cluster's region; else AWS_REGION, else the AWS configuration's.",
+    )
+    aws_profile: str | None = Field(
+        default=None, description="Sign the token with this profile of the AWS configuration."
+    )
+    role_arn: str | None = Field(
+        default=None, description="Sign the token with this role, assumed with STS."
+    )
+    aws_debug_creds: bool = Field(
+        default=False, description="Log the identity the token is signed with (debug level)."
+    )
+
+
+def _detect_region() -> str | None:
+    """The region as the official client looks for it: ``AWS_REGION``, then boto3's."""
+    region = os.environ.get("AWS_REGION")
+    if region:
+        return region
+    try:
+        import boto3
+    except ImportError:  # pragma: no cover - the signer depends on boto3
+        return None
+    if boto3.DEFAULT_SESSION is not None and boto3.DEFAULT_SESSION.region_name:
+        return str(boto3.DEFAULT_SESSION.region_name)
+    found = boto3.session.Session().region_name
+    return str(found) if found else None
+
+
+def msk_iam_token(config: MskIamConfig, region: str) -> tuple[str, float]:
+    """An OAUTHBEARER token for MSK's IAM authentication, and when it expires.
+
+    The token is a SigV4-presigned ``kafka-cluster:Connect`` request to
+    ``https://kafka.{region}.amazonaws.com/``, made by ``aws-msk-iam-sasl-signer-python`` with
+    the profile, the role, or the default credentials, as the official client makes it.
+
+    Args:
+        config: the transport's configuration (profile, role).
+        region: the cluster's region.
+
+    Returns:
+        ``(token, expiry)``, the expiry in seconds since the epoch (what librdkafka expects).
+    """
+    from aws_msk_iam_sasl_signer import MSKAuthTokenProvider
+
+    if config.aws_profile:
+        token, expiry_ms = MSKAuthTokenProvider.generate_auth_token_from_profile(
+            region, config.aws_profile
+        )
+    elif config.role_arn:
+        token, expiry_ms = MSKAuthTokenProvider.generate_auth_token_from_role_arn(
+            region, config.role_arn
+        )
+    else:
+        token, expiry_ms = MSKAuthTokenProvider.generate_auth_token(
+            region, aws_debug_creds=config.aws_debug_creds
+        )
+    return str(token), float(expiry_ms) / 1000
+
+
+class MskIamTransport(QueuedTransport[MskIamConfig]):
+    """Kafka on Amazon MSK with IAM authentication (``pip install 'openlineage-sdk[msk-iam]'``).
+
+    The Kafka transport with ``security.protocol: SASL_SSL``, ``sasl.mechanism: OAUTHBEARER``
+    and a token callback signing with AWS credentials, as the official client sets its
+    producer up; the user's own ``security.protocol`` wins (MSK's IAM listener needs TLS).
+    librdkafka asks for a new token before the current one expires.
+    """
+
+    kind = "msk-iam"
+    config_class = MskIamConfig
+
+    def _sender(self, config: MskIamConfig) -> _KafkaSender:
+        try:
+            import aws_msk_iam_sasl_signer  # noqa: F401
+        except ImportError as exc:  # pragma: no cover - depends on the environment
+            raise TransportError(
+                "the msk-iam transport needs aws-msk-iam-sasl-signer-python: "
+                "pip install 'openlineage-sdk[msk-iam]'"
+            ) from exc
+        region = config.region or _detect_region()
+        if not region:
+            raise TransportConfigError(
+                "invalid 'msk-iam' transport configuration: region: not set, and neither "
+                "AWS_REGION nor the AWS configuration names one"
+            )
+
+        def oauth_cb(_config: str | None) -> tuple[str, float]:
+            try:
+                return msk_iam_token(config, region)
+            except Exception as exc:
+                # Logged by name and message only: botocore's messages carry no secret.
+                log.error(
+                    "OpenLineage: no MSK IAM token could be made (%s: %s)",
+                    type(exc).__name__,
+                    exc,
+                )
+                raise
+
+        defaults = {
+            **_PRODUCER_DEFAULTS,
+            "security.protocol": "SASL_SSL",
+        }
+        return _KafkaSender(
+            config, defaults, {"sasl.mechanism": "OAUTHBEARER", "oauth_cb": oauth_cb}
+        )
