@@ -86,8 +86,8 @@ class OpenLineage:
             else ``"default"``.
         config: a configuration from :func:`~openlineage_sdk.config.load_config`. Its
             ``filters``, ``tags``, ``facets`` and ``dataset`` sections are applied to every
-            event this client emits, the run lifecycle's included (see
-            :mod:`openlineage_sdk._event_config`); without them ``emit`` does no extra work.
+            event this client emits, the run lifecycle's included; without them ``emit`` does
+            no extra work.
         disabled: emit nothing; ``None`` follows the configuration
             (``OPENLINEAGE_DISABLED``).
         raise_on_error: let transport errors reach the caller instead of

@@ -432,8 +432,8 @@ def _asset(name: str) -> str:
 def lineage_html(events: Iterable[Event] | Graph, *, title: str = "Lineage") -> str:
     """A self-contained HTML page of the lineage graph: open it offline in any browser.
 
-    The whole graph is laid out left to right when the page is made (see :func:`_layout`) and
-    drawn as SVG by the page's own script: zoom (wheel), pan (drag), fit to window; jobs
+    The whole graph is laid out left to right when the page is made (igraph's layered
+    Sugiyama layout) and drawn as SVG by the page's own script: zoom (wheel), pan (drag), fit to window; jobs
     coloured and labelled by their latest run's state, with their runs, durations and error
     messages one click away; datasets with schema, statistics, symlinks, readers and writers,
     and the upstream columns of any column (column lineage); search and a namespace filter.
@@ -450,7 +450,7 @@ def lineage_html(events: Iterable[Event] | Graph, *, title: str = "Lineage") -> 
 
     Raises:
         ModuleNotFoundError: igraph, which lays the graph out, is not installed (it comes with
-            the ``[report]`` extra, and with ``[spark]`` for the demo).
+            the ``[report]`` extra).
     """
     graph = events if isinstance(events, Graph) else build_graph(events)
     data = json.dumps(_page_data(graph, title), separators=(",", ":"), ensure_ascii=False)

@@ -236,7 +236,7 @@ def install(
             them out.
         facet_builders: Facet builders whose facets join every event the adapter builds,
             before those registered through the ``openlineage_sdk.spark.facet_builders`` entry
-            points (see :mod:`openlineage_sdk.spark.events._extensions`). Not with ``sink``.
+            points (see :class:`FacetBuilder`). Not with ``sink``.
         stream_interval: Seconds between two RUNNING events of a streaming query's run: at
             most one per interval (plus one whenever the stream's datasets change). ``None``:
             the session's ``spark.openlineage.streaming.runningInterval`` conf, else 60.

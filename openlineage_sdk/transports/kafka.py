@@ -45,6 +45,10 @@ _PRODUCER_DEFAULTS: Mapping[str, Any] = {
 class KafkaConfig(DeliveryConfig):
     """Configuration of :class:`KafkaTransport` (``type: kafka``), as in the official client.
 
+    The delivery settings (``max_queue_size``, ``spool``, ``spool_dir``, ``spool_max_bytes``,
+    ``backoff_initial``, ``backoff_max``, ``flush_timeout``, ``close_timeout``,
+    ``raise_on_error``) are those of :class:`~openlineage_sdk.transports.HttpConfig`.
+
     Attributes:
         topic: the topic events are written to.
         config: librdkafka producer settings (``bootstrap.servers``, SASL...).
@@ -55,8 +59,7 @@ class KafkaConfig(DeliveryConfig):
         flush: kept for layout compatibility: delivery is asynchronous and
             ``flush()``/``close()`` wait for it.
         batch_size: events handed to the producer at once.
-        max_queue_size, spool, spool_dir, spool_max_bytes, backoff_initial,
-        backoff_max, flush_timeout, close_timeout, raise_on_error: as for HTTP.
+        max_concurrent_requests: sender threads handing batches to the producer (1).
     """
 
     type: Literal["kafka"] = "kafka"
