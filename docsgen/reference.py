@@ -148,7 +148,7 @@ class KeyDoc:
     type: str
     default: str
     description: str
-    nested: tuple[tuple[str, tuple[KeyDoc, ...]], ...] = ()
+    nested: tuple[tuple[str, type[BaseModel], tuple[KeyDoc, ...]], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -207,7 +207,7 @@ def _type_words(annotation: Any) -> str:
         from openlineage_sdk.transports.base import TransportConfig
 
         if annotation is TransportConfig:
-            return "a transport section"
+            return "transport section"
         return "mapping"
     raise ReferenceError(f"no words for the type {annotation!r}")
 
@@ -254,13 +254,16 @@ def _nested_models(annotation: Any) -> Iterator[type[BaseModel]]:
     from openlineage_sdk.transports.base import TransportConfig
 
     pending = [annotation]
+    seen: set[type[BaseModel]] = set()
     while pending:
         current = pending.pop(0)
         if (
             isinstance(current, type)
             and issubclass(current, BaseModel)
             and current is not TransportConfig
+            and current not in seen
         ):
+            seen.add(current)
             yield current
         pending.extend(get_args(current))
         if hasattr(current, "__origin__") and hasattr(current, "__metadata__"):
@@ -283,16 +286,22 @@ def model_keys(model: type[BaseModel], *, skip: tuple[str, ...] = ("type",)) -> 
     """
     described = attribute_docs(model)
     keys = []
-    for name, info in model.model_fields.items():
+    for name in _own_fields_first(model):
+        info = model.model_fields[name]
         if name in skip:
             continue
         description = plain(info.description) if info.description else described.get(name)
+        if description and info.alias:
+            # "(`apiKey`)", which the docstring adds for the Python name's readers, is the key.
+            description = description.replace(f" (`{info.alias}`)", "")
         if not description:
             raise ReferenceError(
                 f"{model.__module__}.{model.__qualname__}.{name} has no description: add it to "
                 "the class's Attributes section (or Field(description=...))"
             )
-        nested = tuple((_kind_of(sub), model_keys(sub)) for sub in _nested_models(info.annotation))
+        nested = tuple(
+            (_kind_of(sub), sub, model_keys(sub)) for sub in _nested_models(info.annotation)
+        )
         words = "a mapping" if nested else _type_words(info.annotation)
         keys.append(
             KeyDoc(
@@ -305,6 +314,17 @@ def model_keys(model: type[BaseModel], *, skip: tuple[str, ...] = ("type",)) -> 
             )
         )
     return tuple(keys)
+
+
+def _own_fields_first(model: type[BaseModel]) -> list[str]:
+    """The model's fields, the class's own first (a transport's keys before the delivery
+    settings it shares with others), each class's in the order it declares them."""
+    order: list[str] = []
+    for klass in model.__mro__:
+        for name in klass.__dict__.get("__annotations__", {}):
+            if name in model.model_fields and name not in order:
+                order.append(name)
+    return order + [name for name in model.model_fields if name not in order]
 
 
 def _kind_of(model: type[BaseModel]) -> str:
@@ -360,7 +380,7 @@ def transport_docs() -> list[TransportDoc]:
                 kinds=tuple(kinds),
                 transport=cls,
                 config=config,
-                summary=_summary(config),
+                summary=_summary(cls),
                 keys=model_keys(config),
             )
         )
@@ -399,8 +419,11 @@ def transports_reference() -> str:
         if doc.transport.__module__.startswith("openlineage_sdk.transports."):
             path = f"openlineage_sdk.transports.{doc.transport.__qualname__}"
         anchor = f"transport-{doc.kinds[0].replace('_', '-')}"
-        out += [f"### `type: {doc.kinds[0]}` {{#{anchor}}}", ""]
-        line = f"{doc.summary} Selected by `type:` {kinds}; the class is `{path}`."
+        out += [f"#### `type: {doc.kinds[0]}` {{#{anchor}}}", ""]
+        line = (
+            f"{doc.summary} Selected by `type:` {kinds}; the class is `{path}`, configured by "
+            f"`{doc.config.__name__}`."
+        )
         if public[0] != "openlineage_sdk":
             line += " (registered by an installed package)"
         out += [line, ""]
@@ -409,9 +432,10 @@ def transports_reference() -> str:
             continue
         out += [*_keys_table(doc.keys), ""]
         for key in doc.keys:
-            for kind, nested in key.nested:
-                out += [f"`{key.key}` with `{kind}`:", ""]
-                out += [*_keys_table(nested, prefix=f"{key.key}."), ""]
+            for kind, model, nested in key.nested:
+                out += [f"`{key.key}` with `{kind}`: {_summary(model)}", ""]
+                if nested:
+                    out += [*_keys_table(nested, prefix=f"{key.key}."), ""]
     return "\n".join(out)
 
 
