@@ -161,9 +161,13 @@ def blocks(page: Path) -> list[Block]:
             while end < len(lines) and lines[end].strip() != "-->":
                 end += 1
             if end == len(lines):
-                raise ExampleError(f"{page}:{index + 1}: the example-{hidden.group('kind')} comment is not closed")
+                raise ExampleError(
+                    f"{page}:{index + 1}: the example-{hidden.group('kind')} comment is not closed"
+                )
             code = textwrap.dedent("\n".join(lines[index + 1 : end]))
-            kind: Literal["setup", "check"] = "setup" if hidden.group("kind") == "setup" else "check"
+            kind: Literal["setup", "check"] = (
+                "setup" if hidden.group("kind") == "setup" else "check"
+            )
             found.append(Block(page, index + 2, kind, "python", "", code))
             index = end + 1
             continue

@@ -512,7 +512,7 @@ _ENVIRONMENT_VARIABLES: tuple[_Variable, ...] = (
         "says so and `./openlineage.yml`, then `~/.openlineage/openlineage.yml`, are looked for.",
     ),
     _Variable(
-        "OPENLINEAGE__<SECTION>__<KEY>",
+        "OPENLINEAGE__<KEY>",
         None,
         "Any key of `openlineage.yml`, `__` separating the levels "
         "(`OPENLINEAGE__TRANSPORT__TYPE=http`); names are lower-cased and a value is read as "
@@ -561,10 +561,11 @@ _ENVIRONMENT_VARIABLES: tuple[_Variable, ...] = (
         "`$XDG_CACHE_HOME/openlineage-sdk/spool`.",
     ),
     _Variable(
-        "HTTP_PROXY, HTTPS_PROXY, ALL_PROXY, NO_PROXY",
+        "http_proxy, https_proxy, all_proxy, no_proxy, HTTP_PROXY, HTTPS_PROXY, ALL_PROXY, "
+        "NO_PROXY",
         None,
-        "The HTTP transport's proxy, as `httpx` and `requests` read them (lower-case names "
-        "too): the URL scheme's own proxy, else `ALL_PROXY`; none for a host `NO_PROXY` "
+        "The HTTP transport's proxy, as `httpx` and `requests` read them (a lower-case name "
+        "first): the URL scheme's own proxy, else `all_proxy`; none for a host `no_proxy` "
         "covers (`*`, the host, a domain above it, its address).",
     ),
     _Variable(

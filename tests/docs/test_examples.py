@@ -123,7 +123,9 @@ def test_a_page_that_uses_spark_without_making_it_needs_a_driver(tmp_path: Path)
 def _pattern(key: str) -> re.Pattern[str]:
     """A conf key of the reference as a pattern: ``<name>`` stands for any text."""
     parts = re.split(r"(<[^>]+>)", key)
-    return re.compile("^" + "".join(".+" if p.startswith("<") else re.escape(p) for p in parts) + "$")
+    return re.compile(
+        "^" + "".join(".+" if p.startswith("<") else re.escape(p) for p in parts) + "$"
+    )
 
 
 def test_every_spark_openlineage_conf_the_pages_name_is_one_the_adapter_knows() -> None:
