@@ -321,7 +321,7 @@ def _own_fields_first(model: type[BaseModel]) -> list[str]:
     settings it shares with others), each class's in the order it declares them."""
     order: list[str] = []
     for klass in model.__mro__:
-        for name in klass.__dict__.get("__annotations__", {}):
+        for name in inspect.get_annotations(klass):
             if name in model.model_fields and name not in order:
                 order.append(name)
     return order + [name for name in model.model_fields if name not in order]

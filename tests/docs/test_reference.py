@@ -57,10 +57,10 @@ class Recording(dict[str, str]):
         return super().__contains__(key)
 
     def __iter__(self) -> Iterator[str]:
-        return (_Key(k) for k in list(super().__iter__()))
+        return (_Key(k) for k in list(dict.__iter__(self)))
 
     def keys(self) -> Any:
-        return [_Key(k) for k in super().keys()]
+        return [_Key(k) for k in dict.__iter__(self)]
 
     def items(self) -> Any:
         return [(_Key(k), v) for k, v in super().items()]
