@@ -15,10 +15,10 @@ later needs nothing registered. In a page:
   ``<!-- example-setup ... -->`` runs before the next example (the data an example reads, a
   function it calls); ``<!-- example-check ... -->`` runs after the previous one (assertions
   on what it did: the events it sent, the files it wrote).
-* A page whose examples use the name ``spark`` without making it gets a local SparkSession
-  (``local[2]``) of its own: :func:`run_page` in a process of its own, started with
-  ``python -m docsgen.examples PAGE`` in the page's folder (the JVM resolves relative paths
-  against the folder it started in).
+* A page whose examples use the name ``spark`` without making it runs on a local SparkSession
+  (``local[2]``): ``python -m docsgen.examples PAGE...`` runs such pages one after the other
+  on one driver started in the working folder (the JVM resolves relative paths against the
+  folder it started in), leaving nothing of a page for the next (:func:`main`).
 
 Other languages (``console``, ``bash``, ``json``, ...) are shown, not run.
 """
@@ -27,10 +27,13 @@ from __future__ import annotations
 
 import ast
 import builtins
+import json
 import os
 import re
+import shutil
 import sys
 import textwrap
+import traceback
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -308,28 +311,77 @@ def _iter_pages(arguments: list[str]) -> Iterator[Path]:
         yield path if path.is_absolute() else ROOT / path
 
 
+#: What the driver keeps in the working folder from one page to the next.
+_KEPT = frozenset({"spark-warehouse", "derby"})
+
+
+def _settings(spark: Any) -> dict[str, str]:
+    return {row[0]: row[1] for row in spark.sql("SET").collect()}
+
+
+def _reset(spark: Any, folder: Path, settings: dict[str, str]) -> None:
+    """Leave the session and the folder as the next page expects them: nothing of this one."""
+    from openlineage_sdk.spark import uninstall
+
+    os.chdir(folder)
+    uninstall(spark)
+    for query in spark.streams.active:
+        query.stop()
+    for table in spark.catalog.listTables():
+        if table.isTemporary:
+            spark.catalog.dropTempView(table.name)
+        else:
+            kind = "VIEW" if table.tableType == "VIEW" else "TABLE"
+            spark.sql(f"DROP {kind} IF EXISTS `{table.name}`")
+    for key, value in _settings(spark).items():
+        if key not in settings:
+            spark.conf.unset(key)
+        elif settings[key] != value:
+            spark.conf.set(key, settings[key])
+    for entry in folder.iterdir():
+        if entry.name not in _KEPT:
+            shutil.rmtree(entry) if entry.is_dir() else entry.unlink()
+
+
 def main(arguments: list[str]) -> int:
-    """``python -m docsgen.examples PAGE...``: run Spark pages here, on a session of their own.
+    """``python -m docsgen.examples [--report FILE] PAGE...``: run Spark pages on one driver.
+
+    The pages run one after the other on one local session, in the working folder (the
+    driver's, so relative paths resolve there); between two pages the adapter is uninstalled,
+    streams stopped, tables dropped, confs restored and the folder emptied.
 
     Args:
-        arguments: the pages (paths relative to the repository's root, or absolute).
+        arguments: the pages (paths relative to the repository's root, or absolute), after
+            ``--report FILE``, where each page's outcome is written as JSON (``null`` when its
+            examples ran, else the error).
 
     Returns:
-        0 when every example ran, 1 otherwise (the error is printed).
+        0 when every page's examples ran, 1 otherwise (the errors are printed).
     """
+    report: Path | None = None
+    if arguments[:1] == ["--report"]:
+        report, arguments = Path(arguments[1]).resolve(), arguments[2:]
+    folder = Path.cwd()
     spark = spark_session()
+    settings = _settings(spark)
+    outcomes: dict[str, str | None] = {}
     try:
         for page in _iter_pages(arguments):
-            run_page(page, {"spark": spark})
-    except ExampleError as error:
-        import traceback
-
-        traceback.print_exception(error.__cause__ or error)
-        print(f"\n{error}", file=sys.stderr)
-        return 1
+            try:
+                run_page(page, {"spark": spark})
+                outcomes[str(page)] = None
+            except ExampleError as error:
+                cause = error.__cause__ or error
+                trace = "".join(traceback.format_exception(cause))
+                outcomes[str(page)] = f"{trace}\n{error}"
+                print(outcomes[str(page)], file=sys.stderr)
+            finally:
+                _reset(spark, folder, settings)
     finally:
         spark.stop()
-    return 0
+        if report is not None:
+            report.write_text(json.dumps(outcomes, indent=2), encoding="utf-8")
+    return 0 if all(outcome is None for outcome in outcomes.values()) else 1
 
 
 if __name__ == "__main__":
