@@ -74,3 +74,18 @@ def outcomes(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str | None]:
 def test_the_pyspark_examples_of_a_page_run(page: Path, outcomes: dict[str, str | None]) -> None:
     assert str(page) in outcomes, "the page was not run"
     assert outcomes[str(page)] is None, outcomes[str(page)]
+
+
+@pytest.mark.spark
+@pytest.mark.slow
+def test_the_demo_picture_shows_a_tables_column_and_where_it_comes_from(tmp_path: Path) -> None:
+    """The site's picture of the demo's graph: the demo run small, photographed as the site's."""
+    from docsgen.pictures import demo_picture
+
+    work = tmp_path / "demo"
+    work.mkdir()
+    shown = demo_picture(tmp_path / "demo.png", work, orders=2_000)
+    assert shown["table"].endswith("customer_value")
+    assert shown["upstream"], "the column's upstream columns are listed"
+    assert all(item.endswith(":amount") for item in shown["upstream"]), shown["upstream"]
+    assert (tmp_path / "demo.png").stat().st_size > 10_000
