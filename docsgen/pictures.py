@@ -15,6 +15,7 @@ extra (igraph) and Chromium (``.ci/install-browser``).
 from __future__ import annotations
 
 import io
+import shutil
 import sys
 import tempfile
 from pathlib import Path
@@ -56,6 +57,7 @@ def demo_picture(out: Path, workdir: Path, *, orders: int = 100_000) -> dict[str
         page.locator("#panel button.col[data-field='total_spent']").click()
         upstream = page.locator("#panel li.upcol")
         upstream.first.wait_for()
+        page.locator("#fit").click()  # the whole graph in view (at once), the panel still open
         shown = {
             "table": page.locator("#panel h2").text_content(),
             "column": "total_spent",
@@ -115,13 +117,15 @@ def main(arguments: list[str] | None = None) -> int:
     Returns:
         0.
     """
-    with tempfile.TemporaryDirectory() as folder:
-        work = Path(folder)
-        (work / "demo").mkdir()
-        (work / "history").mkdir()
-        shown = demo_picture(ROOT / "docs" / "lineage-demo.png", work / "demo")
+    # The demo's folder shows in the picture's panel: a plain name, not a random one.
+    demo = Path(tempfile.gettempdir()) / "openlineage-demo"
+    try:
+        shown = demo_picture(ROOT / "docs" / "lineage-demo.png", demo)
         print(f"docs/lineage-demo.png: {shown}")
-        shown = failures_picture(ROOT / "docs" / "lineage-failures.png", work / "history")
+    finally:
+        shutil.rmtree(demo, ignore_errors=True)
+    with tempfile.TemporaryDirectory() as folder:
+        shown = failures_picture(ROOT / "docs" / "lineage-failures.png", Path(folder))
         print(f"docs/lineage-failures.png: {shown}")
     return 0
 

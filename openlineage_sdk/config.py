@@ -56,10 +56,10 @@ __all__ = [
 
 log = logging.getLogger(__name__)
 
-#: The file looked for in the working directory and in ``~/.openlineage``.
 CONFIG_FILE_NAME = "openlineage.yml"
-#: Prefix of the nested-key environment variables.
+"""The file looked for in the working directory and in ``~/.openlineage``."""
 ENV_PREFIX = "OPENLINEAGE__"
+"""Prefix of the nested-key environment variables (``OPENLINEAGE__TRANSPORT__TYPE``)."""
 _DEFAULT_HTTP_MEMBER = "default_http"
 
 

@@ -55,6 +55,12 @@ def load_events(path: str | Path) -> list[Event]:
     For a report of a large file, :func:`read_graph` reads it in one pass into the graph
     instead, without holding its events.
 
+    Args:
+        path: the JSON Lines file.
+
+    Returns:
+        The events, in the file's order.
+
     Raises:
         OpenLineageValidationError: a line is not an event; the message names the line.
     """
@@ -178,6 +184,12 @@ def summary(events: Iterable[Event] | Graph) -> str:
 
     A job with more runs than the graph kept (see :func:`read_graph`) lists its latest runs
     after a line that counts the earlier ones by final state.
+
+    Args:
+        events: the events, or a :class:`Graph` already built from them.
+
+    Returns:
+        The text, starting with the counts of events, jobs, runs and datasets.
     """
     graph = events if isinstance(events, Graph) else build_graph(events)
     run_count = sum(graph.run_count(job) for job in graph.jobs)
