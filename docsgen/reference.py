@@ -137,7 +137,7 @@ class KeyDoc:
     Attributes:
         key: the key as written in ``openlineage.yml`` (the field's alias, else its name).
         also: other spellings the key is read under (the field's name when it has an alias).
-        type: the value's type, in words.
+        value_type: the value's type, in words.
         default: the default, or ``required``.
         description: what it does (Markdown, one line).
         nested: the models a value of this key may be (``auth``'s kinds), with their keys.
@@ -145,7 +145,7 @@ class KeyDoc:
 
     key: str
     also: tuple[str, ...]
-    type: str
+    value_type: str
     default: str
     description: str
     nested: tuple[tuple[str, type[BaseModel], tuple[KeyDoc, ...]], ...] = ()
@@ -307,7 +307,7 @@ def model_keys(model: type[BaseModel], *, skip: tuple[str, ...] = ("type",)) -> 
             KeyDoc(
                 key=info.alias or name,
                 also=(name,) if info.alias and info.alias != name else (),
-                type=words + _constraints(info),
+                value_type=words + _constraints(info),
                 default=_default(info),
                 description=description,
                 nested=nested,
@@ -399,7 +399,7 @@ def _keys_table(keys: tuple[KeyDoc, ...], prefix: str = "") -> list[str]:
     for key in keys:
         also = "".join(f" (or `{prefix}{a}`)" for a in key.also)
         lines.append(
-            f"| `{prefix}{key.key}`{also} | {_cell(key.type)} | {_cell(key.default)} | "
+            f"| `{prefix}{key.key}`{also} | {_cell(key.value_type)} | {_cell(key.default)} | "
             f"{_cell(key.description)} |"
         )
     return lines
