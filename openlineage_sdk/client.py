@@ -112,8 +112,7 @@ class OpenLineage:
             configuration file and the environment, as the official client's ``config``; or
             the path of a configuration file to read instead of searching for one. Its
             ``filters``, ``tags``, ``facets`` and ``dataset`` sections are applied to every
-            event this client emits, the run lifecycle's included (see
-            :mod:`openlineage_sdk._event_config`); without them ``emit`` does no extra work.
+            event this client emits, the run lifecycle's included; without them ``emit`` does no extra work.
             A mapping or file that cannot be used is logged and the client falls back to the
             local JSON Lines file, unless ``raise_on_error`` is set.
         disabled: emit nothing; ``None`` follows the configuration

@@ -4,7 +4,7 @@ Each test writes one configuration file whose transport is a JSON Lines file, po
 ``OPENLINEAGE_CONFIG`` at it, emits the same events through ``openlineage-python`` 1.54.0 and
 through this SDK, and compares the two files. The official client always adds an
 ``openlineage_client_version`` run tag and its own ``_producer``; both are left out of the
-comparison (see the README's configuration section).
+comparison (see docs/configuration/index.md).
 """
 
 from __future__ import annotations

@@ -1,8 +1,8 @@
 """Destinations for OpenLineage events.
 
 Names are imported on first use, so importing this package does not import
-httpx or confluent_kafka; see :mod:`openlineage_sdk.transports.base` for the
-contract every transport follows.
+httpx or confluent_kafka; :class:`Transport` is the contract every transport
+follows, and :func:`create_transport` makes one from its configuration.
 """
 
 from __future__ import annotations

@@ -43,7 +43,8 @@ class DeliveryConfig(TransportConfig):
         max_queue_size: events held in memory before they go to the spool.
         max_concurrent_requests: sender threads (batches in flight at once).
         spool: keep undeliverable events in a local spool file (on by default).
-        spool_dir: the spool folder; see :func:`default_spool_dir`.
+        spool_dir: the spool folder; by default ``$XDG_CACHE_HOME/openlineage-sdk/spool``,
+            else ``~/.cache/openlineage-sdk/spool``.
         spool_max_bytes: the most this process writes to the spool.
         backoff_initial: first retry delay, seconds.
         backoff_max: longest retry delay, seconds.

@@ -33,8 +33,8 @@ __all__ = [
     "transport_class",
 ]
 
-#: The entry point group third-party transports register in.
 ENTRY_POINT_GROUP = "openlineage_sdk.transports"
+"""The entry point group third-party transports register in (``name = "module:Class"``)."""
 
 _BUILTIN: Mapping[str, str] = {
     "http": "openlineage_sdk.transports.http:HttpTransport",

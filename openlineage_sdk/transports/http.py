@@ -90,6 +90,9 @@ class ApiKeyAuth(TransportConfig):
     In ``openlineage.yml``: ``auth: {type: api_key, apiKey: ...}`` (``api_key`` works too).
     The key is a :class:`~pydantic.SecretStr`: it shows as ``**********`` in
     reprs, logs and errors.
+
+    Attributes:
+        api_key: the key (``apiKey``).
     """
 
     type: Literal["api_key"] = "api_key"
@@ -139,6 +142,15 @@ class _TokenEndpointAuth(TransportConfig):
     The token is cached and fetched again ``tokenRefreshBuffer`` seconds before it expires,
     the expiry being ``expires_in`` of the answer (``expiresInField``), else the ``exp`` claim
     when the token is a JWT; an answer with neither is not cached.
+
+    Attributes:
+        token_endpoint: the token endpoint's URL, ``http://`` or ``https://`` (``tokenEndpoint``).
+        token_fields: the fields of the endpoint's answer the token is looked for in, in
+            order (``tokenFields``; one name or a list).
+        expires_in_field: the answer's field that gives the token's lifetime in seconds
+            (``expiresInField``).
+        token_refresh_buffer: seconds before the token expires at which a new one is
+            fetched (``tokenRefreshBuffer``).
     """
 
     token_endpoint: str = Field(alias="tokenEndpoint")
@@ -185,6 +197,13 @@ class JwtAuth(_TokenEndpointAuth):
     ``expiresInField`` and ``tokenRefreshBuffer`` (120 seconds) of the official client. The
     form posted holds ``grant_type``, ``response_type`` and ``apikey`` (IBM Cloud IAM's
     layout).
+
+    Attributes:
+        api_key: the API key exchanged for the token (``apiKey``).
+        grant_type: the form's ``grant_type`` (``grantType``).
+        response_type: the form's ``response_type`` (``responseType``).
+        token_fields: without it, the token is looked for in ``token``, then
+            ``access_token`` (``tokenFields``).
     """
 
     type: Literal["jwt"] = "jwt"
@@ -229,6 +248,16 @@ class OAuth2Auth(_TokenEndpointAuth):
     (``client_secret_basic``, the default: the credentials go in the token request's Basic
     header; or ``client_secret_post``: in its form), ``tokenFields``, ``expiresInField`` and
     ``tokenRefreshBuffer``.
+
+    Attributes:
+        client_id: the client's id (``clientId``).
+        client_secret: the client's secret (``clientSecret``).
+        scope: the scope asked for, if any.
+        client_auth_method: ``client_secret_basic``: the credentials go in the token
+            request's Basic header; ``client_secret_post``: in its form
+            (``clientAuthMethod``).
+        token_fields: without it, the token is looked for in ``access_token``
+            (``tokenFields``).
     """
 
     type: Literal["oauth2"] = "oauth2"
@@ -375,6 +404,10 @@ class CustomAuth(TransportConfig):
     ``TokenProvider`` subclasses, and its ``get_bearer()`` gives the ``Authorization`` value
     (``None`` for none) for every request. Official ``TokenProvider`` subclasses work as they
     are. The settings are treated as secrets: they never appear in a repr, a log or an error.
+
+    Attributes:
+        type: the dotted path of the token provider class; the ``auth`` mapping's other keys
+            are the provider's own settings.
     """
 
     model_config = ConfigDict(extra="allow", frozen=True)
@@ -698,7 +731,9 @@ class HttpConfig(DeliveryConfig):
     """Configuration of :class:`HttpTransport` (``type: http``; ``async_http`` is the same).
 
     The keys are those of the official client's ``openlineage.yml``, plus the
-    delivery settings at the end.
+    delivery settings at the end. The official client's ``retry``, ``session``, ``adapter``,
+    ``name`` and ``priority`` are accepted and not used (the delivery settings replace its
+    ``retry`` block).
 
     Attributes:
         url: the backend's base URL, e.g. ``http://localhost:5000``.
@@ -716,17 +751,19 @@ class HttpConfig(DeliveryConfig):
             5xx answers are retried.
         ssl_context: ``sslContext``: a CA bundle and a client certificate
             (see :class:`HttpSslContext`).
-        custom_headers: extra headers for every request. Their values are
-            :class:`~pydantic.SecretStr` (header values are credentials as often as not):
-            ``get_secret_value()`` gives the text.
+        custom_headers: extra headers for every request (``customHeaders`` works too). Their
+            values are :class:`~pydantic.SecretStr` (header values are credentials as often
+            as not): ``get_secret_value()`` gives the text.
         batch_size: the most events per request when several are waiting
             (100); they go to the batch endpoint. 1 turns batching off.
         max_queue_size: events held in memory before they go to the spool.
-        max_concurrent_requests: sender threads (requests in flight; 2). Raise
-            it for a slow backend without the batch endpoint; every sender
-            thread takes GIL time from the application while it builds requests.
+        max_concurrent_requests: sender threads (requests in flight; 2; the official client's
+            ``max_concurrent`` works too). Raise it for a slow backend without the batch
+            endpoint; every sender thread takes GIL time from the application while it builds
+            requests.
         spool: keep undeliverable events in a local spool file (on by default).
-        spool_dir: the spool folder; see :func:`default_spool_dir`.
+        spool_dir: the spool folder; by default ``$XDG_CACHE_HOME/openlineage-sdk/spool``,
+            else ``~/.cache/openlineage-sdk/spool``.
         spool_max_bytes: the most this process writes to the spool.
         backoff_initial: first retry delay, seconds.
         backoff_max: longest retry delay, seconds.

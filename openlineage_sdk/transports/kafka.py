@@ -99,8 +99,11 @@ class KafkaConfig(_KafkaSettings):
         flush: kept for layout compatibility: delivery is asynchronous and
             ``flush()``/``close()`` wait for it.
         batch_size: events handed to the producer at once.
-        max_queue_size, spool, spool_dir, spool_max_bytes, backoff_initial,
-        backoff_max, flush_timeout, close_timeout, raise_on_error: as for HTTP.
+        max_concurrent_requests: sender threads handing batches to the producer (1).
+
+    The delivery settings (``max_queue_size``, ``spool``, ``spool_dir``, ``spool_max_bytes``,
+    ``backoff_initial``, ``backoff_max``, ``flush_timeout``, ``close_timeout``,
+    ``raise_on_error``) are those of :class:`~openlineage_sdk.transports.HttpConfig`.
     """
 
     type: Literal["kafka"] = "kafka"

@@ -125,7 +125,7 @@ def test_merge_into_reports_the_source_and_target_as_inputs_and_the_target_as_ou
     expected_end = _expected(f"pysparkV2MergeIntoTable{suffix}CompleteEvent.json", t, agent, run)
     if type(mode_spark).__module__.startswith("pyspark.sql.connect"):
         # Under Connect: no table version (DESCRIBE shows none) and no column lineage of a
-        # MERGE's rows (see the README).
+        # MERGE's rows (see docs/spark/merge.md).
         for expected in (expected_start, expected_end):
             for dataset in [*expected["inputs"], *expected["outputs"]]:
                 dataset["facets"].pop("version", None)
