@@ -616,6 +616,31 @@ _ENVIRONMENT_VARIABLES: tuple[_Variable, ...] = (
         "a variable that is not set is left out.",
     ),
     _Variable(
+        "OPENLINEAGE_CLIENT_LOGGING",
+        None,
+        "Read by `OpenLineageClient` (the official client's entry point): a level name "
+        "(`DEBUG`, `INFO`...) set on this SDK's loggers (`openlineage_sdk`), as the official "
+        "client sets its own.",
+    ),
+    _Variable(
+        "DD_API_KEY, DD_SITE",
+        None,
+        "The `datadog` transport's `apiKey` and `site` when the configuration leaves them out.",
+    ),
+    _Variable(
+        "AWS_REGION",
+        None,
+        "The `msk-iam` Kafka transport's region when `region` is not set (else the AWS "
+        "configuration's); the other AWS transports take their region from boto3, which reads "
+        "it too.",
+    ),
+    _Variable(
+        "STORAGE_EMULATOR_HOST",
+        None,
+        "The `gcs` transport sends its requests to this Cloud Storage emulator, without "
+        "credentials, when no `endpoint` is set (as Google's own clients do).",
+    ),
+    _Variable(
         "PYTHONPATH",
         None,
         "`openlineage-sdk run` puts its bootstrap folder first on the command's `PYTHONPATH` "

@@ -56,10 +56,11 @@ class AmazonDataZoneConfig(CloudConfig):
             requests are signed for ``region`` when it is set too (the official clients then
             take the default chain's region).
         timeout: seconds to connect, and to read each answer.
-        batch_size, max_queue_size, max_concurrent_requests, spool, spool_dir,
-        spool_max_bytes, backoff_initial, backoff_max, flush_timeout, close_timeout,
-        raise_on_error: the delivery settings, as for HTTP (DataZone takes one event per
-            request: ``batch_size`` events are posted one after the other by one sender).
+
+    The delivery settings (``batch_size``, ``max_queue_size``, ``spool``, ``spool_dir``, the
+    back-offs and time-outs, ``raise_on_error``) are those of
+    :class:`~openlineage_sdk.transports.HttpConfig`. DataZone takes one event per request:
+    ``batch_size`` events are posted one after the other by one sender.
     """
 
     type: Literal["amazon_datazone_api"] = "amazon_datazone_api"

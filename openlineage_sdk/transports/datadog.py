@@ -80,9 +80,10 @@ class DatadogConfig(CloudConfig):
             partitions): a larger value (the official client's default is 100) means 16.
         batch_size: events per request (1, as the official client posts them); above 1 a
             backlog goes to the intake's batch endpoint when it has one.
-        spool, spool_dir, spool_max_bytes, backoff_initial, backoff_max,
-        max_server_error_attempts, flush_timeout, close_timeout, raise_on_error: the delivery
-            settings, as for HTTP.
+
+    The delivery settings (``batch_size``, ``max_queue_size``, ``spool``, ``spool_dir``, the
+    back-offs and time-outs, ``raise_on_error``) are those of
+    :class:`~openlineage_sdk.transports.HttpConfig`.
     """
 
     type: Literal["datadog"] = "datadog"

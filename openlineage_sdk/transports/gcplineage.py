@@ -108,10 +108,11 @@ class GcpLineageConfig(CloudConfig):
             (``backoff_initial``, ``backoff_max``) replace them, and they are named in a
             warning.
         timeout: seconds to connect, and for each read and write.
-        batch_size, max_queue_size, max_concurrent_requests, spool, spool_dir,
-        spool_max_bytes, backoff_initial, backoff_max, flush_timeout, close_timeout,
-        raise_on_error: the delivery settings, as for HTTP (the API takes one event per
-            request: ``batch_size`` events are sent one after the other by one sender).
+
+    The delivery settings (``batch_size``, ``max_queue_size``, ``spool``, ``spool_dir``, the
+    back-offs and time-outs, ``raise_on_error``) are those of
+    :class:`~openlineage_sdk.transports.HttpConfig`. The API takes one event per request:
+    ``batch_size`` events are sent one after the other by one sender.
     """
 
     type: Literal["gcplineage"] = "gcplineage"

@@ -74,9 +74,10 @@ class GcsConfig(CloudConfig):
             (``backoff_initial`` and ``backoff_max``) unless those are set.
         endpoint: a URL replacing Cloud Storage's (a private endpoint). Not a Java client key.
         timeout: seconds to connect, and for each read and write.
-        batch_size, max_queue_size, max_concurrent_requests, spool, spool_dir,
-        spool_max_bytes, backoff_initial, backoff_max, flush_timeout, close_timeout,
-        raise_on_error: the delivery settings, as for HTTP.
+
+    The delivery settings (``batch_size``, ``max_queue_size``, ``spool``, ``spool_dir``, the
+    back-offs and time-outs, ``raise_on_error``) are those of
+    :class:`~openlineage_sdk.transports.HttpConfig`.
     """
 
     type: Literal["gcs"] = "gcs"

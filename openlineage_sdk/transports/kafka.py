@@ -45,7 +45,20 @@ _PRODUCER_DEFAULTS: Mapping[str, Any] = {
 
 
 class _KafkaSettings(DeliveryConfig):
-    """The settings :class:`KafkaConfig` and :class:`MskIamConfig` share."""
+    """The settings :class:`KafkaConfig` and :class:`MskIamConfig` share.
+
+    Attributes:
+        topic: the topic events are written to.
+        config: librdkafka producer settings (``bootstrap.servers``, SASL...).
+            Values of secret settings (passwords, SASL, keys) are held as
+            :class:`~pydantic.SecretStr` and masked in reprs, dumps, logs and errors.
+        message_key: a fixed key for every message instead of the run id
+            (``messageKey`` works too); rarely what you want.
+        flush: kept for layout compatibility: delivery is asynchronous and
+            ``flush()``/``close()`` wait for it.
+        batch_size: events handed to the producer at once.
+        max_concurrent_requests: sender threads handing batches to the producer (1).
+    """
 
     topic: str = Field(min_length=1)
     config: dict[str, str | int | float | bool | SecretStr] = Field(default_factory=dict)
@@ -257,9 +270,9 @@ class MskIamConfig(_KafkaSettings):
         role_arn: sign with this role, assumed with STS.
         aws_debug_creds: log the identity the token is signed with (the caller's ARN, at
             debug level).
-        topic, config, message_key, flush, batch_size, max_queue_size,
-        max_concurrent_requests, spool, spool_dir, spool_max_bytes, backoff_initial,
-        backoff_max, flush_timeout, close_timeout, raise_on_error: as for ``kafka``.
+
+    The other keys (``topic``, ``config``, ``messageKey``, the delivery settings) are those of
+    :class:`KafkaConfig`.
     """
 
     type: Literal["msk-iam"] = "msk-iam"

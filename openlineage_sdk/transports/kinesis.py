@@ -79,9 +79,10 @@ class KinesisConfig(CloudConfig):
             metrics) are named in a warning and have no effect.
         endpoint: a URL replacing the Kinesis endpoint, of any scheme (LocalStack, a VPC
             endpoint). Not a Java client key; wins over ``KinesisEndpoint``.
-        batch_size, max_queue_size, max_concurrent_requests, spool, spool_dir,
-        spool_max_bytes, backoff_initial, backoff_max, flush_timeout, close_timeout,
-        raise_on_error: the delivery settings, as for HTTP (``batch_size`` at most 500).
+
+    The delivery settings (``batch_size``, ``max_queue_size``, ``spool``, ``spool_dir``, the
+    back-offs and time-outs, ``raise_on_error``) are those of
+    :class:`~openlineage_sdk.transports.HttpConfig`. ``batch_size`` is at most 500.
     """
 
     type: Literal["kinesis"] = "kinesis"

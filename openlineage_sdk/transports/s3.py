@@ -56,9 +56,10 @@ class S3Config(CloudConfig):
         region: the region requests are signed for; the default chain's (``AWS_REGION``,
             the profile) when not set. Not a Java client key.
         timeout: seconds to connect, and to read each answer.
-        batch_size, max_queue_size, max_concurrent_requests, spool, spool_dir,
-        spool_max_bytes, backoff_initial, backoff_max, flush_timeout, close_timeout,
-        raise_on_error: the delivery settings, as for HTTP.
+
+    The delivery settings (``batch_size``, ``max_queue_size``, ``spool``, ``spool_dir``, the
+    back-offs and time-outs, ``raise_on_error``) are those of
+    :class:`~openlineage_sdk.transports.HttpConfig`.
     """
 
     type: Literal["s3"] = "s3"
