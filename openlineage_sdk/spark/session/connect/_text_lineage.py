@@ -151,6 +151,7 @@ class _TextLineage:
         self.dataset: set[Any] = set()
         self.leaf_datasets = leaf_datasets
         self.path_datasets = path_datasets
+        self.cte_outputs: dict[int, list[int]] = {}  # each CTERelationDef's output, by number
 
     def refs(self, expr: str, how: Any) -> set[Any]:
         found: set[Any] = set()
@@ -188,6 +189,8 @@ class _TextLineage:
         """Trace ``node`` (children first); returns the ids of its output, in order."""
         outputs = [self.visit(child) for child in node.children]
         name, text = node.name, node.text
+        if name in ("WithCTE", "CTERelationDef", "CTERelationRef"):
+            return self._cte(name, text, outputs)
         if name in ("Relation", "HiveTableRelation", "LocalRelation", "LogicalRDD", "Range"):
             return self._leaf(node)
         if name in ("Project", "Aggregate", "Window"):
@@ -221,6 +224,33 @@ class _TextLineage:
         if name in _PASS_THROUGH or outputs:
             return outputs[0] if outputs else []
         return []
+
+    def _cte(self, name: str, text: str, outputs: list[list[int]]) -> list[int]:
+        """A plan that keeps its common table expressions (a CTAS's, analysed only).
+
+        ``WithCTE`` holds each ``CTERelationDef N`` first and the query last: its output is the
+        query's. A ``CTERelationRef N, ..., [a#1, b#2]`` reads definition ``N``'s output, column
+        by column (with ids of its own where the query reads the definition twice).
+        """
+        if name == "WithCTE":
+            return outputs[-1] if outputs else []
+        number = re.match(r"\w+ (\d+)", text)
+        if name == "CTERelationDef":
+            defined = outputs[0] if outputs else []
+            if number is not None:
+                self.cte_outputs[int(number.group(1))] = defined
+            return defined
+        listed = _bracketed(text)
+        ids = [
+            int(bare.group(1))
+            for item in _split_list(listed[0] if listed else "")
+            if (bare := _BARE.match(item)) is not None
+        ]
+        defined = self.cte_outputs.get(int(number.group(1)), []) if number else []
+        for ref_id, def_id in zip(ids, defined, strict=False):
+            if ref_id != def_id:
+                self.deps[ref_id] = set(self.deps.get(def_id, set()))
+        return ids
 
     def _expand(self, text: str) -> list[int]:
         """``Expand [[a#1, null, 1], ...], [a#5, b#6, gid#7]``: ROLLUP, CUBE, several DISTINCTs.
