@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-__all__ = ["connect_server_missing", "needs", "pyspark_version"]
+__all__ = ["collect_socket_leaks", "connect_server_missing", "needs", "pyspark_version"]
 
 
 def pyspark_version() -> tuple[int, int] | None:
@@ -52,3 +52,18 @@ def needs(major: int, minor: int, feature: str) -> pytest.MarkDecorator:
         version is not None and version < (major, minor),
         reason=f"{feature} is in Spark from {major}.{minor} on",
     )
+
+
+def collect_socket_leaks() -> pytest.MarkDecorator | None:
+    """Where PySpark leaves ``collect()``'s local socket to the garbage collector, a mark that
+    ignores the ``ResourceWarning`` it then raises (``filterwarnings = error`` makes it fail
+    whichever test happens to collect the garbage); ``None`` where PySpark closes it.
+
+    Before 4.2, ``_create_local_socket`` (``pyspark/rdd.py`` in 3.x, ``pyspark/util.py`` in
+    4.0 and 4.1) returns the socket's file and drops the socket itself, open; 4.2 returns both
+    and ``_load_from_socket`` closes them.
+    """
+    version = pyspark_version()
+    if version is None or version >= (4, 2):
+        return None
+    return pytest.mark.filterwarnings("ignore:unclosed <socket.socket:ResourceWarning")

@@ -38,13 +38,14 @@ from tests.spark._support import (
     spark_missing,
     strict_problems,
 )
-from tests.spark._versions import connect_server_missing
+from tests.spark._versions import collect_socket_leaks, connect_server_missing
 
 # The fixtures that start (or are) a Spark session; every Spark fixture of this folder is built
 # on one of them (``mode_spark`` asks for its session by name, so it is listed itself).
 SPARK_FIXTURES = frozenset({"spark", "spark_connect", "mode_spark"})
 
 SPARK_MISSING = spark_missing()
+SOCKET_LEAKS = collect_socket_leaks()
 PYSPARK_MISSING = pyspark_missing()
 
 
@@ -235,6 +236,8 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
         uses_spark = not SPARK_FIXTURES.isdisjoint(getattr(item, "fixturenames", ()))
         if uses_spark and item.get_closest_marker("spark") is None:
             item.add_marker(pytest.mark.spark)
+        if SOCKET_LEAKS is not None and item.get_closest_marker("spark") is not None:
+            item.add_marker(SOCKET_LEAKS)
         if SPARK_MISSING is not None and item.get_closest_marker("spark") is not None:
             item.add_marker(pytest.mark.skip(reason=SPARK_MISSING))
         elif PYSPARK_MISSING is not None and item.get_closest_marker("pyspark") is not None:
