@@ -73,7 +73,6 @@ from openlineage_sdk.spark.session.connect._statements import (
     explained_inputs,
     traced_lineage,
 )
-from openlineage_sdk.spark.session.connect._text_lineage import jdbc_stand_ins
 from openlineage_sdk.spark.session.connect._streams import (
     listen_to_streams,
     recent_progress,
@@ -82,6 +81,7 @@ from openlineage_sdk.spark.session.connect._streams import (
     stream_sink,
     stream_start,
 )
+from openlineage_sdk.spark.session.connect._text_lineage import jdbc_stand_ins
 
 __all__ = ["ConnectSession"]
 
@@ -419,9 +419,13 @@ class ConnectSession(Session):
             return None
         for node in relations(relation):
             source = node.read.data_source if node.WhichOneof("rel_type") == "read" else None
-            if source is not None and node.read.HasField("data_source") and not source.schema:
-                if source.format.lower() != "jdbc":
-                    return None  # files without a schema would be inferred
+            if (
+                source is not None
+                and node.read.HasField("data_source")
+                and not source.schema
+                and source.format.lower() != "jdbc"
+            ):
+                return None  # files without a schema would be inferred
         stand_ins: dict[str, Any] = {}
         if reads.jdbc:
             # The server would resolve a JDBC read with a connection to the database of its
