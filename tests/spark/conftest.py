@@ -46,6 +46,7 @@ SPARK_FIXTURES = frozenset({"spark", "spark_connect", "mode_spark"})
 
 SPARK_MISSING = spark_missing()
 SOCKET_LEAKS = collect_socket_leaks()
+CONNECT_SERVER_MISSING = connect_server_missing()
 PYSPARK_MISSING = pyspark_missing()
 
 
@@ -238,6 +239,8 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             item.add_marker(pytest.mark.spark)
         if SOCKET_LEAKS is not None and item.get_closest_marker("spark") is not None:
             item.add_marker(SOCKET_LEAKS)
+        if CONNECT_SERVER_MISSING is not None and item.get_closest_marker("connect") is not None:
+            item.add_marker(pytest.mark.skip(reason=CONNECT_SERVER_MISSING))
         if SPARK_MISSING is not None and item.get_closest_marker("spark") is not None:
             item.add_marker(pytest.mark.skip(reason=SPARK_MISSING))
         elif PYSPARK_MISSING is not None and item.get_closest_marker("pyspark") is not None:
