@@ -150,7 +150,15 @@ class QueuedTransport(Transport, Generic[ConfigT]):
                 raise TransportError(f"could not serialize the event: {exc}") from exc
             log.error("OpenLineage: could not serialize the event, it was not sent: %s", exc)
             return
-        self._engine.submit(event_key(event), data)
+        self._engine.submit(self._ordering_key(event), data)
+
+    def _ordering_key(self, event: Emittable) -> str:
+        """The key that orders ``event``: events with the same key are delivered in emission order.
+
+        It picks the event's lane (see :mod:`~openlineage_sdk.transports._delivery.lanes`) and
+        is handed to the sender with the event's JSON. By default :func:`event_key`.
+        """
+        return event_key(event)
 
     def flush(self, timeout: float | None = None) -> FlushResult:
         """Wait up to ``timeout`` seconds for queued events to be delivered.

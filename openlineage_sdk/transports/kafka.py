@@ -1,12 +1,13 @@
 """Kafka, through confluent-kafka (``pip install 'openlineage-sdk[kafka]'``).
 
-Every event is a message on ``topic`` whose key is the event's ordering key
-(the run id, else the job, else the dataset), so all events of a run land on
-one partition and are read back in order. The producer is idempotent by
-default, which keeps that order even when librdkafka retries. Delivery runs on
-the same asynchronous engine as HTTP: ``emit`` returns at once, batches are
-handed to the producer and confirmed by its delivery reports, undeliverable
-events wait in the spool, and ``close`` flushes the producer.
+Every event is a message on ``topic`` keyed as the official clients (Python and Java) key it
+(see ``default_message_key``): a run event by its root parent's job, else its parent's,
+else its own, so that the runs of a job, and a parent run with its children, land on one
+partition; a job or dataset event by that job or dataset. Events with the same key are
+produced in the order they were emitted, and the producer is idempotent by default, which
+keeps that order even when librdkafka retries. Delivery runs on the same asynchronous engine
+as HTTP: ``emit`` returns at once, batches are handed to the producer and confirmed by its
+delivery reports, undeliverable events wait in the spool, and ``close`` flushes the producer.
 """
 
 from __future__ import annotations
@@ -25,13 +26,20 @@ from openlineage_sdk.transports._delivery.protocol import Outcome, Record, SendR
 from openlineage_sdk.transports._queued import DeliveryConfig, QueuedTransport
 from openlineage_sdk.transports._registry import TransportConfigError
 from openlineage_sdk.transports.base import (
+    Emittable,
     TransportError,
-    event_key,
     is_secret_key,
     redact_mapping,
 )
 
-__all__ = ["KafkaConfig", "KafkaTransport", "MskIamConfig", "MskIamTransport", "msk_iam_token"]
+__all__ = [
+    "KafkaConfig",
+    "KafkaTransport",
+    "MskIamConfig",
+    "MskIamTransport",
+    "default_message_key",
+    "msk_iam_token",
+]
 
 log = logging.getLogger(__name__)
 
@@ -52,8 +60,12 @@ class _KafkaSettings(DeliveryConfig):
         config: librdkafka producer settings (``bootstrap.servers``, SASL...).
             Values of secret settings (passwords, SASL, keys) are held as
             :class:`~pydantic.SecretStr` and masked in reprs, dumps, logs and errors.
-        message_key: a fixed key for every message instead of the run id
-            (``messageKey`` works too); rarely what you want.
+        message_key: a fixed key for every message (``messageKey`` works too), which then all
+            go to one partition. Unset (or empty, as in the official client), a run event is
+            keyed ``run:{namespace}/{name}`` of its root parent's job, else its parent's, else
+            its own, a job event ``job:{namespace}/{name}`` and a dataset event
+            ``dataset:{namespace}/{name}``, as the official clients key them (see
+            ``openlineage_sdk.transports.kafka.default_message_key``).
         flush: kept for layout compatibility: delivery is asynchronous and
             ``flush()``/``close()`` wait for it.
         batch_size: events handed to the producer at once.
@@ -107,8 +119,12 @@ class KafkaConfig(_KafkaSettings):
         config: librdkafka producer settings (``bootstrap.servers``, SASL...).
             Values of secret settings (passwords, SASL, keys) are held as
             :class:`~pydantic.SecretStr` and masked in reprs, dumps, logs and errors.
-        message_key: a fixed key for every message instead of the run id
-            (``messageKey`` works too); rarely what you want.
+        message_key: a fixed key for every message (``messageKey`` works too), which then all
+            go to one partition. Unset (or empty, as in the official client), a run event is
+            keyed ``run:{namespace}/{name}`` of its root parent's job, else its parent's, else
+            its own, a job event ``job:{namespace}/{name}`` and a dataset event
+            ``dataset:{namespace}/{name}``, as the official clients key them (see
+            ``openlineage_sdk.transports.kafka.default_message_key``).
         flush: kept for layout compatibility: delivery is asynchronous and
             ``flush()``/``close()`` wait for it.
         batch_size: events handed to the producer at once.
@@ -122,12 +138,78 @@ class KafkaConfig(_KafkaSettings):
     type: Literal["kafka"] = "kafka"
 
 
-def _key_from_json(data: bytes) -> str:
-    """The ordering key of an event read back from the spool, where only JSON is kept."""
+def _get(obj: object, name: str) -> Any:
+    """``obj``'s field ``name``: an attribute, a mapping's key, or a facet container's JSON key."""
+    if obj is None:
+        return None
+    if isinstance(obj, Mapping):
+        return obj.get(name)
+    value = getattr(obj, name, None)
+    if value is None and callable(getattr(obj, "get", None)):
+        # A facets object also holds, by key, the facets it keeps as they were read.
+        try:
+            value = obj.get(name)  # type: ignore[attr-defined]
+        except Exception:
+            value = None
+    return value
+
+
+def default_message_key(event: object) -> str | None:
+    """The message key of an event when ``messageKey`` is not set, as the official clients make it.
+
+    A run event is keyed by a job, so that the runs of a job, and a parent run with its
+    children and grandchildren, land on one partition and are read back in the order they
+    were emitted: ``run:{namespace}/{name}`` of the root parent's job (``run.facets.parent.
+    root.job``), else of the parent's job, else of the event's own job, taken as the official
+    Python client takes them (a parent job without a namespace or a name counts as none). A job
+    event is keyed ``job:{namespace}/{name}``, a dataset event ``dataset:{namespace}/{name}``.
+
+    The key depends only on what the event's JSON holds, so an event replayed from the spool
+    gets the key it had when it was emitted.
+
+    Args:
+        event: a ``RunEvent``, ``JobEvent`` or ``DatasetEvent``, an object shaped alike, or an
+            event's JSON object as a mapping.
+
+    Returns:
+        The key, or ``None`` for an event that has neither a run and its job, nor a job, nor a
+        dataset (its message has no key then, as with the official client).
+    """
+    run = _get(event, "run")
+    job = _get(event, "job")
+    if run is not None:
+        if job is None:
+            return None
+        chosen = job
+        parent = _get(_get(run, "facets"), "parent")
+        if parent:
+            root = _get(parent, "root")
+            found = _get(root, "job") if root else _get(parent, "job")
+            if _get(found, "namespace") and _get(found, "name"):
+                chosen = found
+        return f"run:{_get(chosen, 'namespace')}/{_get(chosen, 'name')}"
+    if job is not None:
+        return f"job:{_get(job, 'namespace')}/{_get(job, 'name')}"
+    dataset = _get(event, "dataset")
+    if dataset is not None:
+        return f"dataset:{_get(dataset, 'namespace')}/{_get(dataset, 'name')}"
+    return None
+
+
+def _message_key(config: _KafkaSettings, event: object) -> str:
+    """The key the message of ``event`` gets under ``config``; empty for none."""
+    return config.message_key or default_message_key(event) or ""
+
+
+def _key_from_json(data: bytes, config: _KafkaSettings) -> str:
+    """The message key of an event read back from the spool, where only its JSON is kept."""
+    if config.message_key:
+        return config.message_key
     try:
-        return event_key(json.loads(data))
+        document = json.loads(data)
     except ValueError:
         return ""
+    return (default_message_key(document) or "") if isinstance(document, dict) else ""
 
 
 class _KafkaSender:
@@ -155,7 +237,7 @@ class _KafkaSender:
         }
         self._producer = Producer(settings)
         self._topic = config.topic
-        self._fixed_key = config.message_key
+        self._config = config
         self._batch = config.batch_size
         # Delivery reports can take up to message.timeout.ms; wait a little
         # longer so that every message of a batch has its verdict.
@@ -184,14 +266,15 @@ class _KafkaSender:
 
         produced = 0
         for index, (key, data) in enumerate(batch):
-            if self._fixed_key is not None:
-                key = self._fixed_key
-            elif key is None:
-                key = _key_from_json(data)
+            if key is None:  # read back from the spool, where only the JSON is kept
+                key = _key_from_json(data, self._config)
             while True:
                 try:
                     self._producer.produce(
-                        self._topic, value=data, key=key.encode(), on_delivery=report(index)
+                        self._topic,
+                        value=data,
+                        key=key.encode() if key else None,
+                        on_delivery=report(index),
                     )
                     produced += 1
                     break
@@ -246,13 +329,18 @@ def _transient(err: Any, kafka_error: Any) -> bool:
 
 
 class KafkaTransport(QueuedTransport[KafkaConfig]):
-    """Writes events to a Kafka topic keyed by run id; asynchronous, ordered, spooled."""
+    """Writes events to a Kafka topic keyed as the official clients key them (the runs of a job,
+    and a parent run with its children, share a key); asynchronous, ordered per key, spooled."""
 
     kind = "kafka"
     config_class = KafkaConfig
 
     def _sender(self, config: KafkaConfig) -> _KafkaSender:
         return _KafkaSender(config)
+
+    def _ordering_key(self, event: Emittable) -> str:
+        # Messages of one key share a lane: they are produced in the order they were emitted.
+        return _message_key(self.config, event)
 
 
 # ------------------------------------------------------------------------------- MSK with IAM
@@ -348,6 +436,9 @@ class MskIamTransport(QueuedTransport[MskIamConfig]):
 
     kind = "msk-iam"
     config_class = MskIamConfig
+
+    def _ordering_key(self, event: Emittable) -> str:
+        return _message_key(self.config, event)
 
     def _sender(self, config: MskIamConfig) -> _KafkaSender:
         try:

@@ -28,6 +28,8 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, unquote, urlsplit
 
+from tests.transports._support import HOLD_LIMIT
+
 
 @dataclass
 class Seen:
@@ -129,7 +131,9 @@ class RecordingApi:
     def url(self) -> str:
         return f"http://127.0.0.1:{self.port}"
 
-    def wait_for(self, count: int, timeout: float = 10.0, method: str | None = None) -> list[Seen]:
+    def wait_for(
+        self, count: int, timeout: float = HOLD_LIMIT, method: str | None = None
+    ) -> list[Seen]:
         """The requests (of ``method``) once ``count`` have arrived, or when time runs out."""
         deadline = time.monotonic() + timeout
         with self._lock:

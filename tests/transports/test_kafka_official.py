@@ -15,6 +15,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import attr
 import pytest
 
 confluent_kafka = pytest.importorskip("confluent_kafka")
@@ -26,6 +27,7 @@ from tests._official import (  # noqa: E402
     fresh,
     job_event,
     rich_run_event,
+    run_id,
     strip,
     v1_run_event,
 )
@@ -33,6 +35,9 @@ from tests._official import (  # noqa: E402
 with warnings.catch_warnings():
     warnings.simplefilter("ignore", DeprecationWarning)
     from openlineage.client import OpenLineageClient as OfficialClient
+    from openlineage.client import event_v2 as ev
+    from openlineage.client import facet as facet_v1
+    from openlineage.client.facet_v2 import parent_run
 
 pytestmark = pytest.mark.kafka
 
@@ -79,7 +84,9 @@ def _consume(bootstrap: str, topic: str, count: int) -> list[tuple[Any, Any, Any
     return got
 
 
-def _both(cluster: str, transport: dict[str, Any], tmp_path: Path) -> tuple[list[Any], list[Any]]:
+def _both(
+    cluster: str, transport: dict[str, Any], tmp_path: Path, events: list[Any] = EVENTS
+) -> tuple[list[Any], list[Any]]:
     seen = []
     for who in ("official", "ours"):
         topic = f"lineage.{who}"
@@ -96,12 +103,12 @@ def _both(cluster: str, transport: dict[str, Any], tmp_path: Path) -> tuple[list
             conf["transport"]["spool_dir"] = str(tmp_path / "spool")
             client = OpenLineageClient(config=conf)
             assert isinstance(client.transport, KafkaTransport)
-        for event in fresh(EVENTS):
+        for event in fresh(events):
             client.emit(event)
         assert client.close() is True
-        # Events of different runs may be delivered in any order here (each run's stay in
+        # Events of different keys may be delivered in any order here (each key's stay in
         # order): compare the messages as a set.
-        got = _consume(cluster, topic, len(EVENTS))
+        got = _consume(cluster, topic, len(events))
         seen.append(sorted(got, key=lambda m: (str(m[0]), json.dumps(m[1], sort_keys=True))))
     return seen[0], seen[1]
 
@@ -122,18 +129,60 @@ def test_the_same_values(cluster: str, tmp_path: Path) -> None:
     assert {headers for _, _, headers in ours} == {headers for _, _, headers in official} == {None}
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason=(
-        "The default message key differs: the official client keys a run event by its root "
-        "parent's (else its parent's, else its own) job, run:{namespace}/{name}, and job and "
-        "dataset events by job:/dataset:{namespace}/{name}; this SDK's Kafka transport keys "
-        "a run event by its run id and the others by {namespace}/{name}."
-    ),
-)
-def test_the_same_default_keys(cluster: str, tmp_path: Path) -> None:
-    official, ours = _both(cluster, {"type": "kafka"}, tmp_path)
+def child_run_event(n: int, root: bool) -> Any:
+    """A task run of an Airflow DAG run: its parent names the DAG run, and as ``root`` too."""
+    parent = parent_run.ParentRunFacet(
+        run=parent_run.Run(runId=run_id(200)),
+        job=parent_run.Job(namespace="airflow", name="dag"),
+        root=parent_run.Root(
+            run=parent_run.RootRun(runId=run_id(201)),
+            job=parent_run.RootJob(namespace="airflow", name="dag.root"),
+        )
+        if root
+        else None,
+    )
+    return ev.RunEvent(
+        eventType=ev.RunState.START,
+        eventTime="2024-01-01T00:00:00Z",
+        run=ev.Run(runId=run_id(n), facets={"parent": parent}),
+        job=ev.Job(namespace="airflow", name=f"dag.task{n}"),
+        producer="https://example.com/official-producer",
+    )
+
+
+def v1_child_run_event() -> Any:
+    """A run of the older API whose parent facet is the older one (its job a plain dict)."""
+    event = v1_run_event()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        parent = facet_v1.ParentRunFacet.create(run_id(300), "dbt", "project.run")
+    return attr.evolve(event, run=attr.evolve(event.run, facets={"parent": parent}))
+
+
+#: Every way the official client picks a key: a run's own job, its parent's job (in either
+#: API), its root parent's job, a job event's, a dataset event's.
+KEYED = [
+    *EVENTS,
+    child_run_event(11, root=False),
+    child_run_event(12, root=True),
+    v1_child_run_event(),
+]
+
+
+@pytest.mark.parametrize("transport", [{"type": "kafka"}, {"type": "kafka", "messageKey": ""}])
+def test_the_same_default_keys(cluster: str, tmp_path: Path, transport: dict[str, Any]) -> None:
+    """Without ``messageKey`` (an empty one is none, there too), the official keys."""
+    official, ours = _both(cluster, transport, tmp_path, KEYED)
+    assert len(ours) == len(KEYED)
     # Each value with its key, whatever the order of delivery.
     assert sorted((json.dumps(v, sort_keys=True), k) for k, v, _ in ours) == sorted(
         (json.dumps(v, sort_keys=True), k) for k, v, _ in official
     )
+    assert {k for k, _, _ in ours} == {
+        "run:airflow/dag",  # the rich event's root parent
+        "job:etl/orders.declared",
+        "dataset:s3://lake/orders/daily",
+        "run:dbt/model.orders",
+        "run:dbt/project.run",
+        "run:airflow/dag.root",
+    }
