@@ -238,7 +238,7 @@ def install(
             them out.
         facet_builders: Facet builders whose facets join every event the adapter builds,
             before those registered through the ``openlineage_sdk.spark.facet_builders`` entry
-            points (see :mod:`openlineage_sdk.spark.events._extensions`). Not with ``sink``.
+            points (see :class:`FacetBuilder`). Not with ``sink``.
         stream_interval: Seconds between two RUNNING events of a streaming query's run: at
             most one per interval (plus one whenever the stream's datasets change). ``None``:
             the session's ``spark.openlineage.streaming.runningInterval`` conf, else 60.
@@ -326,7 +326,12 @@ def install(
 def uninstall(spark: Any) -> None:
     """Stop reporting ``spark``'s executions. Its calls pass straight through again.
 
-    A client :func:`install` made itself is closed (its events delivered or kept safe).
+    A client :func:`install` made itself is closed (its events delivered or kept safe). The
+    events still owed (a short ``INSERT``'s, finished on the adapter's thread) go out first.
+    Nothing happens for a session the adapter is not installed on.
+
+    Args:
+        spark: A classic ``SparkSession`` or a Spark Connect one.
     """
     adapter = _hooks.unregister(spark)
     if isinstance(adapter, SparkLineage):
@@ -334,7 +339,15 @@ def uninstall(spark: Any) -> None:
 
 
 def installed(spark: Any) -> SparkLineage | None:
-    """The adapter installed on ``spark``, if any."""
+    """The adapter installed on ``spark``, if any.
+
+    Args:
+        spark: A classic ``SparkSession`` or a Spark Connect one.
+
+    Returns:
+        The :class:`SparkLineage` :func:`install` returned for the session (its ``flush()``
+        sends the events still owed), or ``None``.
+    """
     adapter = _hooks.adapter_of(spark)
     return adapter if isinstance(adapter, SparkLineage) else None
 

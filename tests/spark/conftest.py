@@ -39,12 +39,15 @@ from tests.spark._support import (
     spark_missing,
     strict_problems,
 )
+from tests.spark._versions import collect_socket_leaks, connect_server_missing
 
 # The fixtures that start (or are) a Spark session; every Spark fixture of this folder is built
 # on one of them (``mode_spark`` asks for its session by name, so it is listed itself).
 SPARK_FIXTURES = frozenset({"spark", "spark_connect", "mode_spark"})
 
 SPARK_MISSING = spark_missing()
+SOCKET_LEAKS = collect_socket_leaks()
+CONNECT_SERVER_MISSING = connect_server_missing()
 PYSPARK_MISSING = pyspark_missing()
 
 
@@ -86,7 +89,7 @@ def spark(spark_root: Path, connect_port: int) -> Iterator[Any]:
     # this interpreter, with this process's path: not whatever ``python3`` is first found.
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
 
-    session = (
+    builder = (
         SparkSession.builder.master("local[2]")
         .config("spark.driver.extraClassPath", ":".join(classpath))
         .config("spark.jars", ",".join(jars))
@@ -97,11 +100,14 @@ def spark(spark_root: Path, connect_port: int) -> Iterator[Any]:
         .config("spark.ui.showConsoleProgress", "false")
         .config("spark.sql.warehouse.dir", str(spark_root / "warehouse"))
         .config("spark.driver.extraJavaOptions", f"-Dderby.system.home={spark_root / 'derby'}")
-        .config("spark.plugins", "org.apache.spark.sql.connect.SparkConnectPlugin")
-        .config("spark.connect.grpc.binding.address", "127.0.0.1")
-        .config("spark.connect.grpc.binding.port", str(connect_port))
-        .getOrCreate()
     )
+    if connect_server_missing() is None:  # PySpark 4.0 on: the wheel carries the server
+        builder = (
+            builder.config("spark.plugins", "org.apache.spark.sql.connect.SparkConnectPlugin")
+            .config("spark.connect.grpc.binding.address", "127.0.0.1")
+            .config("spark.connect.grpc.binding.port", str(connect_port))
+        )
+    session = builder.getOrCreate()
     session.sparkContext.setLogLevel("ERROR")
     yield session
     session.stop()
@@ -110,6 +116,9 @@ def spark(spark_root: Path, connect_port: int) -> Iterator[Any]:
 @pytest.fixture(scope="session")
 def spark_connect(spark: Any, connect_port: int) -> Iterator[Any]:
     """A Spark Connect client session of the test driver."""
+    reason = connect_server_missing()
+    if reason is not None:
+        pytest.skip(reason)
     # PySpark's generic builder refuses a remote session next to a classic one in the same
     # process; the Connect builder itself has no such rule, and is what a Connect-only client uses.
     from pyspark.sql.connect.session import SparkSession as ConnectSession
@@ -243,6 +252,10 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
         uses_spark = not SPARK_FIXTURES.isdisjoint(getattr(item, "fixturenames", ()))
         if uses_spark and item.get_closest_marker("spark") is None:
             item.add_marker(pytest.mark.spark)
+        if SOCKET_LEAKS is not None and item.get_closest_marker("spark") is not None:
+            item.add_marker(SOCKET_LEAKS)
+        if CONNECT_SERVER_MISSING is not None and item.get_closest_marker("connect") is not None:
+            item.add_marker(pytest.mark.skip(reason=CONNECT_SERVER_MISSING))
         if SPARK_MISSING is not None and item.get_closest_marker("spark") is not None:
             item.add_marker(pytest.mark.skip(reason=SPARK_MISSING))
         elif PYSPARK_MISSING is not None and item.get_closest_marker("pyspark") is not None:

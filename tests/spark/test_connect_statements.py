@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 
 from tests.spark._support import Captured, RunEvents
+from tests.spark._versions import needs
 
 pytestmark = pytest.mark.connect
 
@@ -896,6 +897,7 @@ def test_the_query_of_a_ctas_is_told_by_its_text_and_checked_by_the_servers_plan
 
 
 @pytest.mark.pyspark
+@needs(4, 0, "SqlCommand.input (the SQL relation PySpark 4 sends)")
 def test_statement_text_is_read_from_both_forms_of_the_sql_command() -> None:
     """The ``SQL`` relation PySpark 4 sends, and the command's own text PySpark 3.5 sends."""
     from pyspark.sql.connect.proto import Command

@@ -19,6 +19,10 @@ import pytest
 
 from tests.spark import _recorder
 from tests.spark._support import strict_problems
+from tests.spark._versions import needs
+
+# spark-pipelines and the pipelines' Connect commands came with Spark 4.1.
+pytestmark = needs(4, 1, "Spark Declarative Pipelines (spark-pipelines)")
 
 APP = "openlineage_sdk_tests"
 PIPELINE = "orders_pipeline"

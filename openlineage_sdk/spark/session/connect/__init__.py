@@ -86,6 +86,7 @@ from openlineage_sdk.spark.session.connect._stream_io import (
     stream_sink,
     stream_start,
 )
+from openlineage_sdk.spark.session.connect._text_lineage import jdbc_stand_ins
 
 __all__ = ["ConnectSession"]
 
@@ -121,6 +122,7 @@ class ConnectSession(Session):
         # The JDBC reads the client's plans held, by their table or query (see ``seen``).
         self._jdbc_seen: dict[tuple[str, str], tuple[dict[str, str], Any]] = {}
         self._jdbc_read: dict[tuple[str, str], JdbcRead] = {}  # resolved, for the current plan
+        self._jdbc_schema: dict[tuple[str, str], Any] = {}  # their relations' schemas
         try:
             self.default_fs = spark.conf.get("spark.hadoop.fs.defaultFS", None)
         except Exception as error:
@@ -330,12 +332,11 @@ class ConnectSession(Session):
             except Exception as error:  # one bad input must not hide the rest
                 _note(problems, "input JDBC table", error)
                 continue
-            fields = None
+            fields = schema = None
             try:
                 known = frame[1] if frame is not None and same_columns(frame[0], relation) else None
-                fields = schema_fields(
-                    known if known is not None else self._relation_schema(relation)
-                )
+                schema = known if known is not None else self._relation_schema(relation)
+                fields = schema_fields(schema)
             except Exception as error:
                 _note(problems, "input JDBC table: the relation's schema", error)
             try:
@@ -344,6 +345,7 @@ class ConnectSession(Session):
                 found.extend(read.inputs)
                 if fields is not None:
                     self._jdbc_read[_jdbc_key(options)] = read
+                    self._jdbc_schema[_jdbc_key(options)] = schema
             except Exception as error:
                 _note(problems, "input JDBC table", error)
         return found
@@ -426,13 +428,33 @@ class ConnectSession(Session):
             return None
         for node in relations(relation):
             source = node.read.data_source if node.WhichOneof("rel_type") == "read" else None
-            if source is not None and node.read.HasField("data_source") and not source.schema:
-                # Files without a schema would be inferred; and the server plans a JDBC scan
-                # with a connection to the database of its own, which the adapter never opens.
+            if (
+                source is not None
+                and node.read.HasField("data_source")
+                and not source.schema
+                and source.format.lower() != "jdbc"
+            ):
+                return None  # files without a schema would be inferred
+        stand_ins: dict[str, Any] = {}
+        if reads.jdbc:
+            # The server would resolve a JDBC read with a connection to the database of its
+            # own, which the adapter never opens: each is explained as an empty relation of
+            # the schema already known for it, and traced to its columns.
+            found = jdbc_stand_ins(relation, self._jdbc_resolved)
+            if found is None:
                 return None
+            relation, stand_ins = found
         plan = Plan()
         plan.root.CopyFrom(relation)
-        return self._explain_plan(plan)
+        explained = self._explain_plan(plan)
+        explained.jdbc_columns.update(stand_ins)
+        return explained
+
+    def _jdbc_resolved(self, options: dict[str, str]) -> tuple[Any, dict[str, Any]] | None:
+        """A JDBC read's schema and its columns' sources, once resolved for the current plan."""
+        read = self._jdbc_read.get(_jdbc_key(options))
+        schema = self._jdbc_schema.get(_jdbc_key(options))
+        return (schema, read.columns) if read is not None and schema is not None else None
 
     def _explain_plan(self, plan: Any) -> ExplainedStatement:
         """The server's ``EXPLAIN EXTENDED`` of a client plan (``FORMATTED`` when asked)."""
