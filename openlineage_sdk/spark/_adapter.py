@@ -42,7 +42,11 @@ from openlineage_sdk.spark.events._facets import application_facets
 from openlineage_sdk.spark.events._sinks import IntoCurrentRun, RunPerExecution
 from openlineage_sdk.spark.executions.streams import close_streams
 from openlineage_sdk.spark.observe import _hooks
-from openlineage_sdk.spark.observe._actions import ConnectActions, listen_for_reads
+from openlineage_sdk.spark.observe._actions import (
+    ConnectActions,
+    listen_for_jvm_commands,
+    listen_for_reads,
+)
 from openlineage_sdk.spark.observe._merges import hook_classic_merge
 from openlineage_sdk.spark.observe._pipelines import ConnectPipelines
 from openlineage_sdk.spark.observe._rdd_saves import hook_rdd_saves
@@ -130,6 +134,7 @@ class SparkLineage:
                 log.warning("openlineage: pipelines will not be reported: %s", error)
         else:
             listen_for_reads(self)
+            listen_for_jvm_commands(self)
 
     @property
     def session_kind(self) -> str:

@@ -48,6 +48,7 @@ from openlineage_sdk.spark.session.classic._jvm import (
 from openlineage_sdk.spark.session.classic._metrics import (
     ListenerRegistration,
     WriteMetricsListener,
+    command_metrics,
     executed_query_name,
     start_callback_server,
     wait_for_listeners,
@@ -305,6 +306,21 @@ class ClassicSession(Session):
     def listen_for_queries(self, on_query: Callable[[str, object], None] | None) -> None:
         self.on_query = on_query
 
+    def listen_for_commands(
+        self, on_command: Callable[[str, object, object, int, list[Any]], None] | None
+    ) -> None:
+        if self.listener is not None:
+            self.listener.on_command = on_command
+
+    def command_statistics(self, executed: object, parts: list[Any]) -> IoStats | None:
+        """What a command Spark ran wrote (its write node's metrics, or those of the command it
+        ran inside it: ``parts``), ``None``: nothing."""
+        for qe in (executed, *parts):  # a CTAS's metrics are its own write's
+            metrics = command_metrics(self.spark._jvm, qe)
+            if metrics is not None:
+                return metrics.output
+        return None
+
     def query_reads(self, executed: object, execution: SparkExecution) -> bool:
         """What a query that ran in an action read, into ``execution``; ``False``: nothing stored.
 
@@ -438,6 +454,7 @@ class ClassicSession(Session):
         try:
             if not self.spark._jsc.sc().isStopped():
                 wait_for_listeners(self.spark, self.listener_timeout_ms)
+            self.listener.release_held()
         except Exception as error:  # the session or its JVM is already gone
             log.debug("openlineage: draining the listener bus failed: %s", error)
 
@@ -447,6 +464,7 @@ class ClassicSession(Session):
         if self.listener is not None:
             # Whatever the session still delivers to it, it reports nothing from now on.
             self.listener.on_query = None
+            self.listener.on_command = None
             self.listener = None
         if self._registration is not None:
             try:

@@ -1,0 +1,163 @@
+"""Executions started from JVM code (classic PySpark): reported once, from Spark's listener.
+
+A command run by ``df._jdf.write()``, ``spark._jsparkSession.sql(...)`` or ``df._jdf.writeTo``
+passes no Python method the adapter wraps; the session's ``QueryExecutionListener`` hears it
+once it ran, and it is reported as a statement run through a hook would be. A command a hooked
+call ran is reported once, by its hook.
+"""
+
+from __future__ import annotations
+
+import itertools
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.spark._support import Captured
+
+_names = itertools.count()
+
+
+def _heard(spark: Any, captured: Captured) -> None:
+    """Every event the listener bus holds, delivered, and what the adapter owes reported."""
+    from openlineage_sdk.spark import installed
+
+    adapter = installed(spark)
+    assert adapter is not None
+    adapter.flush()
+
+
+def _table(stem: str) -> str:
+    return f"jvm_{stem}_{next(_names)}"
+
+
+def test_a_jvm_side_file_write_is_one_run_with_its_statistics(
+    spark: Any, classic_auto: Captured, tmp_path: Path
+) -> None:
+    df = spark.range(10).withColumnRenamed("id", "x")
+    classic_auto.clear()
+    df._jdf.write().mode("overwrite").parquet(str(tmp_path / "jvm_side"))
+    _heard(spark, classic_auto)
+
+    run = classic_auto.only_write()
+    assert run.types == ["START", "COMPLETE"]
+    assert run.job_name.startswith("openlineage_sdk_tests.execute_insert_into_hadoop_fs_relation")
+    assert run.job_name.endswith("_jvm_side")
+    (output,) = run.end.to_dict()["outputs"]
+    assert output["name"].endswith("/jvm_side")
+    assert output["outputFacets"]["outputStatistics"]["rowCount"] == 10
+    assert run.start.event_time <= run.end.event_time
+
+
+def test_a_jvm_side_ctas_is_one_run_of_the_agents_command(
+    spark: Any, classic_auto: Captured
+) -> None:
+    name = _table("ctas")
+    classic_auto.clear()
+    spark._jsparkSession.sql(f"CREATE TABLE {name} USING parquet AS SELECT 1 AS a")
+    _heard(spark, classic_auto)
+    try:
+        run = classic_auto.only_write()
+        assert run.types == ["START", "COMPLETE"]
+        assert "create_data_source_table_as_select_command" in run.job_name
+        (output,) = run.end.to_dict()["outputs"]
+        assert output["name"].endswith(f"/{name}")
+        assert output["outputFacets"]["outputStatistics"]["rowCount"] == 1
+    finally:
+        spark.sql(f"DROP TABLE IF EXISTS {name}")
+
+
+def test_a_jvm_side_write_to_a_table_is_one_run(spark: Any, classic_auto: Captured) -> None:
+    name = _table("write_to")
+    spark.sql(f"CREATE TABLE {name} (id BIGINT) USING parquet")
+    try:
+        df = spark.range(3)
+        classic_auto.clear()
+        df._jdf.write().mode("append").insertInto(name)
+        _heard(spark, classic_auto)
+        run = classic_auto.only_write()
+        assert run.types == ["START", "COMPLETE"]
+        (output,) = run.end.to_dict()["outputs"]
+        assert output["name"].endswith(f"/{name}")
+    finally:
+        spark.sql(f"DROP TABLE IF EXISTS {name}")
+
+
+def test_a_jvm_side_statement_that_touches_no_dataset_is_no_run(
+    spark: Any, classic_auto: Captured
+) -> None:
+    """The agent's filters: ``SET``, ``SHOW TABLES``, ``CREATE NAMESPACE`` are not reported."""
+    classic_auto.clear()
+    spark._jsparkSession.sql("SET spark.sql.shuffle.partitions=4")
+    spark._jsparkSession.sql("SHOW TABLES").collect()
+    spark._jsparkSession.sql("CREATE NAMESPACE IF NOT EXISTS jvm_ns")
+    _heard(spark, classic_auto)
+    assert classic_auto.write_runs() == []
+
+
+def test_a_failing_jvm_side_command_is_one_failed_run(spark: Any, classic_auto: Captured) -> None:
+    name = _table("failing")
+    spark.sql(f"CREATE TABLE {name} (a INT) USING parquet")
+    try:
+        classic_auto.clear()
+        with pytest.raises(Exception, match="jvm side failure"):
+            spark._jsparkSession.sql(
+                f"INSERT INTO {name} SELECT CAST(raise_error('jvm side failure') AS INT)"
+            )
+        _heard(spark, classic_auto)
+        run = classic_auto.only_write()
+        assert run.types == ["START", "FAIL"]
+        assert "jvm side failure" in run.end.to_dict()["run"]["facets"]["errorMessage"]["message"]
+    finally:
+        spark.sql(f"DROP TABLE IF EXISTS {name}")
+
+
+@pytest.mark.parametrize(
+    "statement",
+    [
+        "CREATE TABLE {t} (a INT) USING parquet",
+        "INSERT INTO {t} VALUES (1)",
+        "INSERT OVERWRITE TABLE {t} SELECT 2",
+        "ALTER TABLE {t} ADD COLUMNS (b STRING)",
+        "TRUNCATE TABLE {t}",
+        "DROP TABLE {t}",
+    ],
+)
+def test_a_hooked_statement_is_one_run(spark: Any, classic_auto: Captured, statement: str) -> None:
+    name = _table("hooked")
+    if not statement.startswith("CREATE"):
+        spark.sql(f"CREATE TABLE {name} (a INT) USING parquet")
+    try:
+        classic_auto.clear()
+        spark.sql(statement.format(t=name))
+        _heard(spark, classic_auto)
+        assert len(classic_auto.write_runs()) == 1, [r.job_name for r in classic_auto.runs()]
+    finally:
+        spark.sql(f"DROP TABLE IF EXISTS {name}")
+
+
+@pytest.mark.parametrize("method", ["parquet", "saveAsTable", "insertInto", "writeTo", "save"])
+def test_a_hooked_write_is_one_run(
+    spark: Any, classic_auto: Captured, tmp_path: Path, method: str
+) -> None:
+    name = _table("hooked_write")
+    df = spark.range(4)
+    if method == "insertInto":
+        spark.sql(f"CREATE TABLE {name} (id BIGINT) USING parquet")
+    try:
+        classic_auto.clear()
+        if method == "parquet":
+            df.write.mode("overwrite").parquet(str(tmp_path / "p"))
+        elif method == "save":
+            df.write.format("json").mode("overwrite").save(str(tmp_path / "j"))
+        elif method == "saveAsTable":
+            df.write.saveAsTable(name)
+        elif method == "insertInto":
+            df.write.insertInto(name)
+        else:
+            df.writeTo(name).using("parquet").create()
+        _heard(spark, classic_auto)
+        assert len(classic_auto.write_runs()) == 1, [r.job_name for r in classic_auto.runs()]
+    finally:
+        spark.sql(f"DROP TABLE IF EXISTS {name}")
