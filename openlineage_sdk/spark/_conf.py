@@ -128,6 +128,8 @@ class SparkConfSettings:
         disabled: ``spark.openlineage.disabled``.
         stream_interval: ``streaming.runningInterval``: seconds between two RUNNING events of
             a stream's run; ``None`` when not set.
+        fail_on_child_failure: ``application.failOnChildFailure``: the application's run ends
+            FAIL when a run under it failed.
         problems: The confs that could not be used, each with its rule (never its value).
     """
 
@@ -148,6 +150,7 @@ class SparkConfSettings:
     descriptions: bool = False
     disabled: bool = False
     stream_interval: float | None = None
+    fail_on_child_failure: bool = False
     problems: tuple[str, ...] = ()
 
     @property
@@ -425,6 +428,7 @@ def parse_confs(confs: Mapping[str, str], *, strict: bool = False) -> SparkConfS
     read("dataset_lineage", lambda: flag("columnLineage.datasetLineageEnabled", True))
     read("descriptions", lambda: flag("columnLineage.descriptionsEnabled", False))
     read("disabled", lambda: flag("disabled", False))
+    read("fail_on_child_failure", lambda: flag("application.failOnChildFailure", False))
     read("stream_interval", lambda: _seconds(STREAM_INTERVAL_CONF, confs.get(STREAM_INTERVAL_CONF)))
     return SparkConfSettings(**values, problems=tuple(problems))
 
@@ -637,6 +641,14 @@ CONFS: tuple[ConfDoc, ...] = (
         "boolean",
         "false",
         "`true`: no events for the session.",
+    ),
+    ConfDoc(
+        "application.failOnChildFailure",
+        "boolean",
+        "false",
+        "`true`: the application's run ends FAIL, its errorMessage giving how many runs under "
+        "it failed, when any did (otherwise it ends COMPLETE whatever its runs did, as the "
+        "agent's). The SDK's own: the agent has no such conf.",
     ),
 )
 

@@ -161,3 +161,139 @@ def test_a_hooked_write_is_one_run(
         assert len(classic_auto.write_runs()) == 1, [r.job_name for r in classic_auto.runs()]
     finally:
         spark.sql(f"DROP TABLE IF EXISTS {name}")
+
+
+# ---------------------------------------------- a library's JVM code (compiled at test time)
+
+_LIBRARY = "io.openlineage.sdk.tests.JvmWrites"
+
+
+def _library(spark: Any) -> Any:
+    from tests.spark._row_level import missing
+
+    reason = missing()
+    if reason is not None:
+        pytest.skip(reason)
+    return getattr(spark._jvm, _LIBRARY)
+
+
+def test_a_librarys_jvm_write_is_one_run(
+    spark: Any, classic_auto: Captured, tmp_path: Path
+) -> None:
+    library = _library(spark)
+    df = spark.range(5)
+    classic_auto.clear()
+    library.writeParquet(df._jdf, str(tmp_path / "library"))
+    _heard(spark, classic_auto)
+    run = classic_auto.only_write()
+    assert run.types == ["START", "COMPLETE"]
+    (output,) = run.end.to_dict()["outputs"]
+    assert output["name"].endswith("/library")
+    assert output["outputFacets"]["outputStatistics"]["rowCount"] == 5
+
+
+def test_a_librarys_jvm_ctas_is_one_run(spark: Any, classic_auto: Captured) -> None:
+    library = _library(spark)
+    name = _table("library_ctas")
+    classic_auto.clear()
+    library.createTableAs(spark._jsparkSession, name, "SELECT 7 AS a")
+    _heard(spark, classic_auto)
+    try:
+        run = classic_auto.only_write()
+        assert "create_data_source_table_as_select_command" in run.job_name
+        (output,) = run.end.to_dict()["outputs"]
+        assert output["outputFacets"]["outputStatistics"]["rowCount"] == 1
+    finally:
+        spark.sql(f"DROP TABLE IF EXISTS {name}")
+
+
+def test_a_librarys_jvm_merge_into_the_test_catalog_is_one_run(
+    spark: Any, classic_auto: Captured, data_dir: Path
+) -> None:
+    from tests.spark._row_level import CATALOG_CLASS
+
+    library = _library(spark)
+    spark.conf.set("spark.sql.catalog.rl", CATALOG_CLASS)
+    spark.conf.set("spark.sql.catalog.rl.warehouse", str(data_dir / "rl"))
+    target, source = f"rl.default.{_table('mt')}", f"rl.default.{_table('ms')}"
+    spark.sql(f"CREATE TABLE {target} (k long, v long)")
+    spark.sql(f"CREATE TABLE {source} (k long, v long)")
+    spark.sql(f"INSERT INTO {target} VALUES (1, 1)")
+    spark.sql(f"INSERT INTO {source} VALUES (1, 2), (2, 2)")
+    try:
+        classic_auto.clear()
+        library.merge(spark._jsparkSession, target, source, "k")
+        _heard(spark, classic_auto)
+        assert sorted(tuple(r) for r in spark.sql(f"SELECT * FROM {target}").collect()) == [
+            (1, 2),
+            (2, 2),
+        ]
+        run = classic_auto.only_write()
+        assert run.types == ["START", "COMPLETE"]
+        assert ".replace_data." in run.job_name
+        inputs = sorted(i["name"].rsplit("/", 1)[-1] for i in run.start.to_dict()["inputs"])
+        assert inputs == sorted([target.rsplit(".", 1)[-1], source.rsplit(".", 1)[-1]])
+    finally:
+        spark.sql(f"DROP TABLE IF EXISTS {target}")
+        spark.sql(f"DROP TABLE IF EXISTS {source}")
+
+
+def test_a_jvm_side_write_to_a_v2_table_is_one_run(spark: Any, classic_auto: Captured) -> None:
+    name = _table("jvm_write_to")
+    df = spark.range(6)
+    classic_auto.clear()
+    df._jdf.writeTo(name).using("parquet").create()
+    _heard(spark, classic_auto)
+    try:
+        run = classic_auto.only_write()
+        assert run.types == ["START", "COMPLETE"]
+        (output,) = run.end.to_dict()["outputs"]
+        assert output["name"].endswith(f"/{name}")
+    finally:
+        spark.sql(f"DROP TABLE IF EXISTS {name}")
+
+
+def test_a_jvm_side_write_in_the_application_block_has_the_application_as_parent(
+    spark: Any, client: Any, classic_auto: Captured, tmp_path: Path
+) -> None:
+    from openlineage_sdk.spark import application_run
+
+    classic_auto.clear()
+    with application_run(spark, client) as app:
+        spark.range(2)._jdf.write().mode("overwrite").parquet(str(tmp_path / "in_app"))
+        _heard(spark, classic_auto)
+    run = classic_auto.only_write()
+    parent = run.start.to_dict()["run"]["facets"]["parent"]
+    assert parent["run"]["runId"] == app.run_id
+
+
+# ------------------------------------------------------ the application's end tells the truth
+
+
+@pytest.mark.parametrize("on", [True, False])
+def test_fail_on_child_failure_ends_the_application_fail_when_a_run_under_it_failed(
+    spark: Any, client: Any, classic_auto: Captured, on: bool
+) -> None:
+    from openlineage_sdk.spark import application_run
+
+    name = _table("child_fails")
+    spark.sql(f"CREATE TABLE {name} (a INT) USING parquet")
+    if on:
+        spark.conf.set("spark.openlineage.application.failOnChildFailure", "true")
+    try:
+        classic_auto.clear()
+        with application_run(spark, client) as app:
+            spark.sql(f"INSERT INTO {name} VALUES (1)")
+            with pytest.raises(Exception, match="child failure"):
+                spark.sql(f"INSERT INTO {name} SELECT CAST(raise_error('child failure') AS INT)")
+        ends = [r for r in classic_auto.runs() if r.start.run.run_id == app.run_id]
+        (application,) = ends
+        if on:
+            assert application.types == ["START", "FAIL"]
+            message = application.end.to_dict()["run"]["facets"]["errorMessage"]["message"]
+            assert message.startswith("1 run of the application failed")
+        else:
+            assert application.types == ["START", "COMPLETE"]
+    finally:
+        spark.conf.unset("spark.openlineage.application.failOnChildFailure")
+        spark.sql(f"DROP TABLE IF EXISTS {name}")

@@ -37,6 +37,7 @@ from openlineage_sdk.spark.executions._jvm_command import JvmCommandError, repor
 from openlineage_sdk.spark.executions._merge import MergeCommand
 from openlineage_sdk.spark.executions._rdd_save import RddSave
 from openlineage_sdk.spark.executions._statement import statement_description
+from openlineage_sdk.spark.executions._unknown_command import UnknownCommand
 from openlineage_sdk.spark.executions._write import WriteExecution
 
 __all__ = [
@@ -45,6 +46,7 @@ __all__ = [
     "JvmCommandError",
     "MergeCommand",
     "RddSave",
+    "UnknownCommand",
     "WriteExecution",
     "adapter_of",
     "adapters",

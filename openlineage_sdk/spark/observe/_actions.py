@@ -57,6 +57,11 @@ def listen_for_jvm_commands(adapter: Adapter) -> None:
         func_name: str, executed: object, failure: object, began_ms: int, parts: list[Any]
     ) -> None:
         execution = adapter.execution(func_name)
+        if execution.parent is None:
+            # The application run open now (``application_run``), else the sink's default.
+            application = getattr(adapter.reporter, "heard_parent", None)
+            if application is not None:
+                execution.parent = application.ref
         report_heard_command(
             session, adapter.reporter, execution, executed, failure, began_ms / 1000.0, parts
         )
