@@ -24,12 +24,14 @@ One call of a writer method (``save``, ``parquet``, ``saveAsTable``, ``insertInt
 ``writeTo(...).create()``, ...) is one write, whatever number of commands Spark runs for it.
 ``spark.sql`` statements that write or change datasets (``INSERT``, CTAS, ``LOAD DATA``,
 ``CREATE``/``DROP``/``TRUNCATE``/``ALTER TABLE``, ``MERGE``/``UPDATE``/``DELETE`` on v2 tables)
-are runs too, with the JVM agent's job names and lifecycle states; queries that end in an
-action are runs with inputs only (``install(..., input_only_runs=False)`` turns those off). In
-classic PySpark, RDD writes (``saveAsTextFile`` and the Hadoop writers) are runs of their own,
-and inputs are traced through RDDs back to the files they read. A Structured Streaming query
-is one run from its start to its end, with bounded RUNNING events; a declarative pipeline
-(under Spark Connect) is a run, each of its flows a child run.
+are runs too, with the JVM agent's job names and lifecycle states (see ``executions._statement``
+and the command registry, ``describe._commands``); queries that end in an action are runs with
+inputs only (``install(..., input_only_runs=False)`` turns those off). In classic PySpark, RDD
+writes (``saveAsTextFile`` and the Hadoop writers) are runs of their own, and inputs are traced
+through RDDs back to the files they read. A Structured Streaming query is one run from its start
+to its end, with bounded RUNNING events, its ``foreachBatch`` writes runs of their own under it
+(``executions.streams``); a declarative pipeline (under Spark Connect) is a run, each of its flows
+a child run. ``docs/architecture.md`` says where each step lives.
 
 What each kind of session gives:
 

@@ -13,7 +13,7 @@ Every Spark execution the adapter reports goes one way, one layer down at each s
 :func:`install` puts an adapter (:class:`SparkLineage`) on a session: it opens the session's
 :class:`~openlineage_sdk.spark.session.Session` (classic or Connect), hooks the observers of that
 kind, and picks the sink by mode: automatic mode makes each execution a run of the client
-(``events.RunPerWrite``), explicit mode adds it to the current run (``events.IntoCurrentRun``);
+(``events.RunPerExecution``), explicit mode adds it to the current run (``events.IntoCurrentRun``);
 a sink of one's own can be given instead.
 
 Errors
@@ -28,24 +28,26 @@ from __future__ import annotations
 import atexit
 import logging
 import threading
+import warnings
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Literal
 
 from openlineage_sdk.lifecycle import LineageRun
 from openlineage_sdk.spark import _conf
 from openlineage_sdk.spark._execution import SparkExecution, job_name
-from openlineage_sdk.spark._flow import LineageSink, wait_finished
+from openlineage_sdk.spark._flow import LineageSink, earlier_sink_names, wait_finished
 from openlineage_sdk.spark.events._client import configured_client, fallback_parent
 from openlineage_sdk.spark.events._extensions import FacetBuilder, FacetBuilders
 from openlineage_sdk.spark.events._facets import application_facets
-from openlineage_sdk.spark.events._sinks import IntoCurrentRun, RunPerWrite
+from openlineage_sdk.spark.events._sinks import IntoCurrentRun, RunPerExecution
+from openlineage_sdk.spark.executions.streams import close_streams
 from openlineage_sdk.spark.observe import _hooks
 from openlineage_sdk.spark.observe._actions import ConnectActions, listen_for_reads
-from openlineage_sdk.spark.observe._merge import hook_classic_merge
+from openlineage_sdk.spark.observe._merges import hook_classic_merge
 from openlineage_sdk.spark.observe._pipelines import ConnectPipelines
-from openlineage_sdk.spark.observe._rdd import hook_rdd_saves
+from openlineage_sdk.spark.observe._rdd_saves import hook_rdd_saves
 from openlineage_sdk.spark.observe._statements import ConnectCommands, hook_classic_sql
-from openlineage_sdk.spark.observe._streams import close_streams, hook_streams
+from openlineage_sdk.spark.observe._streams import hook_streams
 from openlineage_sdk.spark.observe._writes import hook_writers
 from openlineage_sdk.spark.session import Session, open_session, session_kind
 
@@ -261,6 +263,15 @@ def install(
             raise ValueError("give either a sink or a client and mode, not both")
         if facet_builders:
             raise ValueError("facet builders add to the adapter's events: a sink builds its own")
+        earlier = earlier_sink_names(sink)
+        if earlier:
+            warnings.warn(
+                f"{type(sink).__name__} has the LineageSink methods' earlier names "
+                f"({', '.join(earlier)}): they are called for now, but are deprecated; name them "
+                "execution_started, execution_finished and execution_running",
+                DeprecationWarning,
+                stacklevel=2,
+            )
         chosen: LineageSink = sink
     else:
         builders = FacetBuilders(facet_builders, entry_points=True)
@@ -276,7 +287,7 @@ def install(
             # The session's spark.openlineage.* confs (parent run, transport, facets...).
             configured, settings = configured_client(spark, client)
             owned = configured if client is None else None
-            chosen = RunPerWrite(configured, settings, builders)
+            chosen = RunPerExecution(configured, settings, builders)
         descriptions = settings.descriptions
         if interval is None:
             interval = settings.stream_interval

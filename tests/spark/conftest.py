@@ -29,6 +29,7 @@ from typing import Any
 
 import pytest
 
+from tests.spark import _recorder
 from tests.spark._support import (
     NAMESPACE,
     PRODUCER,
@@ -188,6 +189,19 @@ def data_dir(spark_root: Path, request: pytest.FixtureRequest) -> Path:
 
 
 @pytest.fixture(autouse=True)
+def _recorded(request: pytest.FixtureRequest) -> Iterator[None]:
+    """With ``OPENLINEAGE_SDK_RECORD_EVENTS`` set, every event the test emits is written there
+    (normalized; see ``tests/spark/_recorder.py``), to compare two commits or Spark versions."""
+    if _recorder.folder() is None:
+        yield
+        return
+    _recorder.install_on_client()
+    _recorder.begin(request.node.nodeid)
+    yield
+    _recorder.end()
+
+
+@pytest.fixture(autouse=True)
 def _facet_builders_of_plugins(request: pytest.FixtureRequest, monkeypatch: Any) -> None:
     """The example plugin package, installed with the tests, adds facets with its own clock's
     values (a cost from the run's duration, a quality score's time) to every event: tests that
@@ -234,6 +248,7 @@ def table(spark_connect: Any) -> Iterator[Any]:
     def make(stem: str) -> str:
         name = f"{stem}_{next(_table_names)}_{id(made) % 10_000}"
         made.append(name)
+        _recorder.made(name)
         return name
 
     yield make

@@ -220,19 +220,7 @@ def test_a_ctas_joining_a_table_to_an_aggregating_cte_gives_each_column_its_own_
     "mode_spark",
     [
         "classic",
-        pytest.param(
-            "connect",
-            marks=[
-                pytest.mark.connect,
-                pytest.mark.xfail(
-                    strict=True,
-                    reason="the CTAS's query explained on its own is not taken when it has a CTE "
-                    "(its CTERelationDef/Ref numbers differ from the statement's, and "
-                    "session/connect/_explain.same_query compares them): the analysed plan is "
-                    "traced, without the optimizer's inferred isnotnull filters",
-                ),
-            ],
-        ),
+        pytest.param("connect", marks=pytest.mark.connect),
     ],
     indirect=True,
 )

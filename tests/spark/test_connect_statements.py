@@ -6,7 +6,9 @@ event is checked against the spec's schemas (strict, with formats) by the ``memo
 
 from __future__ import annotations
 
+import importlib
 import itertools
+import pkgutil
 import re
 import tempfile
 from pathlib import Path
@@ -309,7 +311,7 @@ def test_statements_start_no_spark_job_and_run_once(
 def test_statements_that_write_nothing_pass_straight_through(
     spark_connect: Any, connect_auto: Captured, src: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from openlineage_sdk.spark.session.connect import _statements
+    from openlineage_sdk.spark.session.connect import _server_statement as _statements
 
     explained: list[str] = []
     real = _statements.explain_text
@@ -346,8 +348,9 @@ def test_an_insert_does_not_wait_for_the_adapters_explain(
     import threading
 
     from openlineage_sdk.spark import installed
-    from openlineage_sdk.spark.observe._statements import ConnectCommands, sql_relation
-    from openlineage_sdk.spark.session.connect import _statements
+    from openlineage_sdk.spark.observe._statements import ConnectCommands
+    from openlineage_sdk.spark.session.connect import _server_statement as _statements
+    from openlineage_sdk.spark.session.connect._explain import sql_relation
 
     adapter = installed(spark_connect)
     assert adapter is not None
@@ -478,13 +481,19 @@ def test_statements_never_use_the_jvm(
     import py4j.java_gateway
 
     from openlineage_sdk.spark.session import classic
-    from openlineage_sdk.spark.session.classic import _jvm, _metrics, _plan, _rdd, _statements
+
+    # Every module of the classic session, found rather than listed: a module added or renamed
+    # later is trapped too.
+    modules = [classic] + [
+        importlib.import_module(f"{classic.__name__}.{info.name}")
+        for info in pkgutil.iter_modules(classic.__path__)
+    ]
 
     def trap(*args: Any, **kwargs: Any) -> Any:
         raise AssertionError("the Connect path reached for the JVM")
 
     monkeypatch.setattr(py4j.java_gateway.GatewayClient, "send_command", trap)
-    for module in (classic, _jvm, _metrics, _plan, _rdd, _statements):
+    for module in modules:
         for name in dir(module):
             value = getattr(module, name)
             if callable(value) and getattr(value, "__module__", "") == module.__name__:

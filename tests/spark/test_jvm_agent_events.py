@@ -26,6 +26,7 @@ from typing import Any
 
 import pytest
 
+from tests.spark import _recorder
 from tests.spark._support import (
     CONNECT_IN_PROCESS,
     in_scope,
@@ -195,6 +196,7 @@ class Performed:
                 text = events.read_text().replace(str(root), "") if events.exists() else ""
                 lines = [json.loads(line) for line in text.splitlines() if line]
                 self._done[key] = (lines, printed.read_text())
+                _recorder.record_all(lines, test_id=f"jvm_scenarios::{key[1]}::{key[0]}")
 
 
 class _ByScript(Mapping[str, tuple[list[Any], str]]):

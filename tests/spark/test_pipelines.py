@@ -17,6 +17,7 @@ from typing import Any
 
 import pytest
 
+from tests.spark import _recorder
 from tests.spark._support import strict_problems
 from tests.spark._versions import needs
 
@@ -129,6 +130,7 @@ def _events(root: Path) -> list[dict[str, Any]]:
     lines = (root / "events.jsonl").read_text().splitlines()
     for line in lines:
         assert strict_problems(line) == [], line
+    _recorder.record_all(lines)
     return [json.loads(line) for line in lines]
 
 

@@ -11,13 +11,9 @@
 * The progress reports come from a client-side streaming listener: the server forwards its
   listener's events to the client (Spark 3.5 and later).
 * A ``foreachBatch`` function runs in a Python worker on the server, where this process's
-  adapter is not. For the one ``start`` call, the writer sends instead the user's function
-  wrapped in a small function that is pickled by value (it refers to no module of this
-  package, so the server can load it without this package): in the worker it imports
-  ``openlineage_sdk.spark._batch_worker`` if it can and hands each batch to it (which installs
-  a lineage reporter on the worker's session with the stream's run as the parent and this
-  client's transport), and else calls the user's function alone. The user's function is called
-  exactly once per batch either way, its exception reaching Spark unchanged.
+  adapter is not. For the one ``start`` call, the writer sends instead the function the
+  stream's execution built for it (``BatchFunction.remote_command``, pickled bytes), which
+  reports the batches there.
 """
 
 from __future__ import annotations
@@ -32,7 +28,7 @@ from typing import Any
 
 from openlineage_sdk.spark._execution import note_problem as _note
 from openlineage_sdk.spark.describe._schema import schema_fields
-from openlineage_sdk.spark.describe._streams import StreamSink, StreamSource
+from openlineage_sdk.spark.describe._stream_datasets import StreamSink, StreamSource
 from openlineage_sdk.spark.session._base import BatchFunction, StreamEvents
 from openlineage_sdk.spark.session.connect._plan import (
     ClientPlanReads,
@@ -45,7 +41,6 @@ __all__ = [
     "listen_to_streams",
     "recent_progress",
     "relation_reads",
-    "remote_batch_function",
     "stream_reads",
     "stream_sink",
     "stream_start",
@@ -113,29 +108,6 @@ def stream_sink(writer: Any, path: str | None, table: str | None) -> StreamSink:
     )
 
 
-def remote_batch_function(
-    func: Callable[[Any, int], None], payload: bytes
-) -> Callable[[Any, int], None]:
-    """The user's ``foreachBatch`` function wrapped to report its batches on the server.
-
-    The wrapper is a closure that refers to no global name: cloudpickle sends it by value, so
-    the server's worker loads it whether or not this package is installed there.
-    """
-
-    def openlineage_foreach_batch(df: Any, batch_id: int) -> None:
-        try:
-            worker = __import__("openlineage_sdk.spark._batch_worker", fromlist=["run_batch"])
-            run_batch = worker.run_batch
-        except Exception:  # the package is not on the server: the batch runs unreported
-            run_batch = None
-        if run_batch is None:
-            func(df, batch_id)
-            return
-        run_batch(payload, func, df, batch_id)
-
-    return openlineage_foreach_batch
-
-
 @contextlib.contextmanager
 def stream_start(
     spark: Any, writer: Any, rows_observation: str | None, batch: BatchFunction | None
@@ -152,13 +124,9 @@ def stream_start(
 
             stream._child = CollectMetrics(child, rows_observation, [count(lit(1)).alias("rows")])
         if batch is not None:
-            payload = batch.remote_payload()
-            if payload is not None:
-                from pyspark.serializers import CloudPickleSerializer
-
+            wrapped = batch.remote_command()
+            if wrapped is not None:
                 function = operation.foreach_batch.python_function
-                serializer = CloudPickleSerializer()  # type: ignore[no-untyped-call, unused-ignore]
-                wrapped = serializer.dumps(remote_batch_function(batch.func, payload))  # type: ignore[no-untyped-call, unused-ignore]
                 command = function.command
                 function.command = wrapped
     except Exception as error:  # the stream starts as the user set it, unobserved

@@ -14,8 +14,9 @@ from collections.abc import Callable
 from typing import Any
 
 from openlineage_sdk.spark._flow import inside_adapter, run_observed
+from openlineage_sdk.spark.describe._rdd_writers import RDD_SAVE_METHODS
+from openlineage_sdk.spark.executions import RddSave
 from openlineage_sdk.spark.observe._hooks import Adapter, adapters, wrap_once
-from openlineage_sdk.spark.session.classic._rdd import RDD_SAVE_METHODS
 
 __all__ = ["hook_rdd_saves"]
 
@@ -30,12 +31,10 @@ def hook_rdd_saves() -> None:
 
 def _adapter_of_rdd(rdd: Any) -> Adapter | None:
     """The adapter of the classic session whose SparkContext ``rdd`` belongs to."""
-    context = getattr(rdd, "ctx", None)
-    if context is None or inside_adapter():
+    if getattr(rdd, "ctx", None) is None or inside_adapter():
         return None
     for adapter in adapters():
-        session: Any = adapter.session
-        if session.kind == "classic" and session.spark.sparkContext is context:
+        if adapter.session.owns_rdd(rdd):
             return adapter
     return None
 
@@ -46,9 +45,8 @@ def _wrapper(method: str, original: Callable[..., Any]) -> Callable[..., Any]:
         adapter = _adapter_of_rdd(self)
         if adapter is None:
             return original(self, *args, **kwargs)
-        session: Any = adapter.session
         execution = adapter.execution(method)
-        description = session.rdd_save(execution, self, method, args, kwargs)
+        description = RddSave(adapter.session, execution, self, method, args, kwargs)
         return run_observed(
             adapter.reporter,
             execution,

@@ -24,9 +24,9 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from openlineage_sdk.spark._execution import DatasetLineage
-from openlineage_sdk.spark._flow import adapter_work
+from openlineage_sdk.spark._inside import adapter_work
 from openlineage_sdk.spark.describe._schema import schema_fields
-from openlineage_sdk.spark.describe._streams import StreamSink, StreamSource
+from openlineage_sdk.spark.describe._stream_datasets import StreamSink, StreamSource
 from openlineage_sdk.spark.session._base import BatchFunction, StreamEvents
 from openlineage_sdk.spark.session.classic._jvm import as_list, option
 from openlineage_sdk.spark.session.classic._plan import leaf_identities

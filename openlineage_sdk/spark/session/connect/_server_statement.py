@@ -25,35 +25,35 @@ database and catalog, temporary views and parameter markers; and it gave nothing
 TABLE ... USING parquet AS SELECT`` and ``INSERT OVERWRITE DIRECTORY ... USING parquet``. The
 server's analyzer answers all of that exactly, in one request.
 
-When
-----
-An INSERT into a table waits for nothing: it is sent at once, and the server explains it and
-answers the catalog look-ups (its inputs and target, which it does not change) beside it; the
-START goes out when they are done, COMPLETE waits for them. When they described the target in
-full (a table of files or Hive's), the end asks nothing more: it is reported on the adapter's
-finishing thread, and the user's call returns without waiting for it. Any other statement waits for its
-``EXPLAIN`` (and, for a DROP or TRUNCATE, the catalog look-ups of its table), since what it
-changes must be known before it runs; a statement that creates or changes a table (CREATE, CTAS,
-ALTER, RENAME) is described when it has run, since the table's new schema and name exist only
-then: its START and COMPLETE are both sent when the statement returns.
+When each step runs is the statement's execution's to decide (``executions._statement``):
+this module answers, step by step (:class:`ConnectServerStatement`): which command the statement
+runs (``explain``), what it reads (``look_up``), what the catalog says of an ``INSERT``'s target
+(``target``), its output and job name before or after it ran (``describe``).
 """
 
 from __future__ import annotations
 
 import logging
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from openlineage_sdk.spark import _flow
 from openlineage_sdk.spark._execution import (
     DatasetIdentity,
     DatasetLineage,
     SparkExecution,
     note_problem,
 )
-from openlineage_sdk.spark._flow import Description
-from openlineage_sdk.spark.describe._commands import COMMANDS, Command
+from openlineage_sdk.spark.describe._commands import (
+    COMMANDS,
+    Command,
+    PlannedCommand,
+    apply_output,
+    apply_statement,
+    command_name,
+    described,
+)
 from openlineage_sdk.spark.describe._naming import hadoop_location_uri
 from openlineage_sdk.spark.describe._schema import schema_fields
 from openlineage_sdk.spark.describe._sql_text import (
@@ -65,13 +65,9 @@ from openlineage_sdk.spark.describe._sql_text import (
     path_relations,
     table_query,
 )
-from openlineage_sdk.spark.describe._statement import (
-    PlannedStatement,
-    apply_output,
-    apply_statement,
-)
 from openlineage_sdk.spark.describe._tables import TableInfo, name_parts
-from openlineage_sdk.spark.describe._writes import FILE_FORMATS
+from openlineage_sdk.spark.describe._write_commands import FILE_FORMATS
+from openlineage_sdk.spark.session._base import ServerStatement
 from openlineage_sdk.spark.session.connect._explain import (
     ExplainedStatement,
     explain_text,
@@ -84,7 +80,13 @@ from openlineage_sdk.spark.session.connect._text_lineage import text_column_line
 if TYPE_CHECKING:
     from openlineage_sdk.spark.session.connect import ConnectSession
 
-__all__ = ["ConnectStatement", "explained_inputs", "plan_names", "traced_lineage"]
+__all__ = [
+    "ConnectServerStatement",
+    "explained_inputs",
+    "file_table",
+    "plan_names",
+    "traced_lineage",
+]
 
 log = logging.getLogger("openlineage_sdk.spark")
 
@@ -96,96 +98,70 @@ _PATH_STATEMENT = (
 
 
 @dataclass
-class _Plan:
-    explained: ExplainedStatement
-    command: Command | None
-    text: str
+class _Plan(PlannedCommand):
+    """A statement's command as the server's ``EXPLAIN`` shows it (``query``: its explanation,
+    or a CTAS's query explained on its own; ``tables``: the tables it names, qualified)."""
+
+    explained: ExplainedStatement | None = None
+    text: str = ""
     previous: DatasetIdentity | None = None
-    ready: bool = False  # explained, and a command the adapter describes
-    query: ExplainedStatement | None = None  # a CTAS's query, explained on its own
-
-    @property
-    def before(self) -> bool:
-        """Whether the statement is described (and its START sent) before it runs."""
-        return (
-            self.command is None
-            or self.explained.error is not None
-            or self.command.described == "before"
-        )
 
 
-class ConnectStatement(Description):
-    """How a ``SqlCommand`` that may write is described around its run (see the module)."""
+def _explained(planned: PlannedCommand) -> _Plan:
+    assert isinstance(planned, _Plan)
+    assert planned.explained is not None
+    return planned
 
-    def __init__(
-        self, session: ConnectSession, execution: SparkExecution, text: str, command: Any
-    ) -> None:
+
+class ConnectServerStatement(ServerStatement):
+    """The server's answers about one ``SqlCommand`` that may write (see the module)."""
+
+    def __init__(self, session: ConnectSession, text: str, command: Any) -> None:
         self.session = session
-        self.execution = execution
         self.text = text
         self.sql_command = command
-        self.plan: _Plan | None = None
         self.insert = described_beside(text)
-        self.start = "beside" if self.insert else "before"
-        execution.sql = text
-        self.target: _TargetLookUp | None = None  # an INSERT's target, asked for beside it
 
-    # -- the template's steps
+    def explain(self, execution: SparkExecution) -> PlannedCommand | None:
+        return self._explain_statement(execution)
 
-    def before(self) -> bool:
-        if self.insert:
-            return True  # explained and looked up beside the statement
-        plan = self._explain_statement()
-        early = plan is None or plan.before
-        if plan is not None and plan.ready and plan.command is not None:
-            if plan.command.kind in ("insert", "directory", "load", "ctas", "create", "like"):
-                # What they look up does not change while they run: the server answers the
-                # look-ups while it runs the statement.
-                self.describes_beside = True
-                self.start = "beside" if early else "after"
-            else:
-                self._look_up(plan)
-                self.start = "before" if early else "after"
-        else:
-            self.start = "before" if early else "after"
-        return True
+    def look_up(
+        self,
+        planned: PlannedCommand,
+        execution: SparkExecution,
+        *,
+        before: bool,
+        target: Callable[[], TableInfo | None] | None = None,
+    ) -> None:
+        self._look_up(_explained(planned), execution, before, target)
 
-    def beside(self) -> bool:
-        if self.insert:
-            plan = self._explain_statement()
-            if plan is not None and plan.ready and plan.command is not None:
-                if plan.command.kind == "insert" and plan.explained.tables:
-                    # The target's entry in the catalog is asked for at once, beside the
-                    # inputs' (an INSERT changes neither); ``after`` waits for the answer.
-                    self.target = _TargetLookUp(
-                        self.session, plan.explained.tables[0], plan.explained
-                    )
-                self._look_up(plan)
-                if self.target is not None and self.target.complete():
-                    # The end asks the server nothing more: it may come once the call returned.
-                    self.finishes_later = True
-            return True
-        if self.plan is not None:
-            self._look_up(self.plan)
-        return True
-
-    def after(self) -> bool:
-        plan = self.plan
-        if self.target is not None:
-            self.target.join()
-        if plan is None or plan.before or plan.command is None or plan.explained.error:
-            return True
+    def target(self, planned: PlannedCommand) -> TableInfo | None:
+        plan = _explained(planned)
+        name = plan.tables[0]
         try:
-            # A statement that failed: what the table was before is the best description left.
-            self._describe(plan, before=self.execution.error is not None)
-        except Exception as error:
-            note_problem(self.execution.problems, "output after the statement", error)
-        return True
+            assert plan.explained is not None
+            info = file_table(self.session, name, plan.explained)
+            if info is None:
+                info = self.session.describe_table(name, exists=True, with_schema=True)
+        except Exception as error:  # asked again once the statement ran, and noted then
+            log.debug("openlineage: the target %s was not described beside: %s", name, error)
+            return None
+        return info
+
+    def describe(
+        self,
+        planned: PlannedCommand,
+        execution: SparkExecution,
+        *,
+        before: bool,
+        target: Callable[[], TableInfo | None] | None = None,
+    ) -> None:
+        self._describe(_explained(planned), execution, before=before, target=target)
 
     # -- explaining
 
-    def _explain_statement(self) -> _Plan | None:
-        execution, text = self.execution, self.text
+    def _explain_statement(self, execution: SparkExecution) -> _Plan | None:
+        text = self.text
         if PATH_QUERY.search(text):
             # Explaining it would make the server infer the files' schema: a job of its own.
             table = insert_table(text) if self.insert else None
@@ -193,7 +169,7 @@ class ConnectStatement(Description):
                 execution.problems.append(_PATH_STATEMENT)
                 return None
             try:
-                self._describe_path_insert(table)
+                self._describe_path_insert(table, execution)
             except Exception as error:
                 note_problem(execution.problems, "statement", error)
             return None
@@ -206,35 +182,44 @@ class ConnectStatement(Description):
             self.session.execute, self.sql_command, mode="FORMATTED"
         )
         command = COMMANDS.get(explained.node)
-        self.plan = plan = _Plan(explained, command, text)
+        plan = _Plan(
+            explained.node, tables=explained.tables, error=explained.error, explained=explained
+        )
+        plan.text = text
+        self.planned = plan
         if explained.error is not None:
             execution.name_job(_command_name(explained.node, command))
             execution.problems.append(f"statement: the server cannot analyse it: {explained.error}")
             return plan
-        apply_statement(execution, PlannedStatement(explained.node), None)
+        apply_statement(execution, described(explained.node), None)
         if command is None:
             return plan
-        if command.kind == "rename" and explained.tables:
+        if command.renames and explained.tables:
             info = self.session.describe_table(explained.tables[0])
             if info is not None and info.location is not None:
                 plan.previous = self.session.table_identity(info)
-        plan.ready = True
         return plan
 
-    def _look_up(self, plan: _Plan) -> None:
+    def _look_up(
+        self,
+        plan: _Plan,
+        execution: SparkExecution,
+        before: bool,
+        target: Callable[[], TableInfo | None] | None,
+    ) -> None:
         """The inputs (and, for a statement described before it runs, the output)."""
-        execution = self.execution
-        if plan.command is not None and plan.command.kind == "ctas":
+        command = COMMANDS.get(plan.node)
+        if command is not None and command.query_analysed_only:
             try:
                 plan.query = self._explain_query(plan)
             except Exception as error:
                 note_problem(execution.problems, "the query of the statement", error)
         try:
-            execution.inputs.extend(
-                explained_inputs(self.session, plan.query or plan.explained, execution.problems)
-            )
-            if plan.before:
-                self._describe(plan, before=True)
+            explained = plan.query or plan.explained
+            assert explained is not None
+            execution.inputs.extend(explained_inputs(self.session, explained, execution.problems))
+            if before:
+                self._describe(plan, execution, before=True, target=target)
         except Exception as error:
             note_problem(execution.problems, "catalog look-ups", error)
 
@@ -258,12 +243,13 @@ class ConnectStatement(Description):
         if explained.error is not None:
             log.debug("openlineage: the server cannot analyse a CTAS's query: %s", explained.error)
             return None
+        assert plan.explained is not None
         if not same_query(plan.explained.text, text):
             log.debug("openlineage: a CTAS's query, told from its text, is not the statement's")
             return None
         return explained
 
-    def _describe_path_insert(self, name: str) -> None:
+    def _describe_path_insert(self, name: str, execution: SparkExecution) -> None:
         """An INSERT whose query reads files by path, from its text and the catalog.
 
         The target table is named in the text and described by the catalog; the folders the
@@ -271,7 +257,7 @@ class ConnectStatement(Description):
         server to infer the files' schema, which runs a job: they are left out, and the run
         says so.
         """
-        session, execution, text = self.session, self.execution, self.text
+        session, text = self.session, self.text
         info = session.describe_table(name, with_schema=True)
         if info is None or info.location is None:
             raise ValueError(f"{name} is not a table with a location")
@@ -285,7 +271,7 @@ class ConnectStatement(Description):
             output.schema = info.schema or schema_fields(session.table_schema(name))
         except Exception as error:
             note_problem(output.problems, "output schema", error)
-        planned = PlannedStatement(node, output, info, overwrite=is_insert_overwrite(text))
+        planned = described(node, output=output, table=info, overwrite=is_insert_overwrite(text))
         for fmt, path in path_relations(text):
             if fmt.lower() not in FILE_FORMATS:
                 continue
@@ -301,14 +287,27 @@ class ConnectStatement(Description):
 
     # -- the output
 
-    def _describe(self, plan: _Plan, *, before: bool) -> None:
-        """Fill in the output and the job name, from the catalog (before or after the run)."""
-        session, execution = self.session, self.execution
-        explained, command = plan.explained, plan.command
+    def _describe(
+        self,
+        plan: _Plan,
+        execution: SparkExecution,
+        *,
+        before: bool,
+        target: Callable[[], TableInfo | None] | None = None,
+    ) -> None:
+        """Fill in the output and the job name, from the catalog (before or after the run).
+
+        What the output is, by the command's row in the registry: a folder (the location the
+        command's line names), else a table (the first the command names, or a ``RENAME``'s new
+        one once it ran), with its schema unless the command reports none.
+        """
+        session = self.session
+        explained, command = plan.explained, COMMANDS.get(plan.node)
         assert command is not None
+        assert explained is not None
         table: TableInfo | None = None
         tables = explained.tables
-        if command.kind == "directory" or (command.kind == "insert" and not tables):
+        if command.target == "location" or (command.target == "table_or_location" and not tables):
             location = location_of(explained.line)
             if location is None:
                 raise ValueError(f"{explained.node} names no location")
@@ -318,7 +317,7 @@ class ConnectStatement(Description):
                 else session.qualify(location)
             )
             output = DatasetLineage(DatasetIdentity.from_uri(uri), "output")
-            query = directory_query(plan.text) if command.kind == "directory" else None
+            query = directory_query(plan.text) if command.target == "location" else None
             if query is not None:
                 try:
                     # The server analyses the query alone: its schema, no Spark job.
@@ -329,97 +328,39 @@ class ConnectStatement(Description):
             if not tables:
                 raise ValueError(f"{explained.node} names no table")
             name = tables[0]
-            if command.kind == "rename" and not before:
+            if command.renames and not before:
                 name = _renamed(tables[0], tables[1] if len(tables) > 1 else None)
-            # An INSERT's target exists: the server has analysed the INSERT.
-            wants_schema = command.kind not in ("drop", "truncate")
-            info = self.target.answer(name) if self.target is not None else None
+            wants_schema = command.output_schema
+            info = target() if target is not None and name == tables[0] else None
             if info is None:
+                # An INSERT's target exists: the server has analysed the INSERT.
                 info = session.describe_table(
-                    name, exists=command.kind == "insert", with_schema=wants_schema
+                    name, exists=command.target_exists, with_schema=wants_schema
                 )
-            described = session.self_described(name, info, "output") if info else None
-            if info is None or (described is None and info.location is None):
+            found = session.self_described(name, info, "output") if info else None
+            if info is None or (found is None and info.location is None):
                 info = session.planned_table(name)
             table = info
-            output = described or DatasetLineage(session.table_identity(info), "output")
-            if command.kind == "rename":
+            output = found or DatasetLineage(session.table_identity(info), "output")
+            if command.renames:
                 output.previous_identity = plan.previous
             if wants_schema and output.schema is None:
                 try:
                     output.schema = info.schema or schema_fields(session.table_schema(name))
                 except Exception as error:
                     note_problem(output.problems, "output schema", error)
-        if command.kind in ("insert", "directory", "ctas") and output.schema is not None:
+        if command.lineage and output.schema is not None:
             traced_lineage(plan.query or explained, execution.inputs, output)
-        planned = PlannedStatement(
-            explained.node, output, table, overwrite=_is_overwrite(explained, plan.text)
+        planned = described(
+            explained.node,
+            output=output,
+            table=table,
+            overwrite=_is_overwrite(explained, plan.text),
         )
         apply_output(execution, planned, output, session.catalog_info())
 
 
-class _TargetLookUp:
-    """The catalog's entry for an ``INSERT``'s target, asked for on a thread of its own.
-
-    Asked while the statement runs, with the name the server's ``EXPLAIN`` qualified: what it
-    says (the table's location, data source and schema) is what the catalog says once the
-    statement ran for a table whose data source takes no schema change from a write (files and
-    Hive). Any other answer (a Delta or Iceberg table may evolve its schema on write), or none,
-    is not used: the target is described once the statement ran, as without this look-up.
-
-    A table of files (``InsertIntoHadoopFsRelationCommand``) needs no catalog entry: the
-    command's line in the ``EXPLAIN`` names its location in full (the folder it writes, the
-    table's own) and its format, and the table's schema is one ``AnalyzePlan`` request, which
-    costs the server about a third of a ``DESCRIBE`` (no SQL execution around it).
-    """
-
-    def __init__(
-        self, session: ConnectSession, name: str, explained: ExplainedStatement | None = None
-    ) -> None:
-        self.session = session
-        self.name = name
-        self.explained = explained
-        self.info: TableInfo | None = None
-        self.thread = _flow.start_beside(self._ask, name="openlineage-describe-target")
-
-    def _ask(self) -> None:
-        try:
-            explained = self.explained
-            info = _file_table(self.session, self.name, explained) if explained else None
-            if info is None:
-                info = self.session.describe_table(self.name, exists=True, with_schema=True)
-            self.info = info
-        except Exception as error:  # asked again once the statement ran, and noted then
-            log.debug("openlineage: the target %s was not described beside: %s", self.name, error)
-
-    def join(self) -> None:
-        self.thread.join()
-
-    def complete(self) -> bool:
-        """Whether the answer describes the target in full: nothing to ask once the INSERT ran.
-
-        A table of the session catalog (a v2 catalog's may describe itself by properties,
-        asked for then) with its schema.
-        """
-        info = self.answer(self.name)
-        return info is not None and info.schema is not None and info.catalog is None
-
-    def answer(self, name: str) -> TableInfo | None:
-        """The answer about ``name``, if it is one a write into the table leaves true."""
-        self.thread.join()
-        info = self.info
-        if name != self.name or info is None or info.location is None:
-            return None
-        if (info.provider or "").lower() not in _FIXED_SCHEMA:
-            return None
-        return info
-
-
-# Data sources whose tables keep their schema whatever is written into them.
-_FIXED_SCHEMA = frozenset({*FILE_FORMATS, "hive"})
-
-
-def _file_table(
+def file_table(
     session: ConnectSession, name: str, explained: ExplainedStatement
 ) -> TableInfo | None:
     """A session catalog table of files as an ``INSERT``'s command describes it, with its schema.
@@ -449,8 +390,6 @@ def _file_table(
 
 
 def _command_name(node: str, command: Command | None) -> str:
-    from openlineage_sdk.spark.describe._commands import command_name
-
     return command.name if command is not None else command_name(node, executes=False)
 
 

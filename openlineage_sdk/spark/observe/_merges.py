@@ -13,6 +13,7 @@ from collections.abc import Callable
 from typing import Any
 
 from openlineage_sdk.spark._flow import inside_adapter, run_observed
+from openlineage_sdk.spark.executions import statement_description
 from openlineage_sdk.spark.observe._hooks import adapter_of, wrap_once
 
 __all__ = ["hook_classic_merge"]
@@ -34,7 +35,7 @@ def _merge(original: Callable[..., Any]) -> Callable[..., Any]:
         if adapter is None:
             return original(self)
         execution = adapter.execution("mergeInto")
-        description = adapter.session.statement(None, execution)  # described once it ran
+        description = statement_description(adapter.session, execution, None)  # once it ran
         return run_observed(
             adapter.reporter, execution, description, functools.partial(original, self)
         )

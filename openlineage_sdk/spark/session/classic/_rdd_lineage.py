@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from openlineage_sdk.spark._execution import DatasetIdentity
+from openlineage_sdk.spark.describe._rdd_writers import RDD_SAVE_METHODS, save_path
 from openlineage_sdk.spark.session.classic._jvm import as_list, path_uri
 
 __all__ = [
@@ -44,43 +45,11 @@ __all__ = [
 
 log = logging.getLogger("openlineage_sdk.spark")
 
-# The PySpark methods that write an RDD: those that take the output path as their first
-# argument (``path``), and the Hadoop *Dataset writers, with the configuration keys that hold it.
-_PATH_METHODS = (
-    "saveAsTextFile",
-    "saveAsPickleFile",
-    "saveAsSequenceFile",
-    "saveAsHadoopFile",
-    "saveAsNewAPIHadoopFile",
-)
-_CONF_METHODS = {
-    "saveAsHadoopDataset": ("mapred.output.dir", "mapreduce.output.fileoutputformat.outputdir"),
-    "saveAsNewAPIHadoopDataset": (
-        "mapreduce.output.fileoutputformat.outputdir",
-        "mapred.output.dir",
-    ),
-}
-RDD_SAVE_METHODS = (*_PATH_METHODS, *_CONF_METHODS)
-
 # Bounds on the walk, so a huge lineage or a scan of many files costs bounded time.
 _MAX_RDDS = 500
 _MAX_FILES = 1000
 # The JVM agent cuts the dependencies' part of a job name at this length.
 _MAX_NAME = 100
-
-
-def save_path(method: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> str | None:
-    """The output path of a call of an RDD save ``method``, or ``None`` when it names none."""
-    if method in _PATH_METHODS:
-        value = args[0] if args else kwargs.get("path")
-        return value if isinstance(value, str) else None
-    conf = args[0] if args else kwargs.get("conf")
-    if isinstance(conf, dict):
-        for key in _CONF_METHODS[method]:
-            value = conf.get(key)
-            if isinstance(value, str) and value:
-                return value
-    return None
 
 
 def source_jrdd(rdd: Any) -> Any:

@@ -3,9 +3,10 @@
 Under Spark Connect, a streaming query's ``foreachBatch`` function is pickled by the client and
 run by the server, in a Python worker of its own that holds a Connect session of the query's
 (``pyspark.sql.connect.streaming.worker.foreach_batch_worker``); the client's adapter is not
-there. The adapter sends the user's function wrapped (``session.connect._streams``): in the
-worker, the wrapper hands each batch to :func:`run_batch`, with what the client packed for it
-(the stream's run, the client's transport and event configuration, the stream's sources).
+there. The adapter sends the user's function wrapped (``_batches.remote_batch_function``, built
+next to this module): in the worker, the wrapper hands each batch to :func:`run_batch`, with
+what the client packed for it (the stream's run, the client's transport and event
+configuration, the stream's sources) and the adapter's public ``install`` and ``installed``.
 
 :func:`run_batch` installs the adapter on the worker's session once (the worker runs the
 query's batches one after another, in one process), puts the batch under it with the stream's
@@ -24,9 +25,8 @@ import weakref
 from collections.abc import Callable
 from typing import Any
 
-from openlineage_sdk.spark._adapter import install, installed
 from openlineage_sdk.spark._execution import DatasetLineage
-from openlineage_sdk.spark.observe._streams import enter_batch
+from openlineage_sdk.spark.executions.streams._batches import enter_batch
 
 __all__ = ["run_batch"]
 
@@ -40,12 +40,29 @@ _clients: dict[str, tuple[Any, dict[str, Any]]] = {}  # by the payload's digest
 _installed_for: weakref.WeakKeyDictionary[Any, str] = weakref.WeakKeyDictionary()
 
 
-def run_batch(payload: bytes, func: Callable[[Any, int], None], df: Any, batch_id: int) -> None:
-    """Run one batch of a stream's ``foreachBatch`` function with its writes reported."""
+def run_batch(
+    payload: bytes,
+    func: Callable[[Any, int], None],
+    df: Any,
+    batch_id: int,
+    install: Callable[[Any, Any], Any],
+    installed: Callable[[Any], Any],
+) -> None:
+    """Run one batch of a stream's ``foreachBatch`` function with its writes reported.
+
+    Args:
+        payload: What the client packed for the stream's batches.
+        func: The user's function.
+        df: The batch.
+        batch_id: The batch's id.
+        install: ``openlineage_sdk.spark.install``, which puts the adapter on the worker's
+            session (handed in by the wrapper, which imports the public API by name).
+        installed: ``openlineage_sdk.spark.installed``.
+    """
     restore: Callable[[], None] | None = None
     client: Any = None
     try:
-        client, restore = _enter(payload, df)
+        client, restore = _enter(payload, df, install, installed)
     except Exception as error:  # the batch runs as without the adapter
         log.warning("openlineage: the batch's writes are not reported: %s", error)
     try:
@@ -63,7 +80,12 @@ def run_batch(payload: bytes, func: Callable[[Any, int], None], df: Any, batch_i
                 log.warning("openlineage: the batch's events were not delivered: %s", error)
 
 
-def _enter(payload: bytes, df: Any) -> tuple[Any, Callable[[], None]]:
+def _enter(
+    payload: bytes,
+    df: Any,
+    install: Callable[[Any, Any], Any],
+    installed: Callable[[Any], Any],
+) -> tuple[Any, Callable[[], None]]:
     from openlineage_sdk.client import OpenLineage
 
     digest = hashlib.sha256(payload).hexdigest()
