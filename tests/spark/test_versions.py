@@ -1,0 +1,95 @@
+"""The Spark versions the adapter reads: each version's readers, and the others refused whole."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from openlineage_sdk.spark import SparkVersionError, install, installed, uninstall
+from openlineage_sdk.spark.session import runtime_confs
+from openlineage_sdk.spark.session import _versions as versions
+from openlineage_sdk.spark.session.classic._readers import select_readers
+from tests.spark._versions import pyspark_version
+
+
+@pytest.mark.spark
+def test_the_session_reads_its_runtime_confs_as_its_version_spells_them(spark: Any) -> None:
+    # PySpark 3.5's RuntimeConfig has no getAll: its readers read the JVM's confs instead.
+    spark.conf.set("spark.openlineage.test.versions", "read")
+    try:
+        confs = runtime_confs(spark)
+    finally:
+        spark.conf.unset("spark.openlineage.test.versions")
+    assert confs["spark.openlineage.test.versions"] == "read"
+    assert confs["spark.app.name"] == spark.sparkContext.appName
+
+
+@pytest.mark.spark
+def test_the_readers_read_a_writers_source_options_and_mode(spark: Any) -> None:
+    writer = (
+        spark.range(1).write.format("json").option("compression", "none").mode("overwrite")
+    )
+    readers = select_readers(spark.version)
+    assert readers.writer_settings(writer._jwrite) == ("json", {"compression": "none"})
+    assert readers.writer_mode(writer._jwrite) == "overwrite"
+
+
+def test_the_readers_are_chosen_by_the_spark_version() -> None:
+    assert select_readers("3.5.9").versions == ("3.5",)
+    assert select_readers("3.5.9").stream_writer_derived == ("ds", "df")
+    for version in ("4.0.5", "4.1.4", "4.2.1", "4.3.0", None):
+        assert select_readers(version).versions == ("4",)
+        assert select_readers(version).stream_writer_derived == ("ds",)
+
+
+@pytest.mark.spark
+@pytest.mark.parametrize("version", ["3.4.4", "3.3.2", "4.4.0", "5.0.0"])
+def test_a_classic_version_outside_the_range_is_refused_at_install(
+    spark: Any, client: Any, memory: Any, monkeypatch: Any, tmp_path: Path, version: str
+) -> None:
+    monkeypatch.setattr(type(spark), "version", property(lambda self: version))
+    with pytest.raises(SparkVersionError) as raised:
+        install(spark, client)
+    assert str(raised.value) == (
+        f"openlineage-sdk does not support classic PySpark (Spark) {version}: it supports "
+        "3.5, 4.0, 4.1, 4.2, 4.3; lineage is not turned on for this session"
+    )
+    assert (raised.value.kind, raised.value.version) == ("classic", version)
+    assert installed(spark) is None
+    # Nothing of the adapter is left on the session: the user's write runs as without it.
+    spark.range(3).write.parquet(str(tmp_path / "out"))
+    assert spark.read.parquet(str(tmp_path / "out")).count() == 3
+    assert memory.events == []
+
+
+@pytest.mark.spark
+@pytest.mark.connect
+def test_a_connect_client_outside_the_range_is_refused_at_install(
+    spark_connect: Any, client: Any, memory: Any, monkeypatch: Any, tmp_path: Path
+) -> None:
+    # The client's own version is what is read (PySpark 3.5's client against a 4.x server).
+    monkeypatch.setattr(versions, "client_version", lambda: "3.5.9")
+    with pytest.raises(SparkVersionError, match=r"Spark Connect client 3\.5\.9: it supports 4\.0,"):
+        install(spark_connect, client)
+    assert installed(spark_connect) is None
+    spark_connect.range(3).write.parquet(str(tmp_path / "out"))
+    assert spark_connect.read.parquet(str(tmp_path / "out")).count() == 3
+    assert memory.events == []
+
+
+@pytest.mark.spark
+def test_the_running_version_is_supported(spark: Any, client: Any) -> None:
+    # Every version the Spark sessions of noxfile.py test but 3.4 is installed on.
+    version = pyspark_version()
+    assert version is not None
+    if version < (3, 5):
+        with pytest.raises(SparkVersionError):
+            install(spark, client)
+        return
+    install(spark, client)
+    try:
+        assert installed(spark) is not None
+    finally:
+        uninstall(spark)
