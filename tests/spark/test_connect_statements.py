@@ -480,12 +480,12 @@ def test_statements_never_use_the_jvm(
 
     from openlineage_sdk.spark.session import classic
     from openlineage_sdk.spark.session.classic import (
-        _commands,
         _jvm,
         _metrics,
         _plan,
-        _rdd,
+        _rdd_lineage,
         _readers,
+        _statement_plans,
         _stream_io,
     )
 
@@ -493,7 +493,8 @@ def test_statements_never_use_the_jvm(
         raise AssertionError("the Connect path reached for the JVM")
 
     monkeypatch.setattr(py4j.java_gateway.GatewayClient, "send_command", trap)
-    for module in (classic, _commands, _jvm, _metrics, _plan, _rdd, _readers, _stream_io):
+    modules = (classic, _statement_plans, _jvm, _metrics, _plan, _rdd_lineage, _readers, _stream_io)
+    for module in modules:
         for name in dir(module):
             value = getattr(module, name)
             if callable(value) and getattr(value, "__module__", "") == module.__name__:

@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import os
+import socket
+import subprocess
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from openlineage_sdk.spark import SparkVersionError, install, installed, uninstall
-from openlineage_sdk.spark.session import runtime_confs
 from openlineage_sdk.spark.session import _versions as versions
+from openlineage_sdk.spark.session import runtime_confs
 from openlineage_sdk.spark.session.classic._readers import select_readers
 from tests.spark._versions import pyspark_version
 
@@ -28,9 +31,7 @@ def test_the_session_reads_its_runtime_confs_as_its_version_spells_them(spark: A
 
 @pytest.mark.spark
 def test_the_readers_read_a_writers_source_options_and_mode(spark: Any) -> None:
-    writer = (
-        spark.range(1).write.format("json").option("compression", "none").mode("overwrite")
-    )
+    writer = spark.range(1).write.format("json").option("compression", "none").mode("overwrite")
     readers = select_readers(spark.version)
     assert readers.writer_settings(writer._jwrite) == ("json", {"compression": "none"})
     assert readers.writer_mode(writer._jwrite) == "overwrite"
@@ -93,3 +94,56 @@ def test_the_running_version_is_supported(spark: Any, client: Any) -> None:
         assert installed(spark) is not None
     finally:
         uninstall(spark)
+
+
+SERVER_PYTHON = "OPENLINEAGE_SDK_TEST_CONNECT_SERVER_PYTHON"
+
+
+@pytest.mark.spark
+@pytest.mark.skipif(
+    (pyspark_version() or (4, 0)) >= (4, 0) or not os.environ.get(SERVER_PYTHON),
+    reason=f"a PySpark 3 client and a PySpark 4 interpreter (${SERVER_PYTHON}) to serve it",
+)
+# PySpark 3.5's Connect client compares versions with distutils' LooseVersion, which warns.
+@pytest.mark.filterwarnings("ignore:distutils Version classes are deprecated:DeprecationWarning")
+def test_a_pyspark_3_connect_client_of_a_4_server_is_refused_and_its_writes_run(
+    client: Any, memory: Any, tmp_path: Path
+) -> None:
+    # PySpark 3.5's Connect client works against a 4.x server; the adapter does not read it
+    # (its execute_command takes no observations, and more): refused at install, the write runs.
+    from pyspark.sql.connect.session import SparkSession as ConnectSession
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    command = [
+        os.environ[SERVER_PYTHON],
+        str(Path(__file__).with_name("connect_server.py")),
+        str(port),
+        str(tmp_path / "warehouse"),
+    ]
+    with subprocess.Popen(
+        command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, cwd=tmp_path
+    ) as server:
+        assert server.stdin is not None
+        assert server.stdout is not None
+        try:
+            line = server.stdout.readline()  # the server's driver is up and serving
+            assert line.startswith("ready 4."), line
+            session = ConnectSession.builder.remote(f"sc://127.0.0.1:{port}").getOrCreate()
+            try:
+                with pytest.raises(SparkVersionError, match=r"Spark Connect client 3\.5\.\d+:"):
+                    install(session, client)
+                assert installed(session) is None
+                session.range(3).write.parquet(str(tmp_path / "out"))
+                assert session.read.parquet(str(tmp_path / "out")).count() == 3
+                assert memory.events == []
+            finally:
+                session.stop()
+        finally:
+            server.stdin.close()  # the server stops
+            try:
+                server.wait(timeout=120)
+            except subprocess.TimeoutExpired:
+                server.kill()
+                raise
