@@ -147,3 +147,22 @@ def test_a_pyspark_3_connect_client_of_a_4_server_is_refused_and_its_writes_run(
             except subprocess.TimeoutExpired:
                 server.kill()
                 raise
+
+
+def test_a_v2_table_described_without_json_keeps_its_catalog_from_its_name() -> None:
+    # Spark 4.1 refuses DESCRIBE ... AS JSON for a v2 table, and its plain DESCRIBE has no
+    # Catalog row: the catalog (which says the table may describe itself) is its name's first part.
+    from openlineage_sdk.spark.describe._tables import describe_table
+
+    described = [
+        ("id", "bigint", None),
+        ("", "", ""),
+        ("# Detailed Table Information", "", ""),
+        ("Name", "rl.default.orders", ""),
+        ("Type", "MANAGED", ""),
+        ("Location", "/data/rl/default/orders", ""),
+    ]
+    info = describe_table(None, "rl.default.orders", exists=True, rows=lambda _: described)
+    assert info is not None
+    assert (info.catalog, info.database, info.table) == ("rl", "default", "orders")
+    assert info.location == "/data/rl/default/orders"
