@@ -92,7 +92,7 @@ def spark(session: nox.Session, version: str) -> None:
     if version.startswith("3."):
         # PySpark 3 has no Connect server of its own: its client is tested against a 4.x server
         # run by another interpreter (tests/spark/connect_server.py), with PySpark 4 of its own.
-        server = Path(session.create_tmp()) / "connect-server"
+        server = Path(session.create_tmp()).resolve() / "connect-server"
         python = server / "bin" / "python"
         if not python.exists():
             session.run_install(sys.executable, "-m", "venv", str(server), external=True)
