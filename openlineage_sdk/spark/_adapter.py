@@ -49,7 +49,13 @@ from openlineage_sdk.spark.observe._rdd_saves import hook_rdd_saves
 from openlineage_sdk.spark.observe._statements import ConnectCommands, hook_classic_sql
 from openlineage_sdk.spark.observe._streams import hook_streams
 from openlineage_sdk.spark.observe._writes import hook_writers
-from openlineage_sdk.spark.session import Session, open_session, session_kind
+from openlineage_sdk.spark.session import (
+    Session,
+    check_version,
+    open_session,
+    runtime_confs,
+    session_kind,
+)
 
 if TYPE_CHECKING:
     import uuid
@@ -250,11 +256,15 @@ def install(
     Raises:
         ValueError: ``mode`` is not one of the two, or a client is given in explicit mode or
             with a sink, or facet builders with a sink, or ``stream_interval`` is negative.
+        SparkVersionError: The session's Spark version (classic) or PySpark client's
+            (Spark Connect) is not one the adapter reads (see ``docs/spark/versions.md``);
+            nothing is installed and the session runs as it would without.
     """
     if mode not in ("automatic", "explicit"):
         raise ValueError(f"mode must be 'automatic' or 'explicit', got {mode!r}")
     if stream_interval is not None and not stream_interval >= 0:
         raise ValueError(f"stream_interval must be 0 or more seconds, got {stream_interval!r}")
+    check_version(spark)
     owned: OpenLineage | None = None
     descriptions = False
     interval = stream_interval
@@ -281,11 +291,11 @@ def install(
                     "explicit mode reports into the current run, through that run's client; "
                     "pass no client"
                 )
-            settings = _conf.session_settings(spark)
+            settings = _conf.session_settings(spark, runtime_confs)
             chosen = IntoCurrentRun(settings, builders)
         else:
             # The session's spark.openlineage.* confs (parent run, transport, facets...).
-            configured, settings = configured_client(spark, client)
+            configured, settings = configured_client(spark, client, runtime_confs)
             owned = configured if client is None else None
             chosen = RunPerExecution(configured, settings, builders)
         descriptions = settings.descriptions
@@ -392,7 +402,7 @@ def application_run(
     # The session's spark.openlineage.* confs: app name, run id, parent, namespace (see _conf).
     if client is None and adapter is not None:
         client = getattr(adapter.reporter, "client", None)
-    client, settings = configured_client(spark, client)
+    client, settings = configured_client(spark, client, runtime_confs)
     app_name = settings.app_name or app_name
     run_id = run_id if run_id is not None else settings.application_run_id
     if parent == "auto":

@@ -84,6 +84,7 @@ __all__ = [
     "CONF_PREFIX",
     "STREAM_INTERVAL_CONF",
     "ConfDoc",
+    "RuntimeConfs",
     "SparkConfError",
     "SparkConfSettings",
     "parse_confs",
@@ -166,11 +167,16 @@ class SparkConfSettings:
 # ------------------------------------------------------------------------------- reading
 
 
-def session_confs(spark: Any) -> dict[str, str]:
+#: A reader of a session's runtime confs (the session's version's: ``session.runtime_confs``).
+RuntimeConfs = Callable[[Any], Mapping[str, str]]
+
+
+def session_confs(spark: Any, runtime: RuntimeConfs | None = None) -> dict[str, str]:
     """Every conf of a session, classic or Connect, as text.
 
     Args:
         spark: A classic ``SparkSession`` or a Spark Connect one.
+        runtime: The reader of its runtime confs; ``None``: PySpark 4's ``spark.conf.getAll``.
 
     Returns:
         The session's confs (the runtime ones, which include those it was started with).
@@ -179,7 +185,8 @@ def session_confs(spark: Any) -> dict[str, str]:
     context = getattr(spark, "_sc", None)  # classic: the confs the application started with
     if context is not None:
         confs.update(dict(context.getConf().getAll()))
-    confs.update({str(k): str(v) for k, v in dict(spark.conf.getAll).items()})
+    found = runtime(spark) if runtime is not None else dict(spark.conf.getAll)
+    confs.update({str(k): str(v) for k, v in found.items()})
     return confs
 
 
@@ -454,13 +461,14 @@ def _run_id(value: str | None) -> str | None:
         raise SparkConfError(f"{CONF_PREFIX}applicationRunId must be a UUID") from None
 
 
-def session_settings(spark: Any) -> SparkConfSettings:
+def session_settings(spark: Any, runtime: RuntimeConfs | None = None) -> SparkConfSettings:
     """The session's settings, read now (confs set later apply from the next install).
 
     A session whose confs cannot be read has no settings (logged); each problem is logged.
+    ``runtime``: the reader of its runtime confs (see :func:`session_confs`).
     """
     try:
-        settings = parse_confs(session_confs(spark))
+        settings = parse_confs(session_confs(spark, runtime))
     except Exception as error:
         log.warning("openlineage: reading the session's spark.openlineage confs failed: %s", error)
         return SparkConfSettings()

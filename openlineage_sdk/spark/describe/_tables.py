@@ -204,8 +204,15 @@ def describe_table(
     table = info.get("Table") or _NAME_PART.findall(name)[-1].strip("`")
     location = info.get("Location") or None
     catalog = info.get("Catalog") or None
+    database = info.get("Namespace") or info.get("Database") or None
+    # A v2 table described without AS JSON (Spark 4.1 refuses it for v2 tables; 3.5 has none)
+    # has its catalog and namespace only in its full name: "Name  rl.default.orders".
+    parts = [part.strip("`") for part in _NAME_PART.findall(info.get("Name") or "")]
+    if catalog is None and len(parts) >= 3:
+        catalog = parts[0]
+        database = database or ".".join(parts[1:-1])
     return TableInfo(
-        database=info.get("Namespace") or info.get("Database") or None,
+        database=database,
         table=table,
         location=hadoop_location_uri(location) if location is not None else None,
         provider=info.get("Provider") or None,

@@ -19,7 +19,7 @@ from openlineage_sdk._event_config import EventConfig, Tag
 from openlineage_sdk.client import DEFAULT_NAMESPACE, OpenLineage
 from openlineage_sdk.config import ConfigError, OpenLineageConfig, load_config
 from openlineage_sdk.lifecycle import RunRef, current_run
-from openlineage_sdk.spark._conf import SparkConfSettings, session_settings
+from openlineage_sdk.spark._conf import RuntimeConfs, SparkConfSettings, session_settings
 from openlineage_sdk.transports._registry import parse_transport_config
 
 __all__ = [
@@ -88,7 +88,7 @@ def compiled_event_config(settings: SparkConfSettings, producer: str) -> EventCo
 
 
 def configured_client(
-    spark: Any, client: OpenLineage | None
+    spark: Any, client: OpenLineage | None, runtime: RuntimeConfs | None = None
 ) -> tuple[OpenLineage, SparkConfSettings]:
     """The client a session's lineage goes through, with its confs applied.
 
@@ -96,6 +96,7 @@ def configured_client(
         spark: The session.
         client: The client given in code, if any: its transport wins over the confs', and a
             namespace given to it in code wins over the confs'.
+        runtime: The reader of the session's runtime confs (``session_confs``'s).
 
     Returns:
         A client sharing ``client``'s transport (or a new one when ``None``) that applies the
@@ -103,7 +104,7 @@ def configured_client(
     """
     if client is not None and client in _configured:
         return client, _configured[client]
-    settings = session_settings(spark)
+    settings = session_settings(spark, runtime)
     inner = client if client is not None else client_from_settings(settings)
     compiled = compiled_event_config(settings, inner.producer)
     configured = inner.with_event_config(compiled) if compiled.changes else copy.copy(inner)
