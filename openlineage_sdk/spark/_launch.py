@@ -20,6 +20,7 @@ Nothing here may fail the user's program: every step is inside ``try`` and logge
 from __future__ import annotations
 
 import atexit
+import concurrent.futures
 import functools
 import importlib.abc
 import importlib.machinery
@@ -33,7 +34,15 @@ from pathlib import Path
 from types import ModuleType, TracebackType
 from typing import Any
 
-__all__ = ["BOOTSTRAP_DIR", "bootstrap", "chain_sitecustomize", "launch", "launch_env"]
+__all__ = [
+    "BOOTSTRAP_DIR",
+    "PIPELINES_CLI_APP_NAME",
+    "bootstrap",
+    "chain_sitecustomize",
+    "launch",
+    "launch_env",
+    "pipeline_app_name",
+]
 
 log = logging.getLogger("openlineage_sdk.spark")
 
@@ -41,6 +50,8 @@ log = logging.getLogger("openlineage_sdk.spark")
 BOOTSTRAP_DIR = Path(__file__).with_name("_bootstrap")
 _SESSION_MODULES = ("pyspark.sql.session", "pyspark.sql.connect.session")
 _ACTIVE = "OPENLINEAGE_SDK_BOOTSTRAP"
+# How long stopping a Connect session waits for its releases: as long as the client's close.
+_RELEASE_WAIT_S = 10.0
 
 
 def launch_env(env: dict[str, str] | None = None) -> dict[str, str]:
@@ -100,24 +111,40 @@ class _SessionModuleFinder(importlib.abc.MetaPathFinder):
                 continue
             spec = finder.find_spec(fullname, path, target)
             if spec is not None and spec.loader is not None:
-                _wrap_loader(spec)
+                spec.loader = _PatchingLoader(spec.loader)
                 return spec
         return None
 
 
-def _wrap_loader(spec: importlib.machinery.ModuleSpec) -> None:
-    loader = spec.loader
-    assert loader is not None
-    original = loader.exec_module
+class _PatchingLoader(importlib.abc.Loader):
+    """The loader of one session module: loads it with its own loader, then hooks it.
 
-    def exec_module(module: ModuleType) -> None:
-        original(module)
+    The module's loader is wrapped, never changed: one loader object may load many modules (a
+    ``zipimporter`` loads every module of ``pyspark.zip``, as ``spark-submit`` and
+    ``spark-pipelines`` put PySpark on the path), and a hook set on it would run after each of
+    them, on modules that are still being imported. Once executed, the module names its own
+    loader again.
+    """
+
+    def __init__(self, loader: importlib.abc.Loader) -> None:
+        self._loader = loader
+
+    def create_module(self, spec: importlib.machinery.ModuleSpec) -> ModuleType | None:
+        return self._loader.create_module(spec)
+
+    def exec_module(self, module: ModuleType) -> None:
+        module.__loader__ = self._loader
+        if module.__spec__ is not None:
+            module.__spec__.loader = self._loader
+        self._loader.exec_module(module)
         try:
             _patch_builder(module)
         except Exception as error:
             log.warning("openlineage: hooking SparkSession creation failed: %s", error)
 
-    loader.exec_module = exec_module  # type: ignore[method-assign]
+    def __getattr__(self, name: str) -> Any:
+        # get_source, get_resource_reader ... of the module's own loader.
+        return getattr(self._loader, name)
 
 
 _lock = threading.Lock()
@@ -144,10 +171,75 @@ def _patch_builder(module: ModuleType) -> None:
         @functools.wraps(stop)
         def stopped(self: Any) -> None:
             _finish(self)
+            _await_releases(self)
             stop(self)
 
         stopped._openlineage = True  # type: ignore[attr-defined]
         module.SparkSession.stop = stopped
+
+
+def _await_releases(session: Any) -> None:
+    """Wait (bounded) for the Connect requests that release finished operations on the server.
+
+    A Spark Connect client releases what the server keeps of each finished operation with a
+    ``ReleaseExecute`` request sent from a thread pool, after the operation's last result. Its
+    ``stop()`` releases the session first and waits for those requests only afterwards, while it
+    closes the channel: a release still on its way then reaches a closed session, and the server
+    logs ``INVALID_HANDLE.SESSION_CLOSED`` with a stack trace. Waiting for them first (as long
+    as ``close`` would) sends each before the session is released. A classic session has none.
+    """
+    if not type(session).__module__.startswith("pyspark.sql.connect."):
+        return  # a classic session's ``client`` raises
+    try:
+        futures = getattr(session.client, "_release_futures", None)
+        if futures:
+            concurrent.futures.wait(list(futures), timeout=_RELEASE_WAIT_S)
+    except Exception as error:  # a client of another shape: stop as without the launcher
+        log.debug("openlineage: waiting for the session's releases failed: %s", error)
+
+
+#: The application name ``spark-submit`` gives the pipelines command line (its file's name).
+PIPELINES_CLI_APP_NAME = "cli.py"
+
+
+def pipeline_app_name(app_name: str, argv: Sequence[str], cwd: Path) -> str | None:
+    """The name of the pipeline ``spark-pipelines`` runs, when the session has the CLI's name.
+
+    ``spark-pipelines run`` starts PySpark's pipelines command line (``pyspark/pipelines/cli.py``)
+    through ``spark-submit``, which names the application after that file: every job would be
+    ``cli_py...``. The pipeline's own name, from its spec (``--spec``, else the spec file the
+    command line finds from the working folder), says what ran. An app name given with
+    ``--name`` is kept, and ``spark.openlineage.appName`` wins over both.
+
+    Args:
+        app_name: The session's ``spark.app.name``.
+        argv: The process's arguments (``sys.argv``).
+        cwd: The working folder.
+
+    Returns:
+        The pipeline's name; ``None`` when this is not the pipelines command line with its
+        default app name, or its spec cannot be read.
+    """
+    if app_name != PIPELINES_CLI_APP_NAME or not argv:
+        return None
+    script = Path(argv[0])
+    if script.name != "cli.py" or script.parent.name != "pipelines":
+        return None
+    spec: Path | None = None
+    for index, arg in enumerate(argv[1:], start=1):
+        if arg == "--spec" and index + 1 < len(argv):
+            spec = Path(argv[index + 1])
+        elif arg.startswith("--spec="):
+            spec = Path(arg.split("=", 1)[1])
+    try:
+        from pyspark.pipelines import cli
+
+        found = spec if spec is not None else cli.find_pipeline_spec(cwd)
+        name: Any = cli.load_pipeline_spec(found).name  # YAML: whatever the file holds
+    except Exception as error:  # the command line itself says what is wrong with its spec
+        log.debug("openlineage: the pipeline's spec was not read: %s", error)
+        return None
+    return name if isinstance(name, str) and name.strip() else None
 
 
 def _on_session(session: Any) -> None:
@@ -158,6 +250,10 @@ def _on_session(session: Any) -> None:
         if installed(session) is not None:
             return
         adapter = install(session)
+        pipeline = pipeline_app_name(adapter.app_name, sys.argv, Path.cwd())
+        if pipeline is not None:
+            # The executions' records and the application's run take the session's app name.
+            adapter.session.app_name = pipeline
         with _lock:
             if _state["run"] is not None:
                 return
