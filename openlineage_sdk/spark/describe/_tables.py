@@ -282,7 +282,9 @@ def table_identity(info: TableInfo, hive_metastore: str | None = None) -> Datase
     if info.location is None:
         raise ValueError(f"table {info.qualified_name} has no location")
     if hive_metastore == UNITY_CATALOG_NAMESPACE:
-        name = ".".join(p for p in (info.catalog or "spark_catalog", info.database, info.table) if p)
+        name = ".".join(
+            p for p in (info.catalog or "spark_catalog", info.database, info.table) if p
+        )
         return DatasetIdentity.from_uri(
             info.location, symlinks=(Symlink(UNITY_CATALOG_NAMESPACE, name),)
         )

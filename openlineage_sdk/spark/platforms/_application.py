@@ -22,7 +22,9 @@ from openlineage_sdk.spark.platforms._facts import Facts
 __all__ = ["FACET_KEY", "application_details"]
 
 FACET_KEY = "spark_applicationDetails"
-_YARN_PROXY = "spark.org.apache.hadoop.yarn.server.webproxy.amfilter.AmIpFilter.param.PROXY_URI_BASES"
+_YARN_PROXY = (
+    "spark.org.apache.hadoop.yarn.server.webproxy.amfilter.AmIpFilter.param.PROXY_URI_BASES"
+)
 
 
 def _encoded(application_id: str) -> str:
