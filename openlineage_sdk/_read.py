@@ -66,7 +66,16 @@ def read_event(data: str | bytes | bytearray | Mapping[str, Any]) -> Event:
     """Read an OpenLineage event (JSON text, bytes, or a parsed mapping) into a typed event.
 
     The class (``RunEvent``, ``JobEvent`` or ``DatasetEvent``) is chosen by the event's shape
-    and its ``schemaURL``, for every published core spec version from 1-0-0 on.
+    and its ``schemaURL``, for every published core spec version from 1-0-0 on. Facets of
+    installed plugin packages (or registered with :func:`register_facets`) are read into their
+    classes; unknown facets and extra fields are kept as given.
+
+    Args:
+        data: the event as JSON text, UTF-8 bytes, or an already parsed mapping.
+
+    Returns:
+        The typed event; ``to_json()`` writes back the same JSON value (every key, null,
+        number, timestamp, unknown facet and extra field).
 
     Raises:
         OpenLineageValidationError: the input is not JSON, not an object, or its core structure

@@ -9,6 +9,11 @@
 The run lifecycle itself lives in :mod:`openlineage_sdk.lifecycle`; the client only
 starts runs and builds the static JobEvent and DatasetEvent with its own defaults.
 
+``emit`` also takes the official ``openlineage-python`` client's event objects and events as
+JSON objects (mappings), read with :func:`~openlineage_sdk.read_event`
+(:mod:`openlineage_sdk._foreign`); code written against the official client's own
+``OpenLineageClient`` moves over with :class:`openlineage_sdk.compat.OpenLineageClient`.
+
 The client never fails the user's job because of lineage: errors from its
 transport are logged, and raised only when asked for with ``raise_on_error``.
 """
@@ -22,7 +27,7 @@ from collections.abc import Iterable, Mapping
 from datetime import datetime
 from pathlib import Path
 from types import TracebackType
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from typing_extensions import Self, Unpack
 
@@ -46,6 +51,7 @@ from openlineage_sdk.transports.noop import NoopTransport
 
 if TYPE_CHECKING:
     from openlineage_sdk._event_config import EventConfig
+    from openlineage_sdk._foreign import OfficialEvent
 
     # Imported on use: the lifecycle loads the models, which a client that only forwards
     # events it was given never needs.
@@ -65,10 +71,27 @@ __all__ = ["DEFAULT_NAMESPACE", "DEFAULT_PRODUCER", "OpenLineage"]
 
 log = logging.getLogger(__name__)
 
+_E = TypeVar("_E")
+
 #: The ``producer`` written in events when none is given.
 DEFAULT_PRODUCER = f"https://github.com/openlineage-sdk/openlineage-sdk/tree/v{__version__}"
 #: The job namespace used when none is given nor configured.
 DEFAULT_NAMESPACE = "default"
+
+
+#: The types of events seen to have ``to_json()``: sent as they are, without asking again.
+_SENDABLE: set[type] = set()
+
+
+def _sendable(event: object) -> Emittable:
+    """``event`` if it writes itself as JSON (remembering its type), else the event read from
+    the official client's event object or the mapping it is."""
+    if hasattr(event, "to_json"):
+        _SENDABLE.add(type(event))
+        return cast("Emittable", event)
+    from openlineage_sdk._foreign import adopt_event
+
+    return adopt_event(event)
 
 
 class OpenLineage:
@@ -84,10 +107,14 @@ class OpenLineage:
         producer: the URI that identifies the producing code in events.
         namespace: the default job namespace; else ``OPENLINEAGE_NAMESPACE``,
             else ``"default"``.
-        config: a configuration from :func:`~openlineage_sdk.config.load_config`. Its
+        config: a configuration from :func:`~openlineage_sdk.config.load_config`; or a
+            mapping in ``openlineage.yml``'s layout, settings given in code that win over the
+            configuration file and the environment, as the official client's ``config``; or
+            the path of a configuration file to read instead of searching for one. Its
             ``filters``, ``tags``, ``facets`` and ``dataset`` sections are applied to every
-            event this client emits, the run lifecycle's included (see
-            :mod:`openlineage_sdk._event_config`); without them ``emit`` does no extra work.
+            event this client emits, the run lifecycle's included; without them ``emit`` does no extra work.
+            A mapping or file that cannot be used is logged and the client falls back to the
+            local JSON Lines file, unless ``raise_on_error`` is set.
         disabled: emit nothing; ``None`` follows the configuration
             (``OPENLINEAGE_DISABLED``).
         raise_on_error: let transport errors reach the caller instead of
@@ -95,6 +122,12 @@ class OpenLineage:
         invalid_transitions: what a run's wrong transition (a second START,
             COMPLETE after FAIL...) does: ``"raise"`` a ``RunTransitionError``, or
             ``"warn"`` with a ``RunTransitionWarning`` and emit the event anyway.
+
+    Raises:
+        TypeError: ``transport``, ``producer``, ``namespace`` or ``config`` is of a wrong
+            type (the message names the parameter).
+        ValueError: ``invalid_transitions`` is neither ``"raise"`` nor ``"warn"``.
+        ConfigError: with ``raise_on_error``, a configuration that cannot be used.
     """
 
     def __init__(
@@ -103,7 +136,7 @@ class OpenLineage:
         *,
         producer: str = DEFAULT_PRODUCER,
         namespace: str | None = None,
-        config: OpenLineageConfig | None = None,
+        config: OpenLineageConfig | Mapping[str, Any] | str | os.PathLike[str] | None = None,
         disabled: bool | None = None,
         raise_on_error: bool = False,
         invalid_transitions: InvalidTransitions = "raise",
@@ -112,15 +145,27 @@ class OpenLineage:
             raise ValueError(
                 f"invalid_transitions must be 'raise' or 'warn', got {invalid_transitions!r}"
             )
+        if transport is not None and not callable(getattr(transport, "emit", None)):
+            raise TypeError(
+                f"transport: expected a Transport (an object with emit()), got "
+                f"{type(transport).__name__}"
+            )
+        if not isinstance(producer, str):
+            raise TypeError(f"producer: expected a URI as text, got {type(producer).__name__}")
+        if namespace is not None and not isinstance(namespace, str):
+            raise TypeError(f"namespace: expected text, got {type(namespace).__name__}")
         self.raise_on_error = raise_on_error
         self.invalid_transitions: InvalidTransitions = invalid_transitions
-        if config is None:
+        if not isinstance(config, OpenLineageConfig):
+            overrides, config_file = self._config_argument(config)
             config = (
-                self._load(None, None, raise_on_error=raise_on_error)
+                self._load(None, config_file, raise_on_error=raise_on_error, overrides=overrides)
                 if transport is None
-                else self._beside_a_transport(raise_on_error=raise_on_error)
+                else self._beside_a_transport(
+                    raise_on_error=raise_on_error, overrides=overrides, config_file=config_file
+                )
             )
-        self.config = config
+        self.config: OpenLineageConfig = config
         self.disabled = self.config.disabled if disabled is None else disabled
         self.producer = producer
         self.namespace = namespace or self.config.namespace or DEFAULT_NAMESPACE
@@ -166,14 +211,40 @@ class OpenLineage:
         return client
 
     @staticmethod
-    def _load(
+    def _config_argument(
+        config: object,
+    ) -> tuple[Mapping[str, Any] | None, str | os.PathLike[str] | None]:
+        """``config`` as settings given in code or a file to read: ``(overrides, file)``."""
+        if config is None:
+            return None, None
+        if isinstance(config, Mapping):
+            return config, None
+        if isinstance(config, (str, os.PathLike)):
+            return None, config
+        raise TypeError(
+            "config: expected an OpenLineageConfig, a mapping in openlineage.yml's layout or "
+            f"the path of a configuration file, got {type(config).__name__}"
+        )
+
+    @staticmethod
+    def _read_config(
         env: Mapping[str, str] | None,
         config_file: str | os.PathLike[str] | None,
         *,
-        raise_on_error: bool = False,
-    ) -> OpenLineageConfig:
+        raise_on_error: bool,
+        overrides: Mapping[str, Any] | None = None,
+        transport_defaults: Mapping[str, Mapping[str, Any]] | None = None,
+        instead: str,
+    ) -> OpenLineageConfig | None:
+        """The configuration; ``None`` (logged, saying that events go ``instead``) when no part
+        of it can be used. With ``raise_on_error`` a problem raises :class:`ConfigError`."""
+        settings: dict[str, Any] = {
+            "config_file": config_file,
+            "overrides": overrides,
+            "transport_defaults": transport_defaults,
+        }
         try:
-            return load_config(env, config_file=config_file)
+            return load_config(env, **settings)
         except ConfigError as exc:
             if raise_on_error:
                 raise
@@ -181,7 +252,7 @@ class OpenLineage:
                 # A bad tag, filter or unknown section must not take the transport away:
                 # keep every usable part (the event sections are checked again, and a bad
                 # one ignored, when the client is made).
-                config = load_config(env, config_file=config_file, check_sections=False)
+                config = load_config(env, check_sections=False, **settings)
             except ConfigError:
                 pass
             else:
@@ -191,30 +262,56 @@ class OpenLineage:
                 )
                 return config
             log.error(
-                "OpenLineage: the configuration cannot be used (%s); events go to the local "
-                "file %s instead",
+                "OpenLineage: the configuration cannot be used (%s); events go to %s instead",
                 exc,
-                DEFAULT_FILE_NAME,
+                instead,
             )
-            return OpenLineageConfig()
+            return None
+
+    @classmethod
+    def _load(
+        cls,
+        env: Mapping[str, str] | None,
+        config_file: str | os.PathLike[str] | None,
+        *,
+        raise_on_error: bool = False,
+        overrides: Mapping[str, Any] | None = None,
+    ) -> OpenLineageConfig:
+        config = cls._read_config(
+            env,
+            config_file,
+            raise_on_error=raise_on_error,
+            overrides=overrides,
+            instead=f"the local file {DEFAULT_FILE_NAME}",
+        )
+        return OpenLineageConfig() if config is None else config
 
     @staticmethod
-    def _beside_a_transport(*, raise_on_error: bool) -> OpenLineageConfig:
+    def _beside_a_transport(
+        *,
+        raise_on_error: bool,
+        overrides: Mapping[str, Any] | None = None,
+        config_file: str | os.PathLike[str] | None = None,
+    ) -> OpenLineageConfig:
         """A transport given in code: ``OPENLINEAGE_DISABLED`` and ``_NAMESPACE``, and the
-        ``facets``, ``filters``, ``tags`` and ``dataset`` sections of the configuration file and
-        ``OPENLINEAGE__`` variables, as the official client applies them to a transport it is
-        given; their transport settings are not read."""
+        ``facets``, ``filters``, ``tags`` and ``dataset`` sections of the configuration (given
+        in code, the file, ``OPENLINEAGE__`` variables), as the official client applies them to
+        a transport it is given; their transport settings are not read."""
         basics = environment_settings()
         if basics.disabled:
             return basics
         env = {k: v for k, v in os.environ.items() if k != "OPENLINEAGE_URL"}
+        # The settings given in code win; their transport, if any, is not the one used.
+        given = {**(overrides or {}), "transport": None}
         try:
-            full = load_config(env, overrides={"transport": None})
+            full = load_config(env, overrides=given, config_file=config_file)
         except ConfigError as exc:
             if raise_on_error:
                 raise
             try:
-                full = load_config(env, overrides={"transport": None}, check_sections=False)
+                full = load_config(
+                    env, overrides=given, config_file=config_file, check_sections=False
+                )
             except ConfigError:
                 return basics
             log.error(
@@ -280,28 +377,63 @@ class OpenLineage:
             )
             return FileTransport(Path(DEFAULT_FILE_NAME).absolute())
 
-    def emit(self, event: Emittable) -> None:
+    def emit(self, event: Emittable | Mapping[str, Any] | OfficialEvent) -> None:
         """Send an event through the transport; returns at once for network transports.
 
         A run event that a configured filter drops is not sent; configured tags, facets and
         dataset rules are applied to a copy, never to ``event`` itself.
 
+        Like every failure to send, an event that is not one (an
+        :class:`~openlineage_sdk._foreign.UnsupportedEventError`, which names the parameter
+        and the type given) or that cannot be read is logged, and raised only with
+        ``raise_on_error``.
+
         Args:
-            event: a ``RunEvent``, ``JobEvent`` or ``DatasetEvent``.
+            event: a ``RunEvent``, ``JobEvent`` or ``DatasetEvent`` (or any object with
+                ``to_json()``); or an event of the official ``openlineage-python`` client
+                (``openlineage.client.event_v2`` or ``openlineage.client.run``), or an event's
+                JSON object as a mapping, both read with
+                :func:`~openlineage_sdk.read_event`.
         """
         if self.disabled:
             return
         try:
+            # This package's events take no detour (a set lookup of their type): the other
+            # kinds are told apart only after it.
+            sent: Any = event if type(event) in _SENDABLE else _sendable(event)
             if self._events is not None:
-                changed = self._events.apply(event, producer=self.producer, env=self._env)
+                changed = self._events.apply(sent, producer=self.producer, env=self._env)
                 if changed is None:
                     return
-                event = changed
-            self.transport.emit(event)
+                sent = changed
+            self.transport.emit(sent)
         except Exception:
             if self.raise_on_error:
                 raise
             log.exception("OpenLineage: the event could not be emitted")
+
+    def filter_event(self, event: _E) -> _E | None:
+        """``event``, or ``None`` when a configured filter drops it, as :meth:`emit` would.
+
+        The official client's ``filter_event``: filters drop run events by their job's name;
+        job and dataset events always pass. Nothing else is changed or sent.
+
+        Args:
+            event: any event :meth:`emit` takes.
+
+        Returns:
+            ``event`` itself, or ``None``.
+
+        Raises:
+            UnsupportedEventError: ``event`` is not an event (see :meth:`emit`).
+        """
+        if self._events is None or not self._events.filters:
+            return event
+        from openlineage_sdk._event_config import EventConfig
+
+        probe = _sendable(event)
+        kept = EventConfig(filters=self._events.filters).apply(probe, producer=self.producer)
+        return None if kept is None else event
 
     def with_event_config(self, extra: EventConfig) -> Self:
         """A client that also edits its events as ``extra`` says, through the same transport.

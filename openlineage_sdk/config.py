@@ -37,7 +37,7 @@ import logging
 import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from pydantic import BaseModel, ConfigDict, Field, SerializeAsAny
 
@@ -56,10 +56,10 @@ __all__ = [
 
 log = logging.getLogger(__name__)
 
-#: The file looked for in the working directory and in ``~/.openlineage``.
 CONFIG_FILE_NAME = "openlineage.yml"
-#: Prefix of the nested-key environment variables.
+"""The file looked for in the working directory and in ``~/.openlineage``."""
 ENV_PREFIX = "OPENLINEAGE__"
+"""Prefix of the nested-key environment variables (``OPENLINEAGE__TRANSPORT__TYPE``)."""
 _DEFAULT_HTTP_MEMBER = "default_http"
 
 
@@ -323,6 +323,32 @@ def _is_true(value: object) -> bool:
     return value is True or (isinstance(value, str) and value.strip().lower() == "true")
 
 
+def _with_defaults(section: Any, defaults: Mapping[str, Mapping[str, Any]]) -> Any:
+    """``section`` with ``defaults[type]`` under the keys it does not set, members included.
+
+    The members of a ``composite`` transport and the transport a ``transform`` wraps get
+    their type's defaults too.
+    """
+    if not isinstance(section, Mapping):
+        return section
+    out = dict(section)
+    kind = out.get("type")
+    if isinstance(kind, str) and kind in defaults:
+        out = {**defaults[kind], **out}
+    members = out.get("transports")
+    if kind == "composite" and isinstance(members, Mapping):
+        out["transports"] = {name: _with_defaults(m, defaults) for name, m in members.items()}
+    elif (
+        kind == "composite"
+        and isinstance(members, Sequence)
+        and not isinstance(members, (str, bytes))
+    ):
+        out["transports"] = [_with_defaults(m, defaults) for m in members]
+    elif kind == "transform" and "transport" in out:
+        out["transport"] = _with_defaults(out["transport"], defaults)
+    return out
+
+
 def environment_settings(env: Mapping[str, str] | None = None) -> OpenLineageConfig:
     """The settings that hold whatever the transport: ``OPENLINEAGE_DISABLED`` and ``_NAMESPACE``.
 
@@ -352,6 +378,7 @@ def load_config(
     overrides: Mapping[str, Any] | None = None,
     cwd: Path | None = None,
     check_sections: bool = True,
+    transport_defaults: Mapping[str, Mapping[str, Any]] | None = None,
 ) -> OpenLineageConfig:
     """Build the configuration from an environment and configuration files.
 
@@ -369,6 +396,10 @@ def load_config(
         check_sections: refuse an unknown top-level section and an unknown or invalid
             setting of ``facets``, ``filters``, ``tags`` and ``dataset``; when false, an
             unknown section is only logged and those four are kept unchecked.
+        transport_defaults: settings by transport type, below every source: each
+            transport section of that type (a composite's members and a transform's wrapped
+            transport included) gets those it does not set. ``OpenLineageClient`` gives the
+            official client's defaults this way (``{"file": {"append": False}}``).
 
     Returns:
         The typed configuration.
@@ -428,6 +459,8 @@ def load_config(
 
     transport: TransportConfig | None = None
     section = merged.get("transport")
+    if transport_defaults:
+        section = _with_defaults(section, transport_defaults)
     if isinstance(section, TransportConfig):
         transport = section
     elif isinstance(section, Mapping) and section:
@@ -470,3 +503,163 @@ def load_config(
         config_file=path,
         sources=tuple(sources),
     )
+
+
+# --------------------------------------------------------------------------- reference
+# What the documentation's configuration reference says about the sections and variables read
+# above. It is data, kept beside the code that reads it; the tests check that every section
+# and every variable the code reads is listed here.
+
+#: Each top-level section of ``openlineage.yml`` (the keys of ``_SECTIONS`` and
+#: ``_JAVA_ONLY_SECTIONS``) and what this SDK does with it.
+_SECTION_DOCS: dict[str, str] = {
+    "transport": "Where events go: a mapping with a `type` and that transport's keys.",
+    "facets": "Facets added to events (`environment_variables`, `source_code_location`) or "
+    "removed from them (`<name>: {disabled: true}`, `disabled: [a; b]`).",
+    "filters": "Run events of the jobs they match are not emitted.",
+    "tags": "Tags added to the `tags` facets of jobs (`job`) and runs (`run`).",
+    "dataset": "Dataset names trimmed and reduced, and dataset namespaces resolved.",
+    "disabled": "`true`: emit nothing (as `OPENLINEAGE_DISABLED=true`).",
+    "circuitBreaker": "A section of the Java client: not used here; a warning names it.",
+    "metrics": "A section of the Java client: not used here; a warning names it.",
+    "run": "A section of the Java client: not used here; a warning names it.",
+    "job": "A section of the Java client: not used here; a warning names it.",
+}
+
+
+class _Variable(NamedTuple):
+    """An environment variable the SDK reads: its name (``<...>`` for a part the user chooses),
+    its default when unset, and what it does."""
+
+    name: str
+    default: str | None
+    description: str
+
+
+#: Every environment variable the package reads, and what it does.
+_ENVIRONMENT_VARIABLES: tuple[_Variable, ...] = (
+    _Variable(
+        "OPENLINEAGE_CONFIG",
+        None,
+        "The configuration file to read. When it names a file that does not exist, a warning "
+        "says so and `./openlineage.yml`, then `~/.openlineage/openlineage.yml`, are looked for.",
+    ),
+    _Variable(
+        "OPENLINEAGE__<KEY>",
+        None,
+        "Any key of `openlineage.yml`, `__` separating the levels "
+        "(`OPENLINEAGE__TRANSPORT__TYPE=http`); names are lower-cased and a value is read as "
+        "JSON when it is JSON, else as text. A shorter variable replaces the longer ones below "
+        "it (`OPENLINEAGE__TRANSPORT='{...}'` wins over every `OPENLINEAGE__TRANSPORT__*`). The "
+        "configuration file wins over these variables.",
+    ),
+    _Variable(
+        "OPENLINEAGE_URL",
+        None,
+        "The URL of an HTTP transport, used when no transport type is configured otherwise; "
+        "with a `composite` transport it adds a member named `default_http`, and it fills in an "
+        "`http` transport that has no `url`. A user name and password in it are sent as Basic "
+        "authentication when no `auth` is set.",
+    ),
+    _Variable(
+        "OPENLINEAGE_API_KEY",
+        None,
+        "With `OPENLINEAGE_URL`: the API key, sent as `Authorization: Bearer <key>` "
+        "(`auth: {type: api_key}`).",
+    ),
+    _Variable(
+        "OPENLINEAGE_ENDPOINT",
+        "api/v1/lineage",
+        "With `OPENLINEAGE_URL`: the path events are posted to under the URL.",
+    ),
+    _Variable(
+        "OPENLINEAGE_DISABLED",
+        "false",
+        "`true` (in any case): emit nothing; nothing else of the configuration is read.",
+    ),
+    _Variable(
+        "OPENLINEAGE_NAMESPACE",
+        "default",
+        "The default job namespace of a client made without one.",
+    ),
+    _Variable(
+        "HOME",
+        None,
+        "Where `~/.openlineage/openlineage.yml` is looked for.",
+    ),
+    _Variable(
+        "XDG_CACHE_HOME",
+        "~/.cache",
+        "The default spool folder of the HTTP and Kafka transports is "
+        "`$XDG_CACHE_HOME/openlineage-sdk/spool`.",
+    ),
+    _Variable(
+        "http_proxy, https_proxy, all_proxy, no_proxy, HTTP_PROXY, HTTPS_PROXY, ALL_PROXY, "
+        "NO_PROXY",
+        None,
+        "The HTTP transport's proxy, as `httpx` and `requests` read them (a lower-case name "
+        "first): the URL scheme's own proxy, else `all_proxy`; none for a host `no_proxy` "
+        "covers (`*`, the host, a domain above it, its address).",
+    ),
+    _Variable(
+        "CI_MERGE_REQUEST_IID, BITBUCKET_PR_ID, SYSTEM_PULLREQUEST_PULLREQUESTNUMBER, "
+        "SYSTEM_PULLREQUEST_PULLREQUESTID, GITHUB_REF",
+        None,
+        "With `facets.source_code_location` on: the pull-request number of the "
+        "`sourceCodeLocation` facet, from GitLab, Bitbucket Pipelines, Azure Pipelines or "
+        "GitHub Actions (`refs/pull/<n>/merge`).",
+    ),
+    _Variable(
+        "<the names in facets.environment_variables>",
+        None,
+        "Read at each emit into the `environmentVariables` run facet, in the configured order; "
+        "a variable that is not set is left out.",
+    ),
+    _Variable(
+        "OPENLINEAGE_CLIENT_LOGGING",
+        None,
+        "Read by `OpenLineageClient` (the official client's entry point): a level name "
+        "(`DEBUG`, `INFO`...) set on this SDK's loggers (`openlineage_sdk`), as the official "
+        "client sets its own.",
+    ),
+    _Variable(
+        "DD_API_KEY, DD_SITE",
+        None,
+        "The `datadog` transport's `apiKey` and `site` when the configuration leaves them out.",
+    ),
+    _Variable(
+        "AWS_REGION",
+        None,
+        "The `msk-iam` Kafka transport's region when `region` is not set (else the AWS "
+        "configuration's); the other AWS transports take their region from boto3, which reads "
+        "it too.",
+    ),
+    _Variable(
+        "STORAGE_EMULATOR_HOST",
+        None,
+        "The `gcs` transport sends its requests to this Cloud Storage emulator, without "
+        "credentials, when no `endpoint` is set (as Google's own clients do).",
+    ),
+    _Variable(
+        "PYTHONPATH",
+        None,
+        "`openlineage-sdk run` puts its bootstrap folder first on the command's `PYTHONPATH` "
+        "(the rest is kept); `spark-submit` passes it on to the driver's Python.",
+    ),
+    _Variable(
+        "OPENLINEAGE_SDK_BOOTSTRAP",
+        None,
+        "`1`: the bootstrap `openlineage-sdk run` puts on the path hooks SparkSession creation "
+        "in this Python. The launcher sets it for its command; in cluster deploy mode on YARN "
+        "and Kubernetes it sets it in the driver's environment alone "
+        "(`spark.yarn.appMasterEnv.*`, `spark.kubernetes.driverEnv.*`), so executors, which get "
+        "the bootstrap among the py-files too, are left alone.",
+    ),
+    _Variable(
+        "SPARK_CONF_DIR, SPARK_HOME",
+        None,
+        "`openlineage-sdk run spark-submit` reads the `spark-defaults.conf` of `SPARK_CONF_DIR`, "
+        "else of `SPARK_HOME/conf`, as `spark-submit` does, for the master, the deploy mode and "
+        "the py-files a command does not set itself.",
+    ),
+)

@@ -55,6 +55,12 @@ def load_events(path: str | Path) -> list[Event]:
     For a report of a large file, :func:`read_graph` reads it in one pass into the graph
     instead, without holding its events.
 
+    Args:
+        path: the JSON Lines file.
+
+    Returns:
+        The events, in the file's order.
+
     Raises:
         OpenLineageValidationError: a line is not an event; the message names the line.
     """
@@ -178,6 +184,12 @@ def summary(events: Iterable[Event] | Graph) -> str:
 
     A job with more runs than the graph kept (see :func:`read_graph`) lists its latest runs
     after a line that counts the earlier ones by final state.
+
+    Args:
+        events: the events, or a :class:`Graph` already built from them.
+
+    Returns:
+        The text, starting with the counts of events, jobs, runs and datasets.
     """
     graph = events if isinstance(events, Graph) else build_graph(events)
     run_count = sum(graph.run_count(job) for job in graph.jobs)
@@ -432,8 +444,8 @@ def _asset(name: str) -> str:
 def lineage_html(events: Iterable[Event] | Graph, *, title: str = "Lineage") -> str:
     """A self-contained HTML page of the lineage graph: open it offline in any browser.
 
-    The whole graph is laid out left to right when the page is made (see :func:`_layout`) and
-    drawn as SVG by the page's own script: zoom (wheel), pan (drag), fit to window; jobs
+    The whole graph is laid out left to right when the page is made (igraph's layered
+    Sugiyama layout) and drawn as SVG by the page's own script: zoom (wheel), pan (drag), fit to window; jobs
     coloured and labelled by their latest run's state, with their runs, durations and error
     messages one click away; datasets with schema, statistics, symlinks, readers and writers,
     and the upstream columns of any column (column lineage); search and a namespace filter.
@@ -450,7 +462,7 @@ def lineage_html(events: Iterable[Event] | Graph, *, title: str = "Lineage") -> 
 
     Raises:
         ModuleNotFoundError: igraph, which lays the graph out, is not installed (it comes with
-            the ``[report]`` extra, and with ``[spark]`` for the demo).
+            the ``[report]`` extra).
     """
     graph = events if isinstance(events, Graph) else build_graph(events)
     data = json.dumps(_page_data(graph, title), separators=(",", ":"), ensure_ascii=False)

@@ -153,7 +153,7 @@ def test_search_order_openlineage_config_then_cwd_then_home(tmp_path: Path) -> N
     (cwd / "openlineage.yml").write_text("transport: {type: file, log_file_path: cwd.jsonl}")
     t = load_config({"HOME": str(home)}, cwd=cwd).transport
     assert isinstance(t, FileConfig)
-    assert t.log_file_path == Path("cwd.jsonl")
+    assert t.log_file_path == "cwd.jsonl"  # text: a local path or a URL
     named.write_text("transport: {type: http, url: 'http://named'}")
     t = load_config({"HOME": str(home), "OPENLINEAGE_CONFIG": str(named)}, cwd=cwd).transport
     assert isinstance(t, HttpConfig)

@@ -14,7 +14,7 @@ import importlib
 import logging
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from openlineage_sdk._event_config.edits import EventConfig
 from openlineage_sdk._event_config.rules import (
@@ -27,7 +27,7 @@ from openlineage_sdk._event_config.rules import (
 if TYPE_CHECKING:
     from openlineage_sdk.naming._trim import Trimmer
 
-__all__ = ["SectionError", "did_you_mean", "parse_sections"]
+__all__ = ["SETTINGS", "SectionError", "SettingDoc", "did_you_mean", "parse_sections"]
 
 log = logging.getLogger("openlineage_sdk._event_config")
 
@@ -419,3 +419,195 @@ def parse_sections(
         disabled_facets=frozenset(name for name, is_off in disabled.items() if is_off),
     )
     return config if config.changes or config.filters else None
+
+
+# -- reference -----------------------------------------------------------------------------------
+# What the documentation's configuration reference says about each setting read above. It is
+# data, kept beside the code that reads it; the tests check that every key the code accepts is
+# listed here (``<...>`` stands for a name the user chooses).
+
+
+class SettingDoc(NamedTuple):
+    """One setting of the ``facets``, ``filters``, ``tags`` or ``dataset`` section.
+
+    Attributes:
+        key: the dotted path in ``openlineage.yml`` (``dataset.reducing_enabled``); ``[]``
+            marks the items of a list, ``<...>`` a name the user chooses.
+        type: what the value is.
+        default: the value when the setting is absent, ``None`` for none.
+        description: what this SDK does with it (Markdown).
+    """
+
+    key: str
+    type: str
+    default: str | None
+    description: str
+
+
+#: Every setting of the four event sections, in the order of the reference.
+SETTINGS: tuple[SettingDoc, ...] = (
+    SettingDoc(
+        "filters[].type",
+        "`exact` or `regex`",
+        None,
+        "The kind of filter. Filters drop **run** events of the jobs they match; job and "
+        "dataset events pass.",
+    ),
+    SettingDoc(
+        "filters[].match",
+        "text",
+        None,
+        "With `type: exact`: the job name whose run events are dropped.",
+    ),
+    SettingDoc(
+        "filters[].regex",
+        "regular expression",
+        None,
+        "With `type: regex`: run events of the jobs whose name it matches from the start "
+        "(`re.match`) are dropped.",
+    ),
+    SettingDoc(
+        "tags.job",
+        "mapping of tag key to text or number",
+        None,
+        "Tags added to the job's `tags` facet of run and job events, with source `USER`. A "
+        "tag the event has with the same key, compared without case, is replaced, keeping the "
+        "event's spelling of the key; the event's other tags stay, first.",
+    ),
+    SettingDoc(
+        "tags.run",
+        "mapping of tag key to text or number",
+        None,
+        "Tags added to the run's `tags` facet of run events, as `tags.job`.",
+    ),
+    SettingDoc(
+        "facets.environment_variables",
+        "list of names, or one text separated by `;`",
+        None,
+        "The variables that are set go into the run's `environmentVariables` facet, in this "
+        "order, after the event's own; the event's value wins for a name it already has. Read "
+        "at each emit. The Java client's `custom_environment_variables` is the same setting.",
+    ),
+    SettingDoc(
+        "facets.custom_environment_variables",
+        "list of names, or one text separated by `;`",
+        None,
+        "The Java client's name of `facets.environment_variables`.",
+    ),
+    SettingDoc(
+        "facets.source_code_location.disabled",
+        "boolean",
+        "true",
+        "`false` adds a `sourceCodeLocation` job facet (`type: git`) to run events: the "
+        "`origin` remote, commit, branch and tag at `HEAD`, read from the `.git` folder above "
+        "the working directory (worktrees and packed refs too), and the pull-request number "
+        "from the CI's variables. Nothing is added without a URL, and an event that has the "
+        "facet keeps its own.",
+    ),
+    SettingDoc(
+        "facets.source_code_location.repo_url",
+        "text",
+        None,
+        "The repository URL, instead of the `origin` remote's.",
+    ),
+    SettingDoc(
+        "facets.source_code_location.version",
+        "text",
+        None,
+        "The commit, instead of `HEAD`'s.",
+    ),
+    SettingDoc(
+        "facets.source_code_location.tag",
+        "text",
+        None,
+        "The tag, instead of the one pointing at `HEAD`.",
+    ),
+    SettingDoc(
+        "facets.source_code_location.branch",
+        "text",
+        None,
+        "The branch, instead of `HEAD`'s.",
+    ),
+    SettingDoc(
+        "facets.source_code_location.pull_request_number",
+        "text",
+        None,
+        "The pull-request number, instead of the CI's.",
+    ),
+    SettingDoc(
+        "facets.<name>.disabled",
+        "boolean",
+        "false",
+        "`true` removes the facet `<name>` from runs, jobs and datasets (Java client, JVM "
+        "agent); nested names are joined by dots (`facets: {spark: {logicalPlan: {disabled: "
+        "true}}}` removes `spark.logicalPlan`). Names are compared without case.",
+    ),
+    SettingDoc(
+        "facets.disabled",
+        "list of facet names, or one text `[a; b]`",
+        None,
+        "The older form of `facets.<name>.disabled: true`: those facets are removed.",
+    ),
+    SettingDoc(
+        "dataset.reducing_enabled",
+        "boolean",
+        "false",
+        "`true`: the input and output names of run events are trimmed with "
+        "`openlineage_sdk.naming.trim_dataset_name` (the Spark adapter's trimming: `key=value`, "
+        "dates, `yyyy/MM/dd` and `yyyy-MM` folders); datasets left with the same namespace, "
+        "name and facets are merged into one, with a `subset` facet listing the original "
+        "names, and column-lineage input names follow.",
+    ),
+    SettingDoc(
+        "dataset.disabled_trimmers",
+        "list of names, or one text separated by `;`",
+        None,
+        "Built-in trimmers turned off, by name (`key_value`, `date`, `multi_dir_date`, "
+        "`year_month`) or by the official clients' class names "
+        "(`openlineage.client.dataset.trimmers.KeyValueTrimmer`...).",
+    ),
+    SettingDoc(
+        "dataset.extra_trimmers",
+        "list of dotted paths, or one text separated by `;`",
+        None,
+        "More trimmers, by dotted path: a function `str -> str`, or a class made with no "
+        "arguments whose instances have `trim(name)` (the official `DatasetNameTrimmer` "
+        "subclasses work). A trimmer that raises is logged and skipped.",
+    ),
+    SettingDoc(
+        "dataset.namespaceResolvers.<name>.type",
+        "`hostList`, `pattern` or `patternGroup`",
+        None,
+        "A resolver of the Java client, mapping a dataset namespace "
+        "(`kafka://broker-3.prod:9092`) to a logical one (`kafka://<name>:9092`) in every "
+        "dataset of every event and in `symlinks` facets; the first resolver that changes a "
+        "namespace wins.",
+    ),
+    SettingDoc(
+        "dataset.namespaceResolvers.<name>.hosts",
+        "list of host names, or one text separated by `;`",
+        None,
+        "With `type: hostList`: host names (or `host:port`) found in a namespace, compared "
+        "without case, are replaced by `<name>`.",
+    ),
+    SettingDoc(
+        "dataset.namespaceResolvers.<name>.regex",
+        "regular expression",
+        None,
+        "With `type: pattern`: every match in a namespace is replaced by `<name>`; with "
+        "`type: patternGroup`, by the value of the group `matchingGroup`. Java's named groups "
+        "`(?<g>...)` are read.",
+    ),
+    SettingDoc(
+        "dataset.namespaceResolvers.<name>.matchingGroup",
+        "a group name of `regex`",
+        None,
+        "With `type: patternGroup`: the named group whose value replaces the match.",
+    ),
+    SettingDoc(
+        "dataset.namespaceResolvers.<name>.schema",
+        "URI scheme",
+        None,
+        "Only namespaces of this scheme (`kafka`) are resolved.",
+    ),
+)

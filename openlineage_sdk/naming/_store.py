@@ -114,10 +114,11 @@ _BY_SCHEME: dict[str, Store] = {}
 _BY_JDBC: dict[str, Store] = {}
 _PORTS: dict[str, int] = {}
 
-#: The port each store listens on when none is given. Ports are part of a
-#: namespace (``postgres://host:5432``), so a URL without a port and one with
-#: the default port must give the same namespace.
 DEFAULT_PORTS: MappingProxyType[str, int] = MappingProxyType(_PORTS)
+"""The port each store listens on when none is given, by store key (``postgres``: 5432).
+
+Ports are part of a namespace (``postgres://host:5432``), so a URL without a port and one
+with the default port must give the same namespace."""
 
 
 def declare(store: Store) -> Store:

@@ -23,34 +23,27 @@ Explicit mode: writes add their lineage to the run you are in::
 One call of a writer method (``save``, ``parquet``, ``saveAsTable``, ``insertInto``, ``jdbc``,
 ``writeTo(...).create()``, ...) is one write, whatever number of commands Spark runs for it.
 ``spark.sql`` statements that write or change datasets (``INSERT``, CTAS, ``LOAD DATA``,
-``CREATE``/``DROP``/``TRUNCATE``/``ALTER TABLE``) are runs too, with the JVM agent's job names
-and lifecycle states (see ``_statements`` and, under Connect, ``_connect_statements``); queries
-that end in an action are runs with inputs only (``install(..., input_only_runs=False)`` turns
-those off). In classic PySpark, RDD writes (``saveAsTextFile`` and the Hadoop writers) are runs
-of their own, and inputs are traced through RDDs back to the files they read (see ``_rdd``).
-Streaming queries are not seen.
+``CREATE``/``DROP``/``TRUNCATE``/``ALTER TABLE``, ``MERGE``/``UPDATE``/``DELETE`` on v2 tables)
+are runs too, with the JVM agent's job names and lifecycle states (see ``executions._statement``
+and the command registry, ``describe._commands``); queries that end in an action are runs with
+inputs only (``install(..., input_only_runs=False)`` turns those off). In classic PySpark, RDD
+writes (``saveAsTextFile`` and the Hadoop writers) are runs of their own, and inputs are traced
+through RDDs back to the files they read. A Structured Streaming query is one run from its start
+to its end, with bounded RUNNING events, its ``foreachBatch`` writes runs of their own under it
+(``executions.streams``); a declarative pipeline (under Spark Connect) is a run, each of its flows
+a child run. ``docs/architecture.md`` says where each step lives.
 
 What each kind of session gives:
 
-==================  ===============================================  ===========================
-                    classic PySpark                                  Spark Connect
-==================  ===============================================  ===========================
-output identity     writer settings; paths qualified by Hadoop;      the same
-                    catalog tables by location + ``TABLE`` symlink
-output schema       DataFrame schema (JVM agent type names)          the same
-input schemas       each relation's columns, from the plan           the reader's schema; the
-                                                                     catalog's for tables
-outputStatistics    rows, bytes, files: the write command's metrics  rows (an observation the
-                    (``QueryExecutionListener``)                     server computes in the
-                                                                     write's job); no bytes/files
-inputs              leaves of the analyzed plan (files, tables,      ``read`` relations of the
-                    JDBC), through RDDs                              client plan; SQL's tables
-                                                                     from the server's
-                                                                     ``EXPLAIN``
-inputStatistics     files and bytes each file scan read              none
-columnLineage       optimized plan (direct and indirect), with       the server's ``EXPLAIN``
-                    descriptions on request                          (analyzed plan)
-==================  ===============================================  ===========================
+| | classic PySpark | Spark Connect |
+|---|---|---|
+| output identity | writer settings; paths qualified by Hadoop; catalog tables by location and a symlink to the name | the same |
+| output schema | the DataFrame's schema (JVM agent type names) | the same |
+| input schemas | each relation's columns, from the plan | the reader's schema; the catalog's for tables |
+| outputStatistics | rows, bytes, files: the write command's metrics | rows (an observation the server computes in the write's job) |
+| inputs | leaves of the analyzed plan (files, tables, JDBC), through RDDs | the client plan's reads; SQL's tables from the server's ``EXPLAIN`` |
+| inputStatistics | files and bytes each file scan read | none |
+| columnLineage | the optimized plan (direct and indirect), with descriptions on request | the server's ``EXPLAIN`` of the optimized plan |
 
 Nothing the adapter does starts a Spark job, and nothing it does can fail the write: a part it
 cannot learn is logged and left out of the events (and listed in an ``extractionError`` facet).

@@ -13,7 +13,7 @@ Every Spark execution the adapter reports goes one way, one layer down at each s
 :func:`install` puts an adapter (:class:`SparkLineage`) on a session: it opens the session's
 :class:`~openlineage_sdk.spark.session.Session` (classic or Connect), hooks the observers of that
 kind, and picks the sink by mode: automatic mode makes each execution a run of the client
-(``events.RunPerWrite``), explicit mode adds it to the current run (``events.IntoCurrentRun``);
+(``events.RunPerExecution``), explicit mode adds it to the current run (``events.IntoCurrentRun``);
 a sink of one's own can be given instead.
 
 Errors
@@ -28,6 +28,7 @@ from __future__ import annotations
 import atexit
 import logging
 import threading
+import warnings
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -35,18 +36,19 @@ from openlineage_sdk.lifecycle import LineageRun
 from openlineage_sdk.models.base import RunFacet
 from openlineage_sdk.spark import _conf, platforms
 from openlineage_sdk.spark._execution import SparkExecution, job_name
-from openlineage_sdk.spark._flow import LineageSink, wait_finished
+from openlineage_sdk.spark._flow import LineageSink, earlier_sink_names, wait_finished
 from openlineage_sdk.spark.events._client import configured_client, fallback_parent
 from openlineage_sdk.spark.events._extensions import FacetBuilder, FacetBuilders, FacetContext
 from openlineage_sdk.spark.events._facets import application_facets
-from openlineage_sdk.spark.events._sinks import IntoCurrentRun, RunPerWrite
+from openlineage_sdk.spark.events._sinks import IntoCurrentRun, RunPerExecution
+from openlineage_sdk.spark.executions.streams import close_streams
 from openlineage_sdk.spark.observe import _hooks
 from openlineage_sdk.spark.observe._actions import ConnectActions, listen_for_reads
-from openlineage_sdk.spark.observe._merge import hook_classic_merge
+from openlineage_sdk.spark.observe._merges import hook_classic_merge
 from openlineage_sdk.spark.observe._pipelines import ConnectPipelines
-from openlineage_sdk.spark.observe._rdd import hook_rdd_saves
+from openlineage_sdk.spark.observe._rdd_saves import hook_rdd_saves
 from openlineage_sdk.spark.observe._statements import ConnectCommands, hook_classic_sql
-from openlineage_sdk.spark.observe._streams import close_streams, hook_streams
+from openlineage_sdk.spark.observe._streams import hook_streams
 from openlineage_sdk.spark.observe._writes import hook_writers
 from openlineage_sdk.spark.session import Session, open_session, session_kind
 
@@ -237,7 +239,7 @@ def install(
             them out.
         facet_builders: Facet builders whose facets join every event the adapter builds,
             before those registered through the ``openlineage_sdk.spark.facet_builders`` entry
-            points (see :mod:`openlineage_sdk.spark.events._extensions`). Not with ``sink``.
+            points (see :class:`FacetBuilder`). Not with ``sink``.
         stream_interval: Seconds between two RUNNING events of a streaming query's run: at
             most one per interval (plus one whenever the stream's datasets change). ``None``:
             the session's ``spark.openlineage.streaming.runningInterval`` conf, else 60.
@@ -263,6 +265,15 @@ def install(
             raise ValueError("give either a sink or a client and mode, not both")
         if facet_builders:
             raise ValueError("facet builders add to the adapter's events: a sink builds its own")
+        earlier = earlier_sink_names(sink)
+        if earlier:
+            warnings.warn(
+                f"{type(sink).__name__} has the LineageSink methods' earlier names "
+                f"({', '.join(earlier)}): they are called for now, but are deprecated; name them "
+                "execution_started, execution_finished and execution_running",
+                DeprecationWarning,
+                stacklevel=2,
+            )
         chosen: LineageSink = sink
     else:
         if mode == "explicit":
@@ -279,7 +290,7 @@ def install(
             owned = configured if client is None else None
             own = _platform_builders(settings.platform, configured.producer)
             builders = FacetBuilders([*own, *facet_builders], entry_points=True)
-            chosen = RunPerWrite(configured, settings, builders)
+            chosen = RunPerExecution(configured, settings, builders)
         descriptions = settings.descriptions
         if interval is None:
             interval = settings.stream_interval
@@ -353,7 +364,12 @@ def _platform_builders(platform: platforms.Platform | None, producer: str) -> li
 def uninstall(spark: Any) -> None:
     """Stop reporting ``spark``'s executions. Its calls pass straight through again.
 
-    A client :func:`install` made itself is closed (its events delivered or kept safe).
+    A client :func:`install` made itself is closed (its events delivered or kept safe). The
+    events still owed (a short ``INSERT``'s, finished on the adapter's thread) go out first.
+    Nothing happens for a session the adapter is not installed on.
+
+    Args:
+        spark: A classic ``SparkSession`` or a Spark Connect one.
     """
     adapter = _hooks.unregister(spark)
     if isinstance(adapter, SparkLineage):
@@ -361,7 +377,15 @@ def uninstall(spark: Any) -> None:
 
 
 def installed(spark: Any) -> SparkLineage | None:
-    """The adapter installed on ``spark``, if any."""
+    """The adapter installed on ``spark``, if any.
+
+    Args:
+        spark: A classic ``SparkSession`` or a Spark Connect one.
+
+    Returns:
+        The :class:`SparkLineage` :func:`install` returned for the session (its ``flush()``
+        sends the events still owed), or ``None``.
+    """
     adapter = _hooks.adapter_of(spark)
     return adapter if isinstance(adapter, SparkLineage) else None
 

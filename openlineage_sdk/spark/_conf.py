@@ -15,8 +15,13 @@ What each conf does
     spellings are translated: http ``headers.<h>`` -> ``custom_headers``,
     ``timeoutInMillis`` -> ``timeout`` (seconds), ``urlParams.<p>`` is refused; kafka
     ``topicName`` -> ``topic``, ``properties.<p>`` -> ``config``; file ``location`` ->
-    ``log_file_path``. Other keys go through as they are, and an unknown one is an error of the
-    transport's configuration, reported, never dropped silently.
+    ``log_file_path``; gcplineage without ``location`` is in ``us``, the Java client's default.
+    The Java client's ``s3`` (``bucketName``, ``fileNamePrefix``, ``endpoint``), ``gcs``
+    (``projectId``, ``bucketName``, ``credentialsFile``, ``fileNamePrefix``...), ``kinesis``
+    (``streamName``, ``region``, ``roleArn``, ``properties.<p>``), ``gcplineage`` and
+    ``amazon_datazone_api`` keys are those transports' own. Other keys go through as they are,
+    and an unknown one is an error of the transport's configuration, reported, never dropped
+    silently.
 ``namespace``, ``appName``, ``applicationRunId``
     The job namespace, the application's name in job names, the application run's id.
     Without ``appName``, a Glue job whose app name is the one Glue generated is named after the
@@ -78,7 +83,7 @@ import logging
 import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from openlineage_sdk.config import ConfigError
 from openlineage_sdk.lifecycle import RunRef
@@ -86,8 +91,11 @@ from openlineage_sdk.spark import platforms
 from openlineage_sdk.transports._registry import TransportConfigError, parse_transport_config
 
 __all__ = [
+    "CONFS",
+    "CONFS_NOT_READ",
     "CONF_PREFIX",
     "STREAM_INTERVAL_CONF",
+    "ConfDoc",
     "SparkConfError",
     "SparkConfSettings",
     "parse_confs",
@@ -268,6 +276,8 @@ def _translate(section: dict[str, Any], where: str) -> dict[str, Any]:
     elif kind == "file":
         if "location" in out:
             out["log_file_path"] = out.pop("location")
+    elif kind == "gcplineage":
+        out.setdefault("location", "us")  # the Java client's default
     elif kind == "composite":
         members = out.get("transports")
         if isinstance(members, dict):
@@ -487,3 +497,202 @@ def session_settings(spark: Any) -> SparkConfSettings:
         log.warning("openlineage: detecting the platform failed: %s", error)
         return settings
     return dataclasses.replace(settings, platform=platform)
+
+
+# ------------------------------------------------------------------------------- reference
+# What the documentation's configuration reference says about each conf read above. It is data,
+# kept beside the code that reads it; the tests check that every conf the code reads is listed
+# here (``<...>`` stands for a part the user chooses).
+
+
+class ConfDoc(NamedTuple):
+    """One ``spark.openlineage.*`` conf, as the configuration reference shows it.
+
+    Attributes:
+        key: the conf after ``spark.openlineage.``; ``<...>`` marks a part the user chooses.
+        type: what the value is.
+        default: the value when the conf is not set, ``None`` for none.
+        description: what the SDK does with it (Markdown).
+    """
+
+    key: str
+    type: str
+    default: str | None
+    description: str
+
+
+#: Every conf the adapter reads, in the order of the reference.
+CONFS: tuple[ConfDoc, ...] = (
+    ConfDoc(
+        "transport.type",
+        "a transport type",
+        None,
+        "The transport, any type the SDK has (`console`, `file`, `http`, `kafka`, `composite`, "
+        "...), used when no client is passed in code; without it the client configuration's "
+        "transport is used.",
+    ),
+    ConfDoc(
+        "transport.<key>",
+        "text",
+        None,
+        "The transport's keys, nested by dots (`transport.url`, `transport.auth.apiKey`, "
+        "`transport.transports.<name>.type` for a composite's members). The JVM agent's "
+        "spellings are mapped: http `headers.<h>` to `custom_headers`, `timeoutInMillis` to "
+        "`timeout` (seconds); kafka `topicName` to `topic`, `properties.<p>` to `config`; file "
+        "`location` to `log_file_path`. `urlParams.*` is refused (the HTTP transport sends no "
+        "query parameters); any other key goes through as it is, and an unknown one is an error "
+        "of the transport's configuration.",
+    ),
+    ConfDoc(
+        "namespace",
+        "text",
+        None,
+        "The job namespace of the application run and of the write runs.",
+    ),
+    ConfDoc(
+        "appName",
+        "text",
+        None,
+        "The application's name in job names, instead of the session's `spark.app.name`. "
+        "Without it, a Glue job whose app name is the one Glue generated is named after the "
+        "Glue job (`spark.glue.JOB_NAME`), as the JVM agent names it; under "
+        "`openlineage-sdk run spark-pipelines`, a pipeline whose app name is the pipeline "
+        "CLI's own (`cli.py`) is named after the pipeline.",
+    ),
+    ConfDoc(
+        "applicationRunId",
+        "UUID",
+        None,
+        "The id of the application run.",
+    ),
+    ConfDoc(
+        "parentJobNamespace",
+        "text",
+        None,
+        "With `parentJobName` and `parentRunId`: the parent of the application run (Airflow's "
+        "task run), and of writes made outside it.",
+    ),
+    ConfDoc("parentJobName", "text", None, "See `parentJobNamespace`."),
+    ConfDoc("parentRunId", "UUID", None, "See `parentJobNamespace`."),
+    ConfDoc(
+        "rootParentJobNamespace",
+        "text",
+        None,
+        "With `rootParentJobName` and `rootParentRunId`, and the `parent*` confs: the `root` of "
+        "those parent facets (the DAG run); writes inside the application run have it as "
+        "parent, with the same root, as in the JVM agent.",
+    ),
+    ConfDoc("rootParentJobName", "text", None, "See `rootParentJobNamespace`."),
+    ConfDoc("rootParentRunId", "UUID", None, "See `rootParentJobNamespace`."),
+    ConfDoc(
+        "facets.<name>.disabled",
+        "boolean",
+        "false",
+        "`true`: the facet `<name>` is removed from every run, job and dataset of the events.",
+    ),
+    ConfDoc(
+        "facets.disabled",
+        "list `[a;b]`",
+        None,
+        "The older form: those facets are removed from every event.",
+    ),
+    ConfDoc(
+        "facets.custom_environment_variables",
+        "list `[A;B]`",
+        None,
+        "Variables of the driver's environment in the `environment-properties` run facet of "
+        "the application's events, as the JVM agent writes it (on Databricks beside the "
+        "runtime's own properties). Classic PySpark only: under Spark Connect the client's "
+        "environment is not the driver's.",
+    ),
+    ConfDoc(
+        "jobName.appendDatasetName",
+        "boolean",
+        "true",
+        "`false`: job names without the output's part.",
+    ),
+    ConfDoc(
+        "jobName.replaceDotWithUnderscore",
+        "boolean",
+        "false",
+        "`true`: `_` for `.` in the command part of job names (the parts stay joined by dots, "
+        "as the agent writes them).",
+    ),
+    ConfDoc(
+        "dataset.removePath.pattern",
+        "regular expression with a group `remove`",
+        None,
+        "The `remove` group (`(?<remove>...)`, Java's spelling, is read) is cut from dataset "
+        "names.",
+    ),
+    ConfDoc(
+        "capturedProperties",
+        "comma-separated Spark properties",
+        "spark.master,spark.app.name",
+        "Those Spark properties, when set, go into the `spark_properties` run facet.",
+    ),
+    ConfDoc(
+        "job.owners.<type>",
+        "text",
+        None,
+        "The owner of that type in the `ownership` job facet.",
+    ),
+    ConfDoc(
+        "job.tags",
+        "`key:value;key`",
+        None,
+        "The `tags` job facet (source `SPARK`); a tag without `:` has the value `true`.",
+    ),
+    ConfDoc(
+        "run.tags",
+        "`key:value;key`",
+        None,
+        "The `tags` run facet, as `job.tags`.",
+    ),
+    ConfDoc(
+        "columnLineage.datasetLineageEnabled",
+        "boolean",
+        "true",
+        "`false`: the column lineage facet without its `dataset` list, each field listing the "
+        "filters, joins, groupings and sorts that decide its rows among its own inputs "
+        "(`INDIRECT`), as the agent then writes it.",
+    ),
+    ConfDoc(
+        "columnLineage.descriptionsEnabled",
+        "boolean",
+        "false",
+        "`true`: each transformation carries the agent's description, Spark's SQL text of the "
+        "expression of the optimized plan that applies it (`t1.a AS ident`, `WHERE (t1.a > "
+        "1)`); classic sessions only, refused (logged) under Spark Connect, whose client sees no "
+        "expression's SQL text.",
+    ),
+    ConfDoc(
+        "streaming.runningInterval",
+        "seconds, 0 or more",
+        "60",
+        "Seconds between two RUNNING events of a streaming query's run (`0`: one per "
+        "micro-batch), plus one whenever the stream's datasets change; "
+        "`install(..., stream_interval=...)` wins. The SDK's own: the agent has one run per "
+        "micro-batch.",
+    ),
+    ConfDoc(
+        "disabled",
+        "boolean",
+        "false",
+        "`true`: no events for the session.",
+    ),
+)
+
+#: Confs of the JVM agent the adapter does not read, and why.
+CONFS_NOT_READ: tuple[ConfDoc, ...] = (
+    ConfDoc(
+        "columnLineage.schemaSizeLimit",
+        "number",
+        None,
+        "Not read: it steers the JVM agent's plan analysis.",
+    ),
+    ConfDoc("filter.<key>", "text", None, "Not read: it steers the JVM agent's plan analysis."),
+    ConfDoc("timeout.<key>", "text", None, "Not read: it steers the JVM agent's plan analysis."),
+    ConfDoc("vendors.<key>", "text", None, "Not read: it steers the JVM agent's plan analysis."),
+    ConfDoc("facets.variables", "text", None, "Not read: it steers the JVM agent's plan analysis."),
+)

@@ -1,7 +1,7 @@
 """The one template every observed execution runs through: describe, start, run, gather, finish.
 
-An observer (``observe``) sees a user's call that runs a Spark execution (a write, a statement,
-an action, an RDD save) and hands it here with a :class:`Description`: what to describe before
+An observer (``observe``) sees a user's call that runs a Spark execution (a execution, a statement,
+an action, an RDD save) and hands it here with a :class:`ExecutionSteps`: what to describe before
 the call, what beside it, what after, and what statistics to gather around it. The template
 decides nothing about Spark; it only keeps the order every run needs:
 
@@ -42,11 +42,13 @@ from collections.abc import Callable, Iterator
 from typing import Any, Literal, Protocol, TypeVar
 
 from openlineage_sdk.spark._execution import SparkExecution, note_problem
+from openlineage_sdk.spark._inside import _inside, adapter_work, inside_adapter
 
 __all__ = [
-    "Description",
+    "ExecutionSteps",
     "LineageSink",
     "adapter_work",
+    "earlier_sink_names",
     "finish_later",
     "inside_adapter",
     "report_done",
@@ -55,6 +57,7 @@ __all__ = [
     "report_started",
     "run_observed",
     "run_opened",
+    "sink_method",
     "start_beside",
     "wait_finished",
 ]
@@ -62,26 +65,6 @@ __all__ = [
 log = logging.getLogger("openlineage_sdk.spark")
 
 _T = TypeVar("_T")
-
-# True inside an observed call and inside the adapter's own work: nothing there is reported.
-_inside: contextvars.ContextVar[bool] = contextvars.ContextVar(
-    "openlineage_inside_adapter", default=False
-)
-
-
-def inside_adapter() -> bool:
-    """Whether this thread is inside an observed call or the adapter's own work."""
-    return _inside.get()
-
-
-@contextlib.contextmanager
-def adapter_work() -> Iterator[None]:
-    """Mark what runs inside as the adapter's own (or as inside an observed call)."""
-    token = _inside.set(True)
-    try:
-        yield
-    finally:
-        _inside.reset(token)
 
 
 def start_beside(function: Callable[..., None], *args: Any, name: str) -> threading.Thread:
@@ -215,29 +198,60 @@ class LineageSink(Protocol):
     """Where the adapter reports executions: the event builder, or a sink of one's own.
 
     Each Spark execution the adapter observes (a write, a statement, a read that ends in an
-    action, an RDD save: "writes", as the names of these methods still say) reaches the sink
-    twice, in this order, from any thread.
+    action, an RDD save, a MERGE, a stream, a pipeline's flow) reaches the sink twice, in this
+    order, from any thread.
 
     An execution that outlives the call that started it (a streaming query) also reaches the
-    sink's ``write_running(write)`` between the two, if the sink has that method, each time it
-    reports progress (the statistics of the micro-batches since the last report); a sink
-    without it hears of the start and the end alone.
+    sink's ``execution_running(execution)`` between the two, if the sink has that method, each
+    time it reports progress (the statistics of the micro-batches since the last report); a
+    sink without it hears of the start and the end alone.
 
     A sink with a true ``reports_later`` attribute may hear of a short ``INSERT`` (its start and
     its end) on the adapter's finishing thread, after the user's call returned; any other sink
     hears of every execution's end before the call returns.
+
+    A sink written for an earlier version, with ``write_started``, ``write_finished`` and
+    ``write_running`` instead, is still called by those names (deprecated: :func:`install`
+    warns once).
     """
 
-    def write_started(self, write: SparkExecution) -> None:
+    def execution_started(self, execution: SparkExecution) -> None:
         """The execution is described: inputs, output, schemas and column lineage are filled in.
 
-        Called once per execution, before :meth:`write_finished`: for a classic DataFrame write
-        and an ``INSERT`` from a thread of the adapter's while Spark runs it (with the caller's
-        context variables), otherwise before it runs, or once it ran for what only exists then.
+        Called once per execution, before :meth:`execution_finished`: for a classic DataFrame
+        write and an ``INSERT`` from a thread of the adapter's while Spark runs it (with the
+        caller's context variables), otherwise before it runs, or once it ran for what only
+        exists then.
         """
 
-    def write_finished(self, write: SparkExecution) -> None:
-        """The execution ran (``write.error`` tells whether it failed); statistics are in."""
+    def execution_finished(self, execution: SparkExecution) -> None:
+        """The execution ran (``execution.error`` tells whether it failed); statistics are in."""
+
+
+# The names the sink's methods had before they said "execution" (a sink of one's own may still
+# have only those).
+_EARLIER_NAMES = {
+    "execution_started": "write_started",
+    "execution_finished": "write_finished",
+    "execution_running": "write_running",
+}
+
+
+def sink_method(reporter: object, name: str) -> Callable[[SparkExecution], None] | None:
+    """The sink's method ``name`` (``execution_started`` ...), or its earlier name's."""
+    method = getattr(reporter, name, None)
+    if method is None:
+        method = getattr(reporter, _EARLIER_NAMES.get(name, name), None)
+    return method
+
+
+def earlier_sink_names(reporter: object) -> list[str]:
+    """The earlier method names a sink is called by, for want of the current ones."""
+    return [
+        old
+        for new, old in _EARLIER_NAMES.items()
+        if getattr(reporter, new, None) is None and getattr(reporter, old, None) is not None
+    ]
 
 
 def _reports_later(reporter: LineageSink) -> bool:
@@ -253,7 +267,7 @@ def _reports_later(reporter: LineageSink) -> bool:
 Start = Literal["before", "beside", "after"]
 
 
-class Description:
+class ExecutionSteps:
     """How one execution is described around the user's call (the steps of the template).
 
     Subclasses override what they need; every step is guarded by the template, which notes a
@@ -307,7 +321,10 @@ def _guarded(execution: SparkExecution, what: str, step: Callable[[], _T], defau
 
 def _report(reporter: LineageSink, event: str, execution: SparkExecution) -> None:
     try:
-        getattr(reporter, event)(execution)
+        method = sink_method(reporter, event)
+        if method is None:
+            raise AttributeError(f"{type(reporter).__name__} has no {event}")
+        method(execution)
     except Exception as error:
         log.warning("openlineage: the sink failed on %s: %s", event, error, exc_info=True)
 
@@ -315,7 +332,7 @@ def _report(reporter: LineageSink, event: str, execution: SparkExecution) -> Non
 def run_observed(
     reporter: LineageSink,
     execution: SparkExecution,
-    description: Description,
+    description: ExecutionSteps,
     call: Callable[[], _T],
     *,
     iterates: bool = False,
@@ -332,14 +349,14 @@ def run_observed(
     beside: threading.Thread | None = None
     if description.start == "before":
         _in_order()
-        _report(reporter, "write_started", execution)
+        _report(reporter, "execution_started", execution)
     if description.describes_beside or description.start == "beside":
 
         def describe_beside() -> None:
             reported[0] = _guarded(execution, "lineage", description.beside, True)
             if description.start == "beside" and reported[0]:
                 _in_order()
-                _report(reporter, "write_started", execution)
+                _report(reporter, "execution_started", execution)
 
         beside = start_beside(describe_beside, name="openlineage-describe")
 
@@ -355,8 +372,8 @@ def run_observed(
             if not after:
                 return
             _in_order()
-            _report(reporter, "write_started", execution)
-        _report(reporter, "write_finished", execution)
+            _report(reporter, "execution_started", execution)
+        _report(reporter, "execution_finished", execution)
 
     around: contextlib.AbstractContextManager[Any] = contextlib.nullcontext()
     around = _guarded(execution, "statistics", description.around, around)
@@ -400,9 +417,9 @@ def _iterating(
 
 def report_done(reporter: LineageSink, execution: SparkExecution) -> None:
     """Report an execution that already ran (a read the listener heard of): START, then end."""
-    _report(reporter, "write_started", execution)
+    _report(reporter, "execution_started", execution)
     execution.finished = time.time()
-    _report(reporter, "write_finished", execution)
+    _report(reporter, "execution_finished", execution)
 
 
 # ------------------------------------------------------------------ runs that outlive the call
@@ -411,7 +428,7 @@ def report_done(reporter: LineageSink, execution: SparkExecution) -> None:
 def run_opened(
     reporter: LineageSink,
     execution: SparkExecution,
-    description: Description,
+    description: ExecutionSteps,
     call: Callable[[], _T],
 ) -> _T:
     """Run the user's ``call`` that starts an execution outliving it (a streaming query).
@@ -425,7 +442,7 @@ def run_opened(
         with adapter_work():
             return call()
     _in_order()
-    _report(reporter, "write_started", execution)
+    _report(reporter, "execution_started", execution)
     token = _inside.set(True)
     try:
         result = call()
@@ -441,21 +458,21 @@ def run_opened(
 
 def report_started(reporter: LineageSink, execution: SparkExecution) -> None:
     """Report the start of an execution whose observer saw it begin (a pipeline's flow)."""
-    _report(reporter, "write_started", execution)
+    _report(reporter, "execution_started", execution)
 
 
 def report_running(reporter: LineageSink, execution: SparkExecution) -> None:
     """Report the progress of an open execution (a RUNNING event), if the sink reports any."""
-    running = getattr(reporter, "write_running", None)
+    running = sink_method(reporter, "execution_running")
     if running is None:
         return
     try:
         running(execution)
     except Exception as error:
-        log.warning("openlineage: the sink failed on write_running: %s", error, exc_info=True)
+        log.warning("openlineage: the sink failed on execution_running: %s", error, exc_info=True)
 
 
 def report_finished(reporter: LineageSink, execution: SparkExecution) -> None:
     """Report the end of an open execution: COMPLETE, or FAIL or ABORT by its ``error``."""
     execution.finished = time.time()
-    _report(reporter, "write_finished", execution)
+    _report(reporter, "execution_finished", execution)

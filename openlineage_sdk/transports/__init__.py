@@ -1,8 +1,8 @@
 """Destinations for OpenLineage events.
 
 Names are imported on first use, so importing this package does not import
-httpx or confluent_kafka; see :mod:`openlineage_sdk.transports.base` for the
-contract every transport follows.
+httpx or confluent_kafka; :class:`Transport` is the contract every transport
+follows, and :func:`create_transport` makes one from its configuration.
 """
 
 from __future__ import annotations
@@ -20,6 +20,10 @@ if TYPE_CHECKING:
         parse_transport_config,
         transport_class,
     )
+    from openlineage_sdk.transports.amazon_datazone import (
+        AmazonDataZoneConfig,
+        AmazonDataZoneTransport,
+    )
     from openlineage_sdk.transports.base import (
         DeliveryError,
         Emittable,
@@ -31,18 +35,30 @@ if TYPE_CHECKING:
     )
     from openlineage_sdk.transports.composite import CompositeConfig, CompositeTransport
     from openlineage_sdk.transports.console import ConsoleConfig, ConsoleTransport
+    from openlineage_sdk.transports.datadog import DatadogConfig, DatadogTransport
     from openlineage_sdk.transports.file import FileConfig, FileTransport
+    from openlineage_sdk.transports.gcplineage import GcpLineageConfig, GcpLineageTransport
+    from openlineage_sdk.transports.gcs import GcsConfig, GcsTransport
     from openlineage_sdk.transports.http import (
         ApiKeyAuth,
         CustomAuth,
         HttpConfig,
+        HttpRetry,
+        HttpSslContext,
         HttpTransport,
         JwtAuth,
         OAuth2Auth,
     )
-    from openlineage_sdk.transports.kafka import KafkaConfig, KafkaTransport
+    from openlineage_sdk.transports.kafka import (
+        KafkaConfig,
+        KafkaTransport,
+        MskIamConfig,
+        MskIamTransport,
+    )
+    from openlineage_sdk.transports.kinesis import KinesisConfig, KinesisTransport
     from openlineage_sdk.transports.memory import MemoryConfig, MemoryTransport
     from openlineage_sdk.transports.noop import NoopConfig, NoopTransport
+    from openlineage_sdk.transports.s3 import S3Config, S3Transport
     from openlineage_sdk.transports.transform import (
         EventTransformer,
         JobNamespaceReplaceTransformer,
@@ -52,29 +68,45 @@ if TYPE_CHECKING:
 
 __all__ = [
     "ENTRY_POINT_GROUP",
+    "AmazonDataZoneConfig",
+    "AmazonDataZoneTransport",
     "ApiKeyAuth",
     "CompositeConfig",
     "CompositeTransport",
     "ConsoleConfig",
     "ConsoleTransport",
     "CustomAuth",
+    "DatadogConfig",
+    "DatadogTransport",
     "DeliveryError",
     "Emittable",
     "EventTransformer",
     "FileConfig",
     "FileTransport",
     "FlushResult",
+    "GcpLineageConfig",
+    "GcpLineageTransport",
+    "GcsConfig",
+    "GcsTransport",
     "HttpConfig",
+    "HttpRetry",
+    "HttpSslContext",
     "HttpTransport",
     "JobNamespaceReplaceTransformer",
     "JwtAuth",
     "KafkaConfig",
     "KafkaTransport",
+    "KinesisConfig",
+    "KinesisTransport",
     "MemoryConfig",
     "MemoryTransport",
+    "MskIamConfig",
+    "MskIamTransport",
     "NoopConfig",
     "NoopTransport",
     "OAuth2Auth",
+    "S3Config",
+    "S3Transport",
     "TransformConfig",
     "TransformTransport",
     "Transport",
@@ -111,6 +143,10 @@ if not TYPE_CHECKING:
                 "TransportError",
                 "event_key",
             ),
+            ".amazon_datazone": (
+                "AmazonDataZoneConfig",
+                "AmazonDataZoneTransport",
+            ),
             ".composite": (
                 "CompositeConfig",
                 "CompositeTransport",
@@ -119,14 +155,28 @@ if not TYPE_CHECKING:
                 "ConsoleConfig",
                 "ConsoleTransport",
             ),
+            ".datadog": (
+                "DatadogConfig",
+                "DatadogTransport",
+            ),
             ".file": (
                 "FileConfig",
                 "FileTransport",
+            ),
+            ".gcplineage": (
+                "GcpLineageConfig",
+                "GcpLineageTransport",
+            ),
+            ".gcs": (
+                "GcsConfig",
+                "GcsTransport",
             ),
             ".http": (
                 "ApiKeyAuth",
                 "CustomAuth",
                 "HttpConfig",
+                "HttpRetry",
+                "HttpSslContext",
                 "HttpTransport",
                 "JwtAuth",
                 "OAuth2Auth",
@@ -134,6 +184,12 @@ if not TYPE_CHECKING:
             ".kafka": (
                 "KafkaConfig",
                 "KafkaTransport",
+                "MskIamConfig",
+                "MskIamTransport",
+            ),
+            ".kinesis": (
+                "KinesisConfig",
+                "KinesisTransport",
             ),
             ".memory": (
                 "MemoryConfig",
@@ -142,6 +198,10 @@ if not TYPE_CHECKING:
             ".noop": (
                 "NoopConfig",
                 "NoopTransport",
+            ),
+            ".s3": (
+                "S3Config",
+                "S3Transport",
             ),
             ".transform": (
                 "EventTransformer",

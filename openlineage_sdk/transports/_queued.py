@@ -43,7 +43,8 @@ class DeliveryConfig(TransportConfig):
         max_queue_size: events held in memory before they go to the spool.
         max_concurrent_requests: sender threads (batches in flight at once).
         spool: keep undeliverable events in a local spool file (on by default).
-        spool_dir: the spool folder; see :func:`default_spool_dir`.
+        spool_dir: the spool folder; by default ``$XDG_CACHE_HOME/openlineage-sdk/spool``,
+            else ``~/.cache/openlineage-sdk/spool``.
         spool_max_bytes: the most this process writes to the spool.
         backoff_initial: first retry delay, seconds.
         backoff_max: longest retry delay, seconds.
@@ -149,7 +150,15 @@ class QueuedTransport(Transport, Generic[ConfigT]):
                 raise TransportError(f"could not serialize the event: {exc}") from exc
             log.error("OpenLineage: could not serialize the event, it was not sent: %s", exc)
             return
-        self._engine.submit(event_key(event), data)
+        self._engine.submit(self._ordering_key(event), data)
+
+    def _ordering_key(self, event: Emittable) -> str:
+        """The key that orders ``event``: events with the same key are delivered in emission order.
+
+        It picks the event's lane (see :mod:`~openlineage_sdk.transports._delivery.lanes`) and
+        is handed to the sender with the event's JSON. By default :func:`event_key`.
+        """
+        return event_key(event)
 
     def flush(self, timeout: float | None = None) -> FlushResult:
         """Wait up to ``timeout`` seconds for queued events to be delivered.

@@ -33,8 +33,8 @@ __all__ = [
     "transport_class",
 ]
 
-#: The entry point group third-party transports register in.
 ENTRY_POINT_GROUP = "openlineage_sdk.transports"
+"""The entry point group third-party transports register in (``name = "module:Class"``)."""
 
 _BUILTIN: Mapping[str, str] = {
     "http": "openlineage_sdk.transports.http:HttpTransport",
@@ -46,6 +46,27 @@ _BUILTIN: Mapping[str, str] = {
     "memory": "openlineage_sdk.transports.memory:MemoryTransport",
     "noop": "openlineage_sdk.transports.noop:NoopTransport",
     "transform": "openlineage_sdk.transports.transform:TransformTransport",
+    "datadog": "openlineage_sdk.transports.datadog:DatadogTransport",
+    "gcplineage": "openlineage_sdk.transports.gcplineage:GcpLineageTransport",
+    "amazon_datazone_api": "openlineage_sdk.transports.amazon_datazone:AmazonDataZoneTransport",
+    "msk-iam": "openlineage_sdk.transports.kafka:MskIamTransport",
+    "s3": "openlineage_sdk.transports.s3:S3Transport",
+    "gcs": "openlineage_sdk.transports.gcs:GcsTransport",
+    "kinesis": "openlineage_sdk.transports.kinesis:KinesisTransport",
+}
+
+#: The extra that installs what each built-in kind needs, for the error when it is missing.
+_EXTRAS: Mapping[str, str] = {
+    "http": "http",
+    "async_http": "http",
+    "kafka": "kafka",
+    "datadog": "datadog",
+    "gcplineage": "gcplineage",
+    "amazon_datazone_api": "datazone",
+    "msk-iam": "msk-iam",
+    "s3": "s3",
+    "gcs": "gcs",
+    "kinesis": "kinesis",
 }
 
 
@@ -99,8 +120,8 @@ def transport_class(kind: str) -> type[Transport]:
         raise TransportConfigError(
             f"transport {kind!r} could not be loaded: {exc}. "
             + (
-                "Install it with pip install 'openlineage-sdk[kafka]'"
-                if kind == "kafka"
+                f"Install it with pip install 'openlineage-sdk[{_EXTRAS[kind]}]'"
+                if kind in _EXTRAS
                 else "Is the package that provides it installed?"
             )
         ) from exc

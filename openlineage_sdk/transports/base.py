@@ -203,7 +203,9 @@ def event_key(event: object) -> str:
     """The ordering key of an event: events with the same key are delivered in order.
 
     It is the run id for a run event, else ``namespace/name`` of the job, else of
-    the dataset. Kafka uses it as the message key.
+    the dataset. The queued transports order events by it, except those whose
+    destination has keys of its own (Kafka's message key, Kinesis's partition key),
+    which order events by those.
 
     Args:
         event: a ``RunEvent``, ``JobEvent`` or ``DatasetEvent``, an object shaped

@@ -29,8 +29,10 @@ class CompositeConfig(TransportConfig):
 
     Attributes:
         transports: the members, a list of transport sections or a mapping of
-            name to section; a member may carry ``priority`` (higher first when
+            name to section; a member may carry ``name`` and ``priority`` (higher first when
             ``sort_transports`` is on).
+        names: the members' names, in the order of ``transports``: filled in from the
+            mapping's keys or each member's ``name`` (``type#position`` without one).
         continue_on_failure: when a member fails, log it and go on with the
             others (default); otherwise stop and report the failure.
         continue_on_success: send to every member (default); otherwise stop at

@@ -20,6 +20,7 @@ batching off.
 from __future__ import annotations
 
 import base64
+import dataclasses
 import email.utils
 import gzip
 import hashlib
@@ -35,6 +36,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal
 from urllib.parse import quote_plus, unquote, urljoin, urlsplit, urlunsplit
 
 from pydantic import (
+    BaseModel,
     ConfigDict,
     Discriminator,
     Field,
@@ -44,6 +46,7 @@ from pydantic import (
     field_validator,
     model_validator,
 )
+from typing_extensions import Self
 
 from openlineage_sdk.transports._delivery.options import DeliveryOptions
 from openlineage_sdk.transports._delivery.protocol import Outcome, Record, SendResult
@@ -67,6 +70,8 @@ __all__ = [
     "CustomAuth",
     "HttpAuth",
     "HttpConfig",
+    "HttpRetry",
+    "HttpSslContext",
     "HttpTransport",
     "JwtAuth",
     "OAuth2Auth",
@@ -85,6 +90,9 @@ class ApiKeyAuth(TransportConfig):
     In ``openlineage.yml``: ``auth: {type: api_key, apiKey: ...}`` (``api_key`` works too).
     The key is a :class:`~pydantic.SecretStr`: it shows as ``**********`` in
     reprs, logs and errors.
+
+    Attributes:
+        api_key: the key (``apiKey``).
     """
 
     type: Literal["api_key"] = "api_key"
@@ -134,6 +142,15 @@ class _TokenEndpointAuth(TransportConfig):
     The token is cached and fetched again ``tokenRefreshBuffer`` seconds before it expires,
     the expiry being ``expires_in`` of the answer (``expiresInField``), else the ``exp`` claim
     when the token is a JWT; an answer with neither is not cached.
+
+    Attributes:
+        token_endpoint: the token endpoint's URL, ``http://`` or ``https://`` (``tokenEndpoint``).
+        token_fields: the fields of the endpoint's answer the token is looked for in, in
+            order (``tokenFields``; one name or a list).
+        expires_in_field: the answer's field that gives the token's lifetime in seconds
+            (``expiresInField``).
+        token_refresh_buffer: seconds before the token expires at which a new one is
+            fetched (``tokenRefreshBuffer``).
     """
 
     token_endpoint: str = Field(alias="tokenEndpoint")
@@ -180,6 +197,13 @@ class JwtAuth(_TokenEndpointAuth):
     ``expiresInField`` and ``tokenRefreshBuffer`` (120 seconds) of the official client. The
     form posted holds ``grant_type``, ``response_type`` and ``apikey`` (IBM Cloud IAM's
     layout).
+
+    Attributes:
+        api_key: the API key exchanged for the token (``apiKey``).
+        grant_type: the form's ``grant_type`` (``grantType``).
+        response_type: the form's ``response_type`` (``responseType``).
+        token_fields: without it, the token is looked for in ``token``, then
+            ``access_token`` (``tokenFields``).
     """
 
     type: Literal["jwt"] = "jwt"
@@ -224,6 +248,16 @@ class OAuth2Auth(_TokenEndpointAuth):
     (``client_secret_basic``, the default: the credentials go in the token request's Basic
     header; or ``client_secret_post``: in its form), ``tokenFields``, ``expiresInField`` and
     ``tokenRefreshBuffer``.
+
+    Attributes:
+        client_id: the client's id (``clientId``).
+        client_secret: the client's secret (``clientSecret``).
+        scope: the scope asked for, if any.
+        client_auth_method: ``client_secret_basic``: the credentials go in the token
+            request's Basic header; ``client_secret_post``: in its form
+            (``clientAuthMethod``).
+        token_fields: without it, the token is looked for in ``access_token``
+            (``tokenFields``).
     """
 
     type: Literal["oauth2"] = "oauth2"
@@ -370,6 +404,10 @@ class CustomAuth(TransportConfig):
     ``TokenProvider`` subclasses, and its ``get_bearer()`` gives the ``Authorization`` value
     (``None`` for none) for every request. Official ``TokenProvider`` subclasses work as they
     are. The settings are treated as secrets: they never appear in a repr, a log or an error.
+
+    Attributes:
+        type: the dotted path of the token provider class; the ``auth`` mapping's other keys
+            are the provider's own settings.
     """
 
     model_config = ConfigDict(extra="allow", frozen=True)
@@ -441,11 +479,261 @@ class _CustomTokenSource:
         return None if value is None else str(value)
 
 
+_STRICT = ConfigDict(extra="forbid", frozen=True, hide_input_in_errors=True)
+
+
+class HttpRetry(BaseModel):
+    """The official client's ``retry`` block (``urllib3.util.Retry``'s settings), mapped onto
+    this transport's retries.
+
+    As in the official client, the keys given are laid over its defaults (``total: 5``,
+    ``connect: 5``, ``read: 5``, ``backoff_factor: 0.3``, ``status_forcelist: [500, 502,
+    503, 504]``, ``allowed_methods: [HEAD, POST]``). What they mean here:
+
+    * **Statuses**: an answer whose status is in ``status_forcelist`` is retried (when
+      ``allowed_methods`` lists ``POST``), and so is a 413, 429 or 503 that carries
+      ``Retry-After`` while ``total`` is not 0 and ``respect_retry_after_header`` is on, as
+      urllib3 decides. Any other answer that is not a success is refused (kept in the spool's
+      ``rejected.jsonl``), where without a ``retry`` block 408, 429 and every 5xx are retried.
+    * **How often**: a batch answered with a retried status ``min(total, status) + 1`` times in
+      a row is refused (``max_server_error_attempts``), where the official client gives up and
+      loses the event.
+    * **How long between**: the delays grow as urllib3's, ``backoff_factor * 2**n`` seconds
+      (``backoff_initial`` is ``2 * backoff_factor``), up to ``backoff_max``, with jitter.
+    * **No equivalent**: connection errors, timeouts and read errors are retried here until the
+      event is delivered (it waits in the spool meanwhile), whatever ``total``, ``connect``,
+      ``read`` and ``other`` say: the official client gives up after them and loses the event.
+      Delays always have jitter (half of each delay is random) whatever ``backoff_jitter``
+      says. A warning says so once, when the configuration is read.
+    * **No effect in either client**: ``redirect``, ``raise_on_redirect``,
+      ``remove_headers_on_redirect`` (redirects are never followed here; ``requests`` follows
+      them itself) and ``raise_on_status`` (a status that is not retried fails the event
+      either way).
+
+    The settings this transport has of its own (``backoff_initial``, ``backoff_max``,
+    ``retry_after_max``, ``max_server_error_attempts``), when given too, win.
+    """
+
+    model_config = _STRICT
+
+    total: int | None = Field(
+        default=5,
+        ge=0,
+        description=(
+            "Retries of a retried status before the batch is refused (with ``status``, the "
+            "smaller); ``false`` is 0. 0 also turns off retrying a 413, 429 or 503 that "
+            "carries ``Retry-After``. Connection errors are retried until delivered."
+        ),
+    )
+    connect: int | None = Field(
+        default=5,
+        ge=0,
+        description="No equivalent: connection errors are retried until delivered.",
+    )
+    read: int | None = Field(
+        default=5,
+        ge=0,
+        description="No equivalent: read errors and timeouts are retried until delivered.",
+    )
+    other: int | None = Field(
+        default=None, ge=0, description="No equivalent: other errors are retried until delivered."
+    )
+    status: int | None = Field(
+        default=None,
+        ge=0,
+        description="Retries of a retried status before the batch is refused (with ``total``).",
+    )
+    redirect: int | bool | None = Field(
+        default=None, description="No effect: redirects are never followed."
+    )
+    backoff_factor: float = Field(
+        default=0.3,
+        ge=0,
+        description=(
+            "Delays between retries of a batch grow as ``backoff_factor * 2**n`` seconds "
+            "(``backoff_initial = 2 * backoff_factor``), with jitter."
+        ),
+    )
+    backoff_max: float | None = Field(
+        default=None,
+        ge=0,
+        description="The longest delay between retries, seconds (``backoff_max``).",
+    )
+    backoff_jitter: float = Field(
+        default=0.0,
+        ge=0,
+        description="No equivalent: half of every delay is random here.",
+    )
+    status_forcelist: list[int] | None = Field(
+        default_factory=lambda: [500, 502, 503, 504],
+        description=(
+            "The statuses that are retried; any other answer that is not a success is refused "
+            "(kept in ``rejected.jsonl``)."
+        ),
+    )
+    allowed_methods: list[str] | None = Field(
+        default_factory=lambda: ["HEAD", "POST"],
+        description=(
+            "Statuses are retried only when this lists ``POST`` (compared as written, as "
+            "urllib3 does) or is empty or null."
+        ),
+    )
+    respect_retry_after_header: bool = Field(
+        default=True,
+        description=(
+            "``false``: ``Retry-After`` is not honoured (``retry_after_max: 0``), and a 413, "
+            "429 or 503 is retried only when listed."
+        ),
+    )
+    retry_after_max: float | None = Field(
+        default=None, ge=0, description="The longest ``Retry-After`` honoured, seconds."
+    )
+    raise_on_status: bool = Field(
+        default=True, description="No effect: a status that is not retried fails the event."
+    )
+    raise_on_redirect: bool = Field(
+        default=True, description="No effect: redirects are never followed."
+    )
+    remove_headers_on_redirect: list[str] | None = Field(
+        default=None, description="No effect: redirects are never followed."
+    )
+
+    @field_validator("total", mode="before")
+    @classmethod
+    def _false_is_zero(cls, value: Any) -> Any:
+        return 0 if value is False else value
+
+    @field_validator("status_forcelist")
+    @classmethod
+    def _statuses(cls, value: list[int] | None) -> list[int] | None:
+        for status in value or ():
+            if not 100 <= status <= 599:
+                raise ValueError(f"{status} is not an HTTP status (100 to 599)")
+        return value
+
+    @model_validator(mode="after")
+    def _say_what_differs(self) -> Self:
+        notes = [
+            "connection errors, timeouts and read errors are retried until the event is "
+            "delivered (it waits in the spool meanwhile), whatever total, connect, read and "
+            "other say; the official client gives up after them and loses the event"
+        ]
+        if self.backoff_jitter:
+            notes.append("backoff_jitter is not used: half of every delay is random here")
+        if self.total is None and self.status is None:
+            notes.append(
+                "with neither total nor status, a batch answered with a retried status is "
+                "refused after max_server_error_attempts (10) answers in a row"
+            )
+        log.warning(
+            "OpenLineage: the HTTP transport's retry block is mapped onto this transport's "
+            "retries; what has no equivalent: %s",
+            "; ".join(notes),
+        )
+        return self
+
+    def retried_statuses(self) -> frozenset[int]:
+        """The statuses retried whatever the headers say."""
+        if not self._post_retryable():
+            return frozenset()
+        return frozenset(self.status_forcelist or ())
+
+    def retry_after_statuses(self) -> frozenset[int]:
+        """The statuses retried when the answer carries ``Retry-After`` (urllib3's rule)."""
+        if not (self._post_retryable() and self.total and self.respect_retry_after_header):
+            return frozenset()
+        return frozenset((413, 429, 503))
+
+    def _post_retryable(self) -> bool:
+        return not self.allowed_methods or "POST" in self.allowed_methods
+
+    def delivery_options(
+        self, options: DeliveryOptions, explicit: frozenset[str] | set[str]
+    ) -> DeliveryOptions:
+        """``options`` with this block's settings, where the transport's own were not given.
+
+        Args:
+            options: the delivery options from the transport's settings.
+            explicit: the transport's settings given explicitly; they win.
+
+        Returns:
+            The options to deliver with.
+        """
+        changes: dict[str, Any] = {}
+        limits = [n for n in (self.total, self.status) if n is not None]
+        if limits and "max_server_error_attempts" not in explicit:
+            changes["max_server_error_attempts"] = min(limits) + 1
+        if "backoff_initial" not in explicit:
+            changes["backoff_initial"] = 2 * self.backoff_factor
+        if self.backoff_max is not None and "backoff_max" not in explicit:
+            changes["backoff_max"] = self.backoff_max
+        if "retry_after_max" not in explicit:
+            if not self.respect_retry_after_header:
+                changes["retry_after_max"] = 0.0
+            elif self.retry_after_max is not None:
+                changes["retry_after_max"] = self.retry_after_max
+        return dataclasses.replace(options, **changes)
+
+
+def _ssl_keys(data: Any) -> Any:
+    if not isinstance(data, Mapping):
+        return data
+    names = {
+        "cacertpath": "ca_cert_path",
+        "clientcertpath": "client_cert_path",
+        "clientkeypath": "client_key_path",
+    }
+    return {names.get(str(k).replace("_", "").lower(), k): v for k, v in data.items()}
+
+
+class HttpSslContext(BaseModel):
+    """The official client's (and the Java client's) ``sslContext``: a CA bundle and a client
+    certificate (mutual TLS). Keys in camelCase, snake_case or lower case (``OPENLINEAGE__``
+    variables)."""
+
+    model_config = _STRICT
+
+    ca_cert_path: Path | None = Field(
+        default=None,
+        description=(
+            "The CA bundle (PEM) the server's certificate is checked with; it takes the place "
+            "of ``verify``. ``caCertPath`` in the file."
+        ),
+    )
+    client_cert_path: Path | None = Field(
+        default=None,
+        description=(
+            "The client certificate (PEM) presented to the server; it may hold the key too. "
+            "``clientCertPath`` in the file."
+        ),
+    )
+    client_key_path: Path | None = Field(
+        default=None,
+        description="The client certificate's private key (PEM). ``clientKeyPath`` in the file.",
+    )
+
+    @model_validator(mode="before")
+    @classmethod
+    def _aliases(cls, data: Any) -> Any:
+        return _ssl_keys(data)
+
+    @model_validator(mode="after")
+    def _key_needs_a_certificate(self) -> Self:
+        if self.client_key_path is not None and self.client_cert_path is None:
+            raise ValueError(
+                "clientKeyPath needs clientCertPath: a client key without its certificate "
+                "cannot be used"
+            )
+        return self
+
+
 class HttpConfig(DeliveryConfig):
     """Configuration of :class:`HttpTransport` (``type: http``; ``async_http`` is the same).
 
     The keys are those of the official client's ``openlineage.yml``, plus the
-    delivery settings at the end.
+    delivery settings at the end. The official client's ``retry``, ``session``, ``adapter``,
+    ``name`` and ``priority`` are accepted and not used (the delivery settings replace its
+    ``retry`` block).
 
     Attributes:
         url: the backend's base URL, e.g. ``http://localhost:5000``.
@@ -458,17 +746,24 @@ class HttpConfig(DeliveryConfig):
             the token of the last two is cached and refreshed before it expires. Without it,
             a user name and password in ``url`` are sent as Basic authentication.
         compression: ``gzip`` to compress request bodies.
-        custom_headers: extra headers for every request. Their values are
-            :class:`~pydantic.SecretStr` (header values are credentials as often as not):
-            ``get_secret_value()`` gives the text.
+        retry: the official client's ``retry`` block, mapped onto the retry settings below
+            (see :class:`HttpRetry`); without it, connection errors, timeouts, 408, 429 and
+            5xx answers are retried.
+        ssl_context: ``sslContext``: a CA bundle and a client certificate
+            (see :class:`HttpSslContext`).
+        custom_headers: extra headers for every request (``customHeaders`` works too). Their
+            values are :class:`~pydantic.SecretStr` (header values are credentials as often
+            as not): ``get_secret_value()`` gives the text.
         batch_size: the most events per request when several are waiting
             (100); they go to the batch endpoint. 1 turns batching off.
         max_queue_size: events held in memory before they go to the spool.
-        max_concurrent_requests: sender threads (requests in flight; 2). Raise
-            it for a slow backend without the batch endpoint; every sender
-            thread takes GIL time from the application while it builds requests.
+        max_concurrent_requests: sender threads (requests in flight; 2; the official client's
+            ``max_concurrent`` works too). Raise it for a slow backend without the batch
+            endpoint; every sender thread takes GIL time from the application while it builds
+            requests.
         spool: keep undeliverable events in a local spool file (on by default).
-        spool_dir: the spool folder; see :func:`default_spool_dir`.
+        spool_dir: the spool folder; by default ``$XDG_CACHE_HOME/openlineage-sdk/spool``,
+            else ``~/.cache/openlineage-sdk/spool``.
         spool_max_bytes: the most this process writes to the spool.
         backoff_initial: first retry delay, seconds.
         backoff_max: longest retry delay, seconds.
@@ -488,6 +783,8 @@ class HttpConfig(DeliveryConfig):
     verify: bool | Path = True
     auth: HttpAuth | None = None
     compression: Literal["gzip"] | None = None
+    retry: HttpRetry | None = None
+    ssl_context: HttpSslContext | None = None
     custom_headers: dict[str, SecretStr] = Field(default_factory=dict)
     batch_size: int = Field(default=100, ge=1, le=10_000)
     retry_after_max: float = Field(default=300.0, ge=0)
@@ -505,10 +802,12 @@ class HttpConfig(DeliveryConfig):
             data["max_concurrent_requests"] = data.pop("max_concurrent")
         if "customHeaders" in data and "custom_headers" not in data:
             data["custom_headers"] = data.pop("customHeaders")
-        # Settings of the official client this transport does not need: its own
-        # retry block (the retry settings above replace it), the token-provider
-        # class paths, the session objects.
-        for ignored in ("retry", "session", "adapter", "name", "priority"):
+        for spelling in ("sslContext", "sslcontext"):
+            if spelling in data and "ssl_context" not in data:
+                data["ssl_context"] = data.pop(spelling)
+        # Settings of the official client that only code can give (requests' session and
+        # adapter objects) and the composite transport's member settings.
+        for ignored in ("session", "adapter", "name", "priority"):
             data.pop(ignored, None)
         if isinstance(data.get("auth"), Mapping):
             auth = dict(data["auth"])
@@ -639,15 +938,31 @@ def _environment_proxy(url: str, env: Mapping[str, str] | None = None) -> str | 
     return proxy if "://" in proxy else f"http://{proxy}"
 
 
-def _tls_verify(verify: bool | Path) -> bool | ssl.SSLContext:
-    """What ``httpx`` takes as ``verify``: a flag, or a context trusting the CA bundle or folder."""
-    if isinstance(verify, bool):
+def _tls_verify(
+    verify: bool | Path, context: HttpSslContext | None = None
+) -> bool | ssl.SSLContext:
+    """What ``httpx`` takes as ``verify``: a flag, or a context trusting the CA bundle or folder
+    (``sslContext``'s ``caCertPath`` first) and presenting the client certificate, if any."""
+    if context is not None and context.ca_cert_path is not None:
+        verify = context.ca_cert_path
+    cert = context.client_cert_path if context is not None else None
+    if isinstance(verify, bool) and cert is None:
         return verify
     import ssl
 
-    if verify.is_dir():
-        return ssl.create_default_context(capath=str(verify))
-    return ssl.create_default_context(cafile=str(verify))
+    if isinstance(verify, bool):
+        tls = ssl.create_default_context()
+        if not verify:
+            tls.check_hostname = False
+            tls.verify_mode = ssl.CERT_NONE
+    elif verify.is_dir():
+        tls = ssl.create_default_context(capath=str(verify))
+    else:
+        tls = ssl.create_default_context(cafile=str(verify))
+    if cert is not None:
+        key = context.client_key_path if context is not None else None
+        tls.load_cert_chain(str(cert), str(key) if key is not None else None)
+    return tls
 
 
 def _json_array(batch: Sequence[Record]) -> bytes:
@@ -693,6 +1008,12 @@ class _HttpSender:
         self._batch = config.batch_size
         self._batch_proven = False  # the batch endpoint accepted a batch at least once
         self._gzip = config.compression == "gzip"
+        # With the official client's retry block, its statuses; else 408, 429 and 5xx.
+        self._retried: frozenset[int] | None = None
+        self._retried_with_header: frozenset[int] = frozenset()
+        if config.retry is not None:
+            self._retried = config.retry.retried_statuses()
+            self._retried_with_header = config.retry.retry_after_statuses()
         headers = {"Content-Type": "application/json", "User-Agent": _USER_AGENT}
         headers.update(
             (name, value.get_secret_value()) for name, value in config.custom_headers.items()
@@ -712,7 +1033,7 @@ class _HttpSender:
         self._extensions = {"timeout": httpx.Timeout(config.timeout).as_dict()}
         # Redirects are never followed: a POST must not silently turn into a GET elsewhere.
         self._transport = httpx.HTTPTransport(
-            verify=_tls_verify(config.verify),
+            verify=_tls_verify(config.verify, config.ssl_context),
             proxy=_environment_proxy(url),
             limits=httpx.Limits(
                 max_connections=config.max_concurrent_requests,
@@ -779,12 +1100,21 @@ class _HttpSender:
         excerpt = _excerpt(response)
         if excerpt:
             message += f": {excerpt}"
-        if status in (408, 429) or status >= 500:
+        retry_after = response.headers.get("Retry-After")
+        if self._retried is None:
+            if status in (408, 429) or status >= 500:
+                return SendResult(
+                    Outcome.RETRY,
+                    message,
+                    retry_after=_retry_after(retry_after),
+                    server_error=status >= 500,
+                )
+        elif status in self._retried or (
+            retry_after is not None and status in self._retried_with_header
+        ):
+            # Every retried status counts towards the retry block's total.
             return SendResult(
-                Outcome.RETRY,
-                message,
-                retry_after=_retry_after(response.headers.get("Retry-After")),
-                server_error=status >= 500,
+                Outcome.RETRY, message, retry_after=_retry_after(retry_after), server_error=True
             )
         return SendResult(Outcome.REJECT, message)
 
@@ -838,10 +1168,13 @@ class HttpTransport(QueuedTransport[HttpConfig]):
         return _HttpSender(config)
 
     def _options(self, config: HttpConfig) -> DeliveryOptions:
-        return config.delivery_options(
+        options = config.delivery_options(
             retry_after_max=config.retry_after_max,
             max_server_error_attempts=config.max_server_error_attempts,
         )
+        if config.retry is not None:
+            options = config.retry.delivery_options(options, config.model_fields_set)
+        return options
 
     @property
     def url(self) -> str:

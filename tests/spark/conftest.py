@@ -29,6 +29,7 @@ from typing import Any
 
 import pytest
 
+from tests.spark import _recorder
 from tests.spark._support import (
     NAMESPACE,
     PRODUCER,
@@ -38,12 +39,15 @@ from tests.spark._support import (
     spark_missing,
     strict_problems,
 )
+from tests.spark._versions import collect_socket_leaks, connect_server_missing
 
 # The fixtures that start (or are) a Spark session; every Spark fixture of this folder is built
 # on one of them (``mode_spark`` asks for its session by name, so it is listed itself).
 SPARK_FIXTURES = frozenset({"spark", "spark_connect", "mode_spark"})
 
 SPARK_MISSING = spark_missing()
+SOCKET_LEAKS = collect_socket_leaks()
+CONNECT_SERVER_MISSING = connect_server_missing()
 PYSPARK_MISSING = pyspark_missing()
 
 
@@ -85,7 +89,7 @@ def spark(spark_root: Path, connect_port: int) -> Iterator[Any]:
     # this interpreter, with this process's path: not whatever ``python3`` is first found.
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
 
-    session = (
+    builder = (
         SparkSession.builder.master("local[2]")
         .config("spark.driver.extraClassPath", ":".join(classpath))
         .config("spark.jars", ",".join(jars))
@@ -96,19 +100,42 @@ def spark(spark_root: Path, connect_port: int) -> Iterator[Any]:
         .config("spark.ui.showConsoleProgress", "false")
         .config("spark.sql.warehouse.dir", str(spark_root / "warehouse"))
         .config("spark.driver.extraJavaOptions", f"-Dderby.system.home={spark_root / 'derby'}")
-        .config("spark.plugins", "org.apache.spark.sql.connect.SparkConnectPlugin")
-        .config("spark.connect.grpc.binding.address", "127.0.0.1")
-        .config("spark.connect.grpc.binding.port", str(connect_port))
-        .getOrCreate()
     )
+    if connect_server_missing() is None:  # PySpark 4.0 on: the wheel carries the server
+        builder = (
+            builder.config("spark.plugins", "org.apache.spark.sql.connect.SparkConnectPlugin")
+            .config("spark.connect.grpc.binding.address", "127.0.0.1")
+            .config("spark.connect.grpc.binding.port", str(connect_port))
+        )
+    session = builder.getOrCreate()
     session.sparkContext.setLogLevel("ERROR")
+    _shared.append(session)
     yield session
+    _shared.clear()
     session.stop()
+
+
+_shared: list[Any] = []  # the tests' shared classic session, while it runs
+
+
+@pytest.fixture(autouse=True)
+def _the_shared_driver_outlives_each_test(request: pytest.FixtureRequest) -> Iterator[None]:
+    """Ends the run at once when a test stopped the shared driver.
+
+    Every later test would fail, and each Spark Connect call would first retry against the
+    stopped server for minutes: one line naming the test is worth more than that.
+    """
+    yield
+    if _shared and _shared[0].sparkContext._jsc is None:
+        pytest.exit(f"{request.node.nodeid} stopped the tests' shared Spark driver", returncode=1)
 
 
 @pytest.fixture(scope="session")
 def spark_connect(spark: Any, connect_port: int) -> Iterator[Any]:
     """A Spark Connect client session of the test driver."""
+    reason = connect_server_missing()
+    if reason is not None:
+        pytest.skip(reason)
     # PySpark's generic builder refuses a remote session next to a classic one in the same
     # process; the Connect builder itself has no such rule, and is what a Connect-only client uses.
     from pyspark.sql.connect.session import SparkSession as ConnectSession
@@ -162,6 +189,19 @@ def data_dir(spark_root: Path, request: pytest.FixtureRequest) -> Path:
 
 
 @pytest.fixture(autouse=True)
+def _recorded(request: pytest.FixtureRequest) -> Iterator[None]:
+    """With ``OPENLINEAGE_SDK_RECORD_EVENTS`` set, every event the test emits is written there
+    (normalized; see ``tests/spark/_recorder.py``), to compare two commits or Spark versions."""
+    if _recorder.folder() is None:
+        yield
+        return
+    _recorder.install_on_client()
+    _recorder.begin(request.node.nodeid)
+    yield
+    _recorder.end()
+
+
+@pytest.fixture(autouse=True)
 def _facet_builders_of_plugins(request: pytest.FixtureRequest, monkeypatch: Any) -> None:
     """The example plugin package, installed with the tests, adds facets with its own clock's
     values (a cost from the run's duration, a quality score's time) to every event: tests that
@@ -208,6 +248,7 @@ def table(spark_connect: Any) -> Iterator[Any]:
     def make(stem: str) -> str:
         name = f"{stem}_{next(_table_names)}_{id(made) % 10_000}"
         made.append(name)
+        _recorder.made(name)
         return name
 
     yield make
@@ -228,6 +269,10 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
         uses_spark = not SPARK_FIXTURES.isdisjoint(getattr(item, "fixturenames", ()))
         if uses_spark and item.get_closest_marker("spark") is None:
             item.add_marker(pytest.mark.spark)
+        if SOCKET_LEAKS is not None and item.get_closest_marker("spark") is not None:
+            item.add_marker(SOCKET_LEAKS)
+        if CONNECT_SERVER_MISSING is not None and item.get_closest_marker("connect") is not None:
+            item.add_marker(pytest.mark.skip(reason=CONNECT_SERVER_MISSING))
         if SPARK_MISSING is not None and item.get_closest_marker("spark") is not None:
             item.add_marker(pytest.mark.skip(reason=SPARK_MISSING))
         elif PYSPARK_MISSING is not None and item.get_closest_marker("pyspark") is not None:

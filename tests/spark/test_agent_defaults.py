@@ -266,9 +266,10 @@ def test_deltas_commands_are_planned_by_the_agents_rules(
 ) -> None:
     """Delta's MERGE, UPDATE and DELETE commands on a table: its target is the output and an
     input, a MERGE's source the other input, the job named as the command and the table."""
-    from openlineage_sdk.spark.describe._statement import apply_statement
+    from openlineage_sdk.spark.describe._commands import apply_statement
     from openlineage_sdk.spark.session.classic._jvm import JvmClasses
-    from openlineage_sdk.spark.session.classic._statements import _plan, _Planner
+    from openlineage_sdk.spark.session.classic._readers import select_readers
+    from openlineage_sdk.spark.session.classic._statement_plans import _plan, _Planner
 
     target_name, source_name = f"delta_target_{command}", f"delta_source_{command}"
     spark.range(3).selectExpr("id", "id * 2 AS v").write.saveAsTable(target_name)
@@ -280,7 +281,7 @@ def test_deltas_commands_are_planned_by_the_agents_rules(
         if command == "MergeIntoCommand"
         else {"target": target}
     )
-    planner = _Planner(spark, None, JvmClasses.of(spark._jvm).skip)
+    planner = _Planner(spark, None, JvmClasses.of(spark._jvm).skip, select_readers(spark.version))
     planned = _plan(planner, _Stub(command, **parts))
     assert planned is not None
     from openlineage_sdk.spark._execution import SparkExecution

@@ -27,6 +27,8 @@ from typing import Any
 
 import pytest
 
+from tests.spark import _recorder
+
 REPO = Path(__file__).resolve().parent.parent.parent
 SCENARIOS = ["spark_hive.py", "spark_ctas_load.py", "spark_cll.py", "spark_cached.py"]
 
@@ -129,6 +131,7 @@ def _events(script: str, root: Path, master: str) -> list[dict[str, Any]]:
     )
     problems = [line for line in done.stderr.splitlines() if not line.startswith("\tat ")]
     assert done.returncode == 0, "\n".join(problems)[-4000:]
+    _recorder.record_all(events.read_text().replace(str(root), "").splitlines(), label=root.name)
     runs: dict[str, str] = {}
     read = []
     for line in events.read_text().replace(str(root), "").splitlines():

@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 
 from tests.spark._support import Captured, RunEvents
+from tests.spark._versions import needs
 
 pytestmark = pytest.mark.connect
 
@@ -308,7 +309,7 @@ def test_statements_start_no_spark_job_and_run_once(
 def test_statements_that_write_nothing_pass_straight_through(
     spark_connect: Any, connect_auto: Captured, src: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from openlineage_sdk.spark.session.connect import _statements
+    from openlineage_sdk.spark.session.connect import _server_statement as _statements
 
     explained: list[str] = []
     real = _statements.explain_text
@@ -345,8 +346,9 @@ def test_an_insert_does_not_wait_for_the_adapters_explain(
     import threading
 
     from openlineage_sdk.spark import installed
-    from openlineage_sdk.spark.observe._statements import ConnectCommands, sql_relation
-    from openlineage_sdk.spark.session.connect import _statements
+    from openlineage_sdk.spark.observe._statements import ConnectCommands
+    from openlineage_sdk.spark.session.connect import _server_statement as _statements
+    from openlineage_sdk.spark.session.connect._explain import sql_relation
 
     adapter = installed(spark_connect)
     assert adapter is not None
@@ -477,13 +479,21 @@ def test_statements_never_use_the_jvm(
     import py4j.java_gateway
 
     from openlineage_sdk.spark.session import classic
-    from openlineage_sdk.spark.session.classic import _jvm, _metrics, _plan, _rdd, _statements
+    from openlineage_sdk.spark.session.classic import (
+        _commands,
+        _jvm,
+        _metrics,
+        _plan,
+        _rdd,
+        _readers,
+        _stream_io,
+    )
 
     def trap(*args: Any, **kwargs: Any) -> Any:
         raise AssertionError("the Connect path reached for the JVM")
 
     monkeypatch.setattr(py4j.java_gateway.GatewayClient, "send_command", trap)
-    for module in (classic, _jvm, _metrics, _plan, _rdd, _statements):
+    for module in (classic, _commands, _jvm, _metrics, _plan, _rdd, _readers, _stream_io):
         for name in dir(module):
             value = getattr(module, name)
             if callable(value) and getattr(value, "__module__", "") == module.__name__:
@@ -887,6 +897,7 @@ def test_the_query_of_a_ctas_is_told_by_its_text_and_checked_by_the_servers_plan
 
 
 @pytest.mark.pyspark
+@needs(4, 0, "SqlCommand.input (the SQL relation PySpark 4 sends)")
 def test_statement_text_is_read_from_both_forms_of_the_sql_command() -> None:
     """The ``SQL`` relation PySpark 4 sends, and the command's own text PySpark 3.5 sends."""
     from pyspark.sql.connect.proto import Command

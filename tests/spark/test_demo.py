@@ -11,6 +11,7 @@ import pytest
 from openlineage_sdk import RunEvent
 from openlineage_sdk.report import load_events
 from tests.conftest import ROOT
+from tests.spark import _recorder
 from tests.spark._support import strict_problems
 
 APP = "orders_etl"
@@ -72,6 +73,7 @@ def test_the_demo_runs_and_reports_its_lineage(tmp_path: Path, connect: bool) ->
         assert f"\n  {job}\n" in out
 
     events = load_events(events_path)
+    _recorder.record_all(events_path.read_text().splitlines())
     for line in events_path.read_text().splitlines():
         assert strict_problems(line) == []
     runs = [e for e in events if isinstance(e, RunEvent)]

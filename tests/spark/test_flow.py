@@ -78,10 +78,10 @@ def test_work_on_the_finishing_thread_does_not_wait_for_itself(
 
 def test_only_a_sink_that_makes_a_run_of_each_execution_hears_of_ends_later() -> None:
     from openlineage_sdk.client import OpenLineage
-    from openlineage_sdk.spark.events._sinks import IntoCurrentRun, RunPerWrite
+    from openlineage_sdk.spark.events._sinks import IntoCurrentRun, RunPerExecution
     from openlineage_sdk.transports import MemoryTransport
 
-    assert _flow._reports_later(RunPerWrite(OpenLineage(transport=MemoryTransport())))
+    assert _flow._reports_later(RunPerExecution(OpenLineage(transport=MemoryTransport())))
     assert not _flow._reports_later(IntoCurrentRun())
     assert not _flow._reports_later(object())  # type: ignore[arg-type]
 
@@ -97,3 +97,38 @@ def test_the_finishing_thread_yields_the_cpu_to_the_users_work(finisher: _flow._
     assert _flow.wait_finished(30)
     [finishing] = seen
     assert finishing > os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
+
+
+class _EarlierSink:
+    """A sink of one's own written before the sink's methods said "execution"."""
+
+    def __init__(self) -> None:
+        self.heard: list[str] = []
+
+    def write_started(self, write: object) -> None:
+        self.heard.append("started")
+
+    def write_running(self, write: object) -> None:
+        self.heard.append("running")
+
+    def write_finished(self, write: object) -> None:
+        self.heard.append("finished")
+
+
+def test_a_sink_with_the_earlier_method_names_is_still_called_by_them() -> None:
+    from openlineage_sdk.spark._execution import SparkExecution
+
+    sink = _EarlierSink()
+    assert _flow.earlier_sink_names(sink) == ["write_started", "write_finished", "write_running"]
+    execution = SparkExecution("classic", "save", "app", "save")
+    assert _flow.run_observed(sink, execution, _flow.ExecutionSteps(), lambda: 7) == 7  # type: ignore[arg-type]
+    _flow.report_running(sink, execution)  # type: ignore[arg-type]
+    assert sink.heard == ["started", "finished", "running"]
+
+
+def test_install_warns_of_a_sink_with_the_earlier_method_names(spark: object) -> None:
+    from openlineage_sdk.spark import install, uninstall
+
+    with pytest.warns(DeprecationWarning, match="execution_started, execution_finished"):
+        install(spark, sink=_EarlierSink())
+    uninstall(spark)

@@ -26,6 +26,7 @@ from typing import Any
 
 import pytest
 
+from tests.spark import _recorder
 from tests.spark._support import (
     CONNECT_IN_PROCESS,
     in_scope,
@@ -33,6 +34,7 @@ from tests.spark._support import (
     matches,
     skip_without_spark,
 )
+from tests.spark._versions import connect_server_missing
 from tests.spark.jvm_scenarios import SCENARIOS, Performance
 
 DATA = Path(__file__).resolve().parent.parent / "data" / "jvm-spark"
@@ -194,6 +196,7 @@ class Performed:
                 text = events.read_text().replace(str(root), "") if events.exists() else ""
                 lines = [json.loads(line) for line in text.splitlines() if line]
                 self._done[key] = (lines, printed.read_text())
+                _recorder.record_all(lines, test_id=f"jvm_scenarios::{key[1]}::{key[0]}")
 
 
 class _ByScript(Mapping[str, tuple[list[Any], str]]):
@@ -229,6 +232,8 @@ def _wanted(items: list[pytest.Item]) -> list[Key]:
             scripts = [s for mark in item.iter_markers("scenarios") for s in mark.args]
         fixtures = getattr(item, "fixturenames", ())
         for fixture, mode in FIXTURE_MODES.items():
+            if mode == "connect" and connect_server_missing() is not None:
+                continue  # its tests skip (``emitted_connect``)
             if fixture in fixtures:
                 wanted.extend((s, mode) for s in scripts if (s, mode) not in wanted)
     return wanted
@@ -251,6 +256,9 @@ def emitted(performed: Performed) -> Mapping[str, tuple[list[Any], str]]:
 @pytest.fixture
 def emitted_connect(performed: Performed) -> Mapping[str, tuple[list[Any], str]]:
     """The scenarios without RDDs, their statements sent through a Spark Connect client."""
+    reason = connect_server_missing()
+    if reason is not None:
+        pytest.skip(reason)
     return _ByScript(performed, "connect", [c["script"] for c in _connect_runnable()])
 
 

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.spark import _recorder
 from tests.spark._support import strict_problems
 
 SCRIPT = textwrap.dedent(
@@ -47,6 +48,7 @@ def _launch(tmp_path: Path, command: list[str]) -> list[dict[str, object]]:
     lines = events.read_text().splitlines()
     for line in lines:
         assert strict_problems(line) == [], line
+    _recorder.record_all(lines)
     return [json.loads(line) for line in lines]
 
 

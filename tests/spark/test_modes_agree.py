@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 from openlineage_sdk.spark.session import session_kind
+from tests.spark import _recorder
 from tests.spark._support import Captured
 
 APP = "openlineage_sdk_tests"
@@ -27,6 +28,7 @@ def name(mode_spark: Any) -> Iterator[Any]:
 
     def make(stem: str) -> str:
         made.append(f"{stem}_{session_kind(mode_spark)}_{next(_names)}")
+        _recorder.made(made[-1])
         return made[-1]
 
     yield make

@@ -139,7 +139,8 @@ def test_job_names_follow_app_command_table(
 def test_kafka_namespaces_are_the_agents_for_batch_and_streams(
     servers: str, namespace: str
 ) -> None:
-    from openlineage_sdk.spark.describe import _kafka, _streams
+    from openlineage_sdk.spark.describe import _kafka
+    from openlineage_sdk.spark.describe import _stream_datasets as _streams
 
     assert _kafka.kafka_namespace(servers) == namespace
     streamed = _streams.kafka_namespace({"kafka.bootstrap.servers": servers})

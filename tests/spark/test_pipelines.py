@@ -17,7 +17,12 @@ from typing import Any
 
 import pytest
 
+from tests.spark import _recorder
 from tests.spark._support import strict_problems
+from tests.spark._versions import needs
+
+# spark-pipelines and the pipelines' Connect commands came with Spark 4.1.
+pytestmark = needs(4, 1, "Spark Declarative Pipelines (spark-pipelines)")
 
 APP = "openlineage_sdk_tests"
 PIPELINE = "orders_pipeline"
@@ -125,6 +130,7 @@ def _events(root: Path) -> list[dict[str, Any]]:
     lines = (root / "events.jsonl").read_text().splitlines()
     for line in lines:
         assert strict_problems(line) == [], line
+    _recorder.record_all(lines)
     return [json.loads(line) for line in lines]
 
 

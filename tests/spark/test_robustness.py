@@ -12,10 +12,11 @@ import pytest
 from openlineage_sdk import OpenLineage
 from openlineage_sdk.facets import SchemaDatasetFacet
 from openlineage_sdk.models.records import SchemaDatasetFacetFields
-from openlineage_sdk.spark._execution import DatasetLineage, WriteLineage
+from openlineage_sdk.spark._execution import DatasetLineage, SparkExecution
 from openlineage_sdk.spark.session import session_kind
 from openlineage_sdk.transports import FileTransport, MemoryTransport
 from openlineage_sdk.transports.base import TransportError
+from tests.spark import _recorder
 from tests.spark._support import NAMESPACE, Captured, files_of, strict_problems
 
 
@@ -161,7 +162,7 @@ def test_any_failing_step_of_the_adapter_leaves_the_write_intact(
     broken: str,
 ) -> None:
     from openlineage_sdk.spark import installed
-    from openlineage_sdk.spark.observe import _writes
+    from openlineage_sdk.spark.executions import _write as _writes
 
     def fail(*args: Any, **kwargs: Any) -> Any:
         raise RuntimeError(f"injected into {broken}")
@@ -174,7 +175,7 @@ def test_any_failing_step_of_the_adapter_leaves_the_write_intact(
     elif broken == "write_target":
         monkeypatch.setattr(_writes, broken, fail)
     else:
-        monkeypatch.setattr(_writes.WriteDescription, broken, fail)
+        monkeypatch.setattr(_writes.WriteExecution, broken, fail)
     out = data_dir / "out"
     mode_spark.range(6).write.parquet(str(out))
 
@@ -253,10 +254,10 @@ def test_a_failing_sink_never_fails_the_write(mode_spark: Any, data_dir: Path) -
     from openlineage_sdk.spark import install, uninstall
 
     class Broken:
-        def write_started(self, write: WriteLineage) -> None:
+        def execution_started(self, write: SparkExecution) -> None:
             raise RuntimeError("sink down")
 
-        def write_finished(self, write: WriteLineage) -> None:
+        def execution_finished(self, write: SparkExecution) -> None:
             raise RuntimeError("sink down")
 
     install(mode_spark, sink=Broken())
@@ -269,10 +270,10 @@ def test_a_failing_sink_never_fails_the_write(mode_spark: Any, data_dir: Path) -
 
 def _parquet_write(
     output: DatasetLineage, inputs: list[DatasetLineage] | None = None
-) -> WriteLineage:
+) -> SparkExecution:
     """The record the adapter makes of a Parquet write to ``output``, for testing a sink alone."""
     command = "execute_insert_into_hadoop_fs_relation_command"
-    return WriteLineage(
+    return SparkExecution(
         "classic",
         "parquet",
         "app",
@@ -287,14 +288,14 @@ def _parquet_write(
 def test_an_interrupted_write_is_aborted() -> None:
     """The sink's side alone: a write stopped by KeyboardInterrupt ends its run with ABORT."""
     from openlineage_sdk.spark import DatasetIdentity, DatasetLineage
-    from openlineage_sdk.spark.events._sinks import RunPerWrite
+    from openlineage_sdk.spark.events._sinks import RunPerExecution
 
     memory = MemoryTransport()
-    sink = RunPerWrite(OpenLineage(transport=memory, namespace=NAMESPACE))
+    sink = RunPerExecution(OpenLineage(transport=memory, namespace=NAMESPACE))
     write = _parquet_write(DatasetLineage(DatasetIdentity("file", "/data/out"), "output"))
-    sink.write_started(write)
+    sink.execution_started(write)
     write.error = KeyboardInterrupt()
-    sink.write_finished(write)
+    sink.execution_finished(write)
 
     assert [e.event_type for e in Captured(memory).events()] == ["START", "ABORT"]
     for text in memory.json_events:
@@ -322,12 +323,12 @@ def test_the_end_adds_the_statistics_to_the_datasets_the_start_built(
     write = _parquet_write(target, [source])
     memory = MemoryTransport()
     client = OpenLineage(transport=memory, namespace=NAMESPACE)
-    sink = _sinks.RunPerWrite(client) if mode == "automatic" else _sinks.IntoCurrentRun()
+    sink = _sinks.RunPerExecution(client) if mode == "automatic" else _sinks.IntoCurrentRun()
     with client.run("orders.load") if mode == "explicit" else contextlib.nullcontext():
-        sink.write_started(write)
+        sink.execution_started(write)
         source.stats = IoStats(size=100, file_count=1)
         target.stats = IoStats(row_count=3)
-        sink.write_finished(write)
+        sink.execution_finished(write)
 
     assert len(built) == 2
     end = Captured(memory).events()[-1].to_dict()
@@ -406,5 +407,6 @@ def test_a_script_that_ends_on_an_action_keeps_its_run(tmp_path: Path, ending: s
     assert done.stdout.strip().endswith("10")
     assert "threw an exception" not in done.stderr, done.stderr[-3000:]
     read = [json.loads(line) for line in events.read_text().splitlines()]
+    _recorder.record_all(read)
     assert [(e["eventType"], e["outputs"]) for e in read] == [("START", []), ("COMPLETE", [])]
     assert {i["name"] for e in read for i in e["inputs"]} == {str(tmp_path / "data")}

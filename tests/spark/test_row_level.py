@@ -19,6 +19,7 @@ import pytest
 from tests.spark._row_level import CATALOG_CLASS
 from tests.spark._row_level import missing as catalog_missing
 from tests.spark._support import Captured, matches
+from tests.spark._versions import needs
 
 EXPECTED = Path(__file__).resolve().parent.parent / "data" / "jvm-spark" / "expected"
 APP = "openlineage_sdk_tests"
@@ -125,7 +126,7 @@ def test_merge_into_reports_the_source_and_target_as_inputs_and_the_target_as_ou
     expected_end = _expected(f"pysparkV2MergeIntoTable{suffix}CompleteEvent.json", t, agent, run)
     if type(mode_spark).__module__.startswith("pyspark.sql.connect"):
         # Under Connect: no table version (DESCRIBE shows none) and no column lineage of a
-        # MERGE's rows (see the README).
+        # MERGE's rows (see docs/spark/merge.md).
         for expected in (expected_start, expected_end):
             for dataset in [*expected["inputs"], *expected["outputs"]]:
                 dataset["facets"].pop("version", None)
@@ -176,6 +177,7 @@ def test_delete_and_update_report_the_table_they_change(
         assert matches(expected, event), json.dumps(event, indent=1)
 
 
+@needs(4, 0, "DataFrame.mergeInto")
 def test_dataframe_merge_into_is_a_run_of_the_merge(
     mode_spark: Any, rl: Path, auto: Captured
 ) -> None:

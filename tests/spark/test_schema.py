@@ -10,6 +10,7 @@ import pytest
 from openlineage_sdk.spark import schema_fields
 from openlineage_sdk.spark.describe._schema import described_fields
 from openlineage_sdk.spark.describe._tables import TableInfo, describe_table
+from tests.spark._versions import needs
 
 RICH = """
 SELECT
@@ -145,6 +146,7 @@ STORED_COLUMNS = (
 )
 
 
+@needs(4, 0, "DESCRIBE TABLE ... AS JSON")
 def test_one_describe_answers_the_location_and_the_schema_of_a_table(mode_spark: Any) -> None:
     """``DESCRIBE ... AS JSON`` gives what the plain ``DESCRIBE`` and the table's schema give."""
     table = f"described_{type(mode_spark).__module__.split('.')[2]}"

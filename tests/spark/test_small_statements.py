@@ -14,11 +14,14 @@ import itertools
 import threading
 import time
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from openlineage_sdk.spark._execution import SparkExecution
+from openlineage_sdk.spark.executions import _statement as _statement_kind
+from tests.spark import _recorder
 from tests.spark._support import Captured, RunEvents
 
 _names = itertools.count()
@@ -98,7 +101,7 @@ def test_an_inserts_target_is_described_beside_it_as_after_it(
     """The target is described while the statement runs, not once it returned (a table of
     files from the command's own line and one schema request, no ``DESCRIBE``), and the events
     are those of a target described by the catalog once the statement ran."""
-    from openlineage_sdk.spark.session.connect import _statements
+    from openlineage_sdk.spark.executions import _statement
 
     src, dst = table("src"), table("dst")
     spark_connect.sql(f"CREATE TABLE {src} (a INT, b STRING) USING parquet")
@@ -110,7 +113,7 @@ def test_an_inserts_target_is_described_beside_it_as_after_it(
     spark_connect.sql(statement)
     beside = list(sent)
 
-    monkeypatch.setattr(_statements._TargetLookUp, "answer", lambda self, name: None)
+    monkeypatch.setattr(_statement._TargetLookUp, "answer", lambda self: None)
     sent.clear()
     spark_connect.sql(statement)
     after = list(sent)
@@ -201,6 +204,7 @@ def tables(spark: Any) -> Iterator[tuple[str, str, str]]:
     """A source, a target and a target partitioned by ``p``, dropped after the test."""
     names = tuple(f"small_{stem}_{next(_names)}" for stem in ("src", "dst", "parts"))
     src, dst, parts = names
+    _recorder.made(*names)
     _sql(
         spark,
         f"CREATE TABLE {src} (id BIGINT, k BIGINT, v DOUBLE) USING parquet",
@@ -235,7 +239,7 @@ def test_an_insert_is_described_from_the_execution_that_ran_it(
     adapter = installed(spark)
     assert adapter is not None
     # However slow the machine, the statement ends before it would be described beside it.
-    monkeypatch.setattr(adapter.session, "insert_described_beside_after_s", 600.0)
+    monkeypatch.setattr(_statement_kind, "INSERT_DESCRIBED_BESIDE_AFTER_S", 600.0)
     classic_auto.clear()
     spark.sql(f"INSERT INTO {dst} SELECT k, sum(v) FROM {src} WHERE id > 3 GROUP BY k")
 
@@ -269,21 +273,17 @@ def test_an_insert_is_described_the_same_beside_it_or_from_its_execution(
 ) -> None:
     """The analyzer beside a long statement, or the plans of a short one's own execution
     (``WriteFiles``, and for partitions the sort ``V1Writes`` adds, are not the query's)."""
-    from openlineage_sdk.spark import installed
 
     src, dst, parts = tables
     text = statement.format(src=src, dst=dst, parts=parts)
-    adapter = installed(spark)
-    assert adapter is not None
-    session: Any = adapter.session
     runs = []
     for beside_after in (600.0, 0.0):  # from its execution; beside it, by the analyzer
-        session.insert_described_beside_after_s = beside_after
+        _statement_kind.INSERT_DESCRIBED_BESIDE_AFTER_S = beside_after
         classic_auto.clear()
         try:
             spark.sql(text)
         finally:
-            session.insert_described_beside_after_s = 2.0
+            _statement_kind.INSERT_DESCRIBED_BESIDE_AFTER_S = 2.0
         runs.append(classic_auto.only_write())
     executed, analysed = runs
     assert executed.types == analysed.types == ["START", "COMPLETE"]
@@ -297,41 +297,56 @@ def test_an_insert_is_described_the_same_beside_it_or_from_its_execution(
 
 class _Recorder:
     """A sink that notes whether the statement was still running when its START was reported
-    (the template marks the record ``finished`` as soon as the user's call returned)."""
+    (the template marks the record ``finished`` as soon as the user's call returned), and
+    makes ``flag`` when it first hears of a START."""
 
-    def __init__(self) -> None:
+    def __init__(self, flag: Path) -> None:
+        self.flag = flag
         self.started_while_running: list[bool] = []
         self.finished: list[SparkExecution] = []
 
-    def write_started(self, write: SparkExecution) -> None:
+    def execution_started(self, write: SparkExecution) -> None:
         self.started_while_running.append(write.finished is None)
+        self.flag.touch()
 
-    def write_finished(self, write: SparkExecution) -> None:
+    def execution_finished(self, write: SparkExecution) -> None:
         self.finished.append(write)
 
 
 def test_a_long_insert_starts_while_it_runs_and_a_short_one_once_it_ran(
-    spark: Any, tables: tuple[str, str, str]
+    spark: Any, tables: tuple[str, str, str], tmp_path: Path
 ) -> None:
+    from pyspark.sql.types import BooleanType
+
     from openlineage_sdk.spark import install, uninstall
 
     src, dst, _ = tables
-    recorder = _Recorder()
-    adapter = install(spark, sink=recorder)
-    session: Any = adapter.session
-    # A statement that runs for a second or two: each of its rows waits a fifth of a second
-    # (``Thread.sleep`` returns nothing, which ``reflect`` gives as the text "null").
-    slow = (
-        f"INSERT INTO {dst} SELECT k, v FROM {src} WHERE id < 10 AND "
-        "coalesce(reflect('java.lang.Thread', 'sleep', CAST(200 + k * 0 AS BIGINT)), '') <> 'x'"
-    )
+    flag = tmp_path / "started"
+    recorder = _Recorder(flag)
+
+    def once_started(k: int) -> bool:
+        # In Spark's Python worker: the row waits until the sink heard of the START (bounded,
+        # so that a lost START fails the assertions below rather than hanging).
+        import os
+        import time
+
+        deadline = time.monotonic() + 120
+        while not os.path.exists(flag) and time.monotonic() < deadline:
+            time.sleep(0.01)
+        return True
+
+    spark.udf.register("once_started", once_started, BooleanType())
+    install(spark, sink=recorder)
+    # A statement that runs until its START was reported: it is described beside it after
+    # 0.3 s, whatever the machine's speed.
+    slow = f"INSERT INTO {dst} SELECT k, v FROM {src} WHERE id < 10 AND once_started(k)"
     try:
-        session.insert_described_beside_after_s = 0.3
+        _statement_kind.INSERT_DESCRIBED_BESIDE_AFTER_S = 0.3
         spark.sql(slow)
-        session.insert_described_beside_after_s = 600.0
+        _statement_kind.INSERT_DESCRIBED_BESIDE_AFTER_S = 600.0
         spark.sql(f"INSERT INTO {dst} SELECT k, v FROM {src}")
     finally:
-        session.insert_described_beside_after_s = 2.0
+        _statement_kind.INSERT_DESCRIBED_BESIDE_AFTER_S = 2.0
         uninstall(spark)
     assert recorder.started_while_running == [True, False]
     long, short = recorder.finished
@@ -415,6 +430,7 @@ def auto_is_classic(spark: Any) -> bool:
 def mode_tables(mode_spark: Any) -> Iterator[tuple[str, str]]:
     """A source of 30 rows and an empty target, of files, in the test's mode."""
     src, dst = f"late_src_{next(_names)}", f"late_dst_{next(_names)}"
+    _recorder.made(src, dst)
     mode_spark.sql(f"CREATE TABLE {src} USING parquet AS SELECT id, id % 3 AS k FROM range(30)")
     mode_spark.sql(f"CREATE TABLE {dst} (k BIGINT, n BIGINT) USING parquet")
     yield src, dst
@@ -430,20 +446,20 @@ def test_an_insert_returns_before_its_end_is_reported(
 ) -> None:
     """The user's call does not wait for the INSERT's lineage: its end is reported on the
     adapter's finishing thread, here held until the call returned."""
-    from openlineage_sdk.spark.events._sinks import RunPerWrite
+    from openlineage_sdk.spark.events._sinks import RunPerExecution
 
     src, dst = mode_tables
     reached, release = threading.Event(), threading.Event()
     ends: list[str] = []
-    real = RunPerWrite.write_finished
+    real = RunPerExecution.execution_finished
 
-    def held(self: RunPerWrite, write: SparkExecution) -> None:
+    def held(self: RunPerExecution, write: SparkExecution) -> None:
         ends.append(threading.current_thread().name)
         reached.set()
         assert release.wait(60)
         real(self, write)
 
-    monkeypatch.setattr(RunPerWrite, "write_finished", held)
+    monkeypatch.setattr(RunPerExecution, "execution_finished", held)
     auto.clear()
     try:
         mode_spark.sql(f"INSERT INTO {dst} SELECT k, count(*) FROM {src} GROUP BY k")
@@ -469,17 +485,17 @@ def test_a_later_statements_events_follow_an_earlier_inserts_end(
 ) -> None:
     """However late an INSERT's end goes out, the next statement's START waits for it: the
     events keep the order of the calls (here the next one drops the INSERT's target)."""
-    from openlineage_sdk.spark.events._sinks import RunPerWrite
+    from openlineage_sdk.spark.events._sinks import RunPerExecution
 
     src, dst = mode_tables
-    real = RunPerWrite.write_finished
+    real = RunPerExecution.execution_finished
 
-    def slow(self: RunPerWrite, write: SparkExecution) -> None:
+    def slow(self: RunPerExecution, write: SparkExecution) -> None:
         if write.sql is not None and write.sql.startswith("INSERT"):
             time.sleep(0.5)
         real(self, write)
 
-    monkeypatch.setattr(RunPerWrite, "write_finished", slow)
+    monkeypatch.setattr(RunPerExecution, "execution_finished", slow)
     auto.clear()
     mode_spark.sql(f"INSERT INTO {dst} SELECT k, count(*) FROM {src} GROUP BY k")
     mode_spark.sql(f"DROP TABLE {dst}")
@@ -507,16 +523,16 @@ def test_the_applications_end_follows_its_inserts_end(
     """An INSERT's end, still on the finishing thread when the application's block ends, goes
     out before the application's COMPLETE."""
     from openlineage_sdk.spark import application_run
-    from openlineage_sdk.spark.events._sinks import RunPerWrite
+    from openlineage_sdk.spark.events._sinks import RunPerExecution
 
     src, dst = mode_tables
-    real = RunPerWrite.write_finished
+    real = RunPerExecution.execution_finished
 
-    def slow(self: RunPerWrite, write: SparkExecution) -> None:
+    def slow(self: RunPerExecution, write: SparkExecution) -> None:
         time.sleep(0.5)
         real(self, write)
 
-    monkeypatch.setattr(RunPerWrite, "write_finished", slow)
+    monkeypatch.setattr(RunPerExecution, "execution_finished", slow)
     auto.clear()
     with application_run(mode_spark, client) as app:
         mode_spark.sql(f"INSERT INTO {dst} SELECT k, count(*) FROM {src} GROUP BY k")
@@ -587,7 +603,7 @@ def test_a_file_tables_command_describes_it_as_the_catalog_does(
     from openlineage_sdk.spark.describe._schema import schema_fields
     from openlineage_sdk.spark.session.connect import ConnectSession
     from openlineage_sdk.spark.session.connect._explain import explain_text, parse_explain
-    from openlineage_sdk.spark.session.connect._statements import _file_table
+    from openlineage_sdk.spark.session.connect._server_statement import file_table as _file_table
 
     name = table("file_target")
     spark_connect.sql(create.format(t=name, folder=data_dir))

@@ -136,12 +136,20 @@ def test_the_connect_path_never_uses_the_jvm(
     """Under Connect, every JVM helper of the classic path is booby-trapped: none may run."""
     from openlineage_sdk.spark import install, uninstall
     from openlineage_sdk.spark.session import classic
-    from openlineage_sdk.spark.session.classic import _jvm, _metrics, _plan, _rdd, _statements
+    from openlineage_sdk.spark.session.classic import (
+        _commands,
+        _jvm,
+        _metrics,
+        _plan,
+        _rdd,
+        _readers,
+        _stream_io,
+    )
 
     def trap(*args: Any, **kwargs: Any) -> Any:
         raise AssertionError("the Connect path reached for the JVM")
 
-    for module in (classic, _jvm, _metrics, _plan, _rdd, _statements):
+    for module in (classic, _commands, _jvm, _metrics, _plan, _rdd, _readers, _stream_io):
         for name in dir(module):
             value = getattr(module, name)
             if callable(value) and getattr(value, "__module__", "") == module.__name__:

@@ -18,7 +18,7 @@ import pytest
 
 from openlineage_sdk import OpenLineage, RunEvent
 from openlineage_sdk.spark import install, uninstall
-from openlineage_sdk.spark.describe._streams import (
+from openlineage_sdk.spark.describe._stream_datasets import (
     StreamSink,
     StreamSource,
     kafka_namespace,
@@ -158,6 +158,9 @@ def test_a_long_stream_sends_at_most_one_running_event_per_interval(
 ) -> None:
     install(mode_spark, client, stream_interval=interval)
     try:
+        # From before the start: the run's clock starts inside it, so every RUNNING event the
+        # interval allows falls within ``elapsed``, however slow the machine.
+        began = time.monotonic()
         query = (
             mode_spark.readStream.format("rate")
             .option("rowsPerSecond", 200)
@@ -167,7 +170,6 @@ def test_a_long_stream_sends_at_most_one_running_event_per_interval(
             .trigger(processingTime="100 milliseconds")
             .start()
         )
-        began = time.monotonic()
         while len(query.recentProgress) < 12:
             time.sleep(0.2)
         query.stop()
@@ -524,13 +526,13 @@ class _Recorder:
             (kind, [(d.identity.name, d.stats.row_count if d.stats else None) for d in datasets])
         )
 
-    def write_started(self, write: Any) -> None:
+    def execution_started(self, write: Any) -> None:
         self._keep("START", write)
 
-    def write_running(self, write: Any) -> None:
+    def execution_running(self, write: Any) -> None:
         self._keep("RUNNING", write)
 
-    def write_finished(self, write: Any) -> None:
+    def execution_finished(self, write: Any) -> None:
         self._keep("END", write)
 
 
@@ -539,7 +541,8 @@ def test_a_kafka_pattern_subscription_learns_its_topics_from_the_offsets() -> No
     from types import SimpleNamespace
 
     from openlineage_sdk.spark._execution import SparkExecution
-    from openlineage_sdk.spark.observe._streams import _Source, _StreamRun
+    from openlineage_sdk.spark.executions.streams._runs import _StreamRun
+    from openlineage_sdk.spark.executions.streams._start import Source as _Source
 
     recorder = _Recorder()
     session = SimpleNamespace(stream_progress=lambda query: [])

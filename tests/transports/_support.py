@@ -11,7 +11,7 @@ import threading
 import time
 import uuid
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -77,6 +77,88 @@ def run_events(
     return events
 
 
+#: The longest a :class:`Hold` keeps anything waiting. A safety net, not a speed target: what
+#: runs while a hold is closed takes microseconds, and a transport that waits for what is held
+#: makes its test fail once this much time has passed, instead of hanging.
+HOLD_LIMIT = 30.0
+
+
+class Hold:
+    """A gate that delivery waits at (a backend's answers, a sender's batches) until released.
+
+    A test closes it (``with hold.closed(): ...``), does something, and opens it again at
+    the end of the block. Whatever the block did returned while delivery was held, so it
+    cannot have waited for delivery, however slow the machine. A block that does wait for
+    what is held would never end: after :data:`HOLD_LIMIT` seconds the gate opens by itself
+    and the block fails.
+    """
+
+    def __init__(self) -> None:
+        self._open = threading.Event()
+        self._open.set()
+        self._cond = threading.Condition()
+        self.waiting = 0  # how many are waiting at the gate now
+        self.expired = False
+
+    def wait(self) -> None:
+        """Called by whatever is held: return once the gate is open."""
+        if self._open.is_set():
+            return
+        with self._cond:
+            self.waiting += 1
+            self._cond.notify_all()
+        try:
+            if not self._open.wait(HOLD_LIMIT):
+                self.expired = True
+                self._open.set()
+        finally:
+            with self._cond:
+                self.waiting -= 1
+
+    def wait_for_waiting(self, count: int = 1) -> None:
+        """Return once ``count`` are waiting at the gate (failing after :data:`HOLD_LIMIT`)."""
+        with self._cond:
+            assert self._cond.wait_for(lambda: self.waiting >= count, HOLD_LIMIT), (
+                f"{count} expected at the gate, {self.waiting} came"
+            )
+
+    @contextlib.contextmanager
+    def closed(self) -> Iterator[None]:
+        """Hold delivery while the block runs; fail if the block waited for what was held."""
+        self.expired = False
+        self._open.clear()
+        try:
+            yield
+        finally:
+            self._open.set()
+        assert not self.expired, (
+            f"the block was still running when the hold gave way after {HOLD_LIMIT} s: "
+            "it waited for what was held"
+        )
+
+
+def wait_until(condition: Callable[[], object], what: str) -> None:
+    """Poll until ``condition()`` holds; fail after :data:`HOLD_LIMIT` seconds instead of hanging."""
+    deadline = time.monotonic() + HOLD_LIMIT
+    while not condition():
+        assert time.monotonic() < deadline, f"still waiting after {HOLD_LIMIT} s for {what}"
+        time.sleep(0.01)
+
+
+def hold_sender(transport: Any) -> Hold:
+    """Make a queued transport's real sender wait at a :class:`Hold` before each batch."""
+    hold = Hold()
+    sender = transport._engine.sender
+    send = sender.send
+
+    def held_send(batch: Any) -> Any:
+        hold.wait()
+        return send(batch)
+
+    sender.send = held_send
+    return hold
+
+
 @dataclass
 class Request:
     path: str
@@ -107,6 +189,8 @@ class LineageServer:
 
     def __init__(self) -> None:
         self.behaviour = Behaviour()
+        #: Closed, it keeps every request waiting, unanswered, until it opens again.
+        self.hold = Hold()
         self.lock = threading.Lock()
         self.requests: list[Request] = []
         self.attempts = 0
@@ -173,6 +257,7 @@ class LineageServer:
     def _handle(self, h: BaseHTTPRequestHandler) -> None:
         length = int(h.headers.get("Content-Length", "0"))
         raw = h.rfile.read(length)
+        self.hold.wait()  # the request is read; its answer waits while the hold is closed
         with self.lock:
             self.attempts += 1
             b = self.behaviour
@@ -227,7 +312,8 @@ class LineageServer:
         with self.lock:
             return [e for r in self.requests for e in r.events]
 
-    def wait_for(self, count: int, timeout: float = 5.0) -> list[dict[str, Any]]:
+    def wait_for(self, count: int, timeout: float = HOLD_LIMIT) -> list[dict[str, Any]]:
+        """The events once ``count`` have arrived, or when ``timeout`` (a safety net) runs out."""
         deadline = time.monotonic() + timeout
         with self.received:
             while sum(len(r.events) for r in self.requests) < count:

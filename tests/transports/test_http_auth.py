@@ -154,7 +154,7 @@ def _run_both(
             else:
                 ours = OpenLineage.from_environment(raise_on_error=True)
                 for n in range(3):
-                    ours.emit(read_event(Serde.to_json(_event(n))))
+                    ours.emit(_event(n))  # the official event object itself
                     assert ours.flush(10).complete  # one request per event, as the official
                 ours.close()
             server.wait_for(3)

@@ -9,6 +9,7 @@ binds root too, unlike permissions), and spool files damaged by hand.
 
 from __future__ import annotations
 
+import contextlib
 import io
 import json
 import logging
@@ -38,6 +39,7 @@ from tests.transports._support import (
     run_event,
     run_events,
     seq_of,
+    wait_until,
 )
 
 FAST = {"backoff_initial": 0.02, "backoff_max": 0.1, "timeout": 2.0}
@@ -102,6 +104,15 @@ CHILD = textwrap.dedent(
 )
 
 
+def spooled_lines(spool: Path) -> int:
+    """Complete lines in the spool files under ``spool`` (a writer may be half-way through one)."""
+    count = 0
+    for path in spool.rglob("*.jsonl"):
+        with contextlib.suppress(FileNotFoundError):
+            count += path.read_bytes().count(b"\n")
+    return count
+
+
 def test_events_accepted_a_second_before_sigkill_survive_a_stalled_backend(
     tmp_path: Path,
 ) -> None:
@@ -116,7 +127,11 @@ def test_events_accepted_a_second_before_sigkill_survive_a_stalled_backend(
     try:
         assert child.stdout is not None
         assert child.stdout.readline().strip() == b"emitted"
-        time.sleep(1.0)  # the promise: accepted at least one second before the kill
+        # What the promise rests on: while the backend stalls, the accepted events reach the
+        # spool by themselves, with no flush and no close (how soon, within the promised
+        # second, is measured by benchmarks.transport).
+        accepted = 3 * 300  # START, RUNNING and COMPLETE of 300 runs
+        wait_until(lambda: spooled_lines(spool) >= accepted, "every event in the spool")
         child.send_signal(signal.SIGKILL)
         child.wait(10)
     finally:
@@ -310,10 +325,7 @@ def test_an_unwritable_spool_falls_back_to_memory_and_comes_back(
         folder = transport.spool_path
         assert folder is not None
         transport.emit(events[0])
-        deadline = time.monotonic() + 5
-        while transport._engine._counts().spooled == 0:
-            assert time.monotonic() < deadline
-            time.sleep(0.01)
+        wait_until(lambda: transport._engine._counts().spooled, "the first event in the spool")
         # The folder turns into a file: no new spool file can be made, even by root.
         shutil.rmtree(folder)
         folder.write_bytes(b"not a folder")
@@ -323,10 +335,10 @@ def test_an_unwritable_spool_falls_back_to_memory_and_comes_back(
         assert transport._engine._counts().dropped == 0
         folder.unlink()
         folder.mkdir()
-        deadline = time.monotonic() + 5
-        while not [r for r in caplog.records if "is working again" in r.getMessage()]:
-            assert time.monotonic() < deadline
-            time.sleep(0.02)
+        wait_until(
+            lambda: [r for r in caplog.records if "is working again" in r.getMessage()],
+            "the spool working again",
+        )
         assert list(folder.glob("*.jsonl"))  # back on disk
         server.start()
         result = transport.close(10)
@@ -369,10 +381,7 @@ def test_a_taken_over_spool_spilled_again_keeps_run_order(
     server.behaviour.partial = [{0: True}]
     server.behaviour.statuses = [200] + [503] * 1000
     second = make(server.url, tmp_path, batch_size=5, max_server_error_attempts=10_000)
-    deadline = time.monotonic() + 5
-    while server.attempts < 3:
-        assert time.monotonic() < deadline
-        time.sleep(0.01)
+    wait_until(lambda: server.attempts >= 3, "three attempts")
     assert not second.close(0.1).complete
     assert [seq_of(e) for e in server.events] == [1, 2, 3, 4]
     # A third process takes the spool over: the event asked for again comes first.

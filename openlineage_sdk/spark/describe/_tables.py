@@ -40,6 +40,7 @@ log = logging.getLogger("openlineage_sdk.spark")
 _GLUE_ARN = "arn:aws:glue:"
 
 __all__ = [
+    "PlanReads",
     "Rows",
     "TableInfo",
     "command_rows",
@@ -73,6 +74,29 @@ class TableInfo:
     def qualified_name(self) -> str:
         """``{db}.{table}``, the name the JVM agent puts in the table symlink."""
         return f"{self.database}.{self.table}" if self.database else self.table
+
+
+@dataclass
+class PlanReads:
+    """What a plan reads, by name, as a session found it before asking the catalog.
+
+    Attributes:
+        paths: The folders and files it reads by path.
+        declared: By path, the schema the user gave the read (a DDL string).
+        tables: The catalog tables it reads by name.
+        jdbc: Each JDBC read's options, with the session's reading of its relation.
+        sql: The queries of SQL relations in it (what they read is asked of the session).
+        kafka: Each Kafka read's options.
+        problems: What could not be told.
+    """
+
+    paths: list[str] = field(default_factory=list)
+    declared: dict[str, str] = field(default_factory=dict)
+    tables: list[str] = field(default_factory=list)
+    jdbc: list[tuple[dict[str, str], Any]] = field(default_factory=list)
+    sql: list[str] = field(default_factory=list)
+    kafka: list[dict[str, str]] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
 
 
 def command_rows(frame: Any) -> list[tuple[Any, ...]]:

@@ -2,14 +2,14 @@
 
 Facets
 ------
-Each write becomes, with the producer of the client that emits it:
+Each execution becomes, with the producer of the client that emits it:
 
 * for the output and each input, the dataset (namespace and name by the naming module) with its
   ``dataSource``, ``schema`` and ``symlinks`` (a catalog table's name over its location); the
-  output also gets ``columnLineage`` and, once the write ran, ``outputStatistics``; an input gets
-  ``inputStatistics`` when Spark reported what its scan read. The facets known before the write
-  are built once, for the start; the end adds only the statistics, which the lifecycle merges by
-  key into the datasets the run already holds;
+  output also gets ``columnLineage`` and, once the execution ran, ``outputStatistics``; an input
+  gets ``inputStatistics`` when Spark reported what its scan read. The facets known before the
+  execution are built once, for the start; the end adds only the statistics, which the lifecycle
+  merges by key into the datasets the run already holds;
 * the run facets ``processing_engine`` (Spark's version and this SDK's) and, when some part could
   not be learned, ``extractionError`` listing why;
 * the job facet ``jobType``: ``BATCH``, ``SPARK``, ``SQL_JOB``, as the JVM agent marks the runs
@@ -17,7 +17,7 @@ Each write becomes, with the producer of the client that emits it:
 
 A statistic that is not known is left out of its facet, never filled in; a facet whose statistics
 are all unknown is left out. Every facet is built on its own: one that fails is logged, noted in
-the write's problems, and left out, and the rest go out.
+the execution's problems, and left out, and the rest go out.
 """
 
 from __future__ import annotations
@@ -65,8 +65,7 @@ from openlineage_sdk.models.records import ExtractionErrorRunFacetError, Locatio
 from openlineage_sdk.spark._execution import note_problem
 
 if TYPE_CHECKING:
-    from openlineage_sdk.spark._execution import DatasetIdentity, DatasetLineage
-    from openlineage_sdk.spark._execution import SparkExecution as WriteLineage
+    from openlineage_sdk.spark._execution import DatasetIdentity, DatasetLineage, SparkExecution
     from openlineage_sdk.spark.events._extensions import AnyDatasetFacet, Built
 
 __all__ = [
@@ -88,12 +87,12 @@ log = logging.getLogger("openlineage_sdk.spark")
 _T = TypeVar("_T")
 
 
-def _attempt(write: WriteLineage, what: str, build: Callable[[], _T]) -> _T | None:
-    """``build()``, or ``None`` with the failure logged and noted in the write's problems."""
+def _attempt(execution: SparkExecution, what: str, build: Callable[[], _T]) -> _T | None:
+    """``build()``, or ``None`` with the failure logged and noted in the execution's problems."""
     try:
         return build()
     except Exception as error:
-        note_problem(write.problems, what, error)
+        note_problem(execution.problems, what, error)
         return None
 
 
@@ -119,19 +118,19 @@ def _datasource(identity: DatasetIdentity, producer: str) -> DatasourceDatasetFa
 
 
 def _dataset_facets(
-    write: WriteLineage, dataset: DatasetLineage, producer: str
+    execution: SparkExecution, dataset: DatasetLineage, producer: str
 ) -> dict[str, DatasetFacet]:
     identity = dataset.identity
     label = _label(dataset)
     built: dict[str, DatasetFacet | None] = {
         "dataSource": _attempt(
-            write, f"{label}: dataSource facet", lambda: _datasource(identity, producer)
+            execution, f"{label}: dataSource facet", lambda: _datasource(identity, producer)
         )
     }
     catalog = dataset.catalog
     if catalog is not None:
         built["catalog"] = _attempt(
-            write,
+            execution,
             f"{label}: catalog facet",
             lambda: CatalogDatasetFacet(
                 producer=producer,
@@ -146,13 +145,13 @@ def _dataset_facets(
     schema = dataset.schema
     if schema is not None:
         built["schema"] = _attempt(
-            write,
+            execution,
             f"{label}: schema facet",
             lambda: SchemaDatasetFacet(producer=producer, fields=schema),
         )
     if identity.symlinks:
         built["symlinks"] = _attempt(
-            write,
+            execution,
             f"{label}: symlinks facet",
             lambda: SymlinksDatasetFacet(
                 producer=producer,
@@ -166,7 +165,7 @@ def _dataset_facets(
     if state is not None:
         previous = dataset.previous_identity
         built["lifecycleStateChange"] = _attempt(
-            write,
+            execution,
             f"{label}: lifecycleStateChange facet",
             lambda: LifecycleStateChangeDatasetFacet(
                 producer=producer,
@@ -181,19 +180,21 @@ def _dataset_facets(
     version = dataset.version
     if version is not None:
         built["version"] = _attempt(
-            write,
+            execution,
             f"{label}: version facet",
             lambda: DatasetVersionDatasetFacet(producer=producer, dataset_version=version),
         )
     for key, data in dataset.facets.items():
         # A facet a table's properties hold: as written, with this producer when it names none.
         built[key] = _attempt(
-            write, f"{label}: {key} facet", functools.partial(_property_facet, key, data, producer)
+            execution,
+            f"{label}: {key} facet",
+            functools.partial(_property_facet, key, data, producer),
         )
     lineage = dataset.column_lineage
     if dataset.role == "output" and lineage is not None and (lineage.fields or lineage.dataset):
         built["columnLineage"] = _attempt(
-            write,
+            execution,
             f"{label}: columnLineage facet",
             lambda: ColumnLineageDatasetFacet(
                 producer=producer, fields=lineage.fields, dataset=lineage.dataset or None
@@ -211,17 +212,17 @@ def _property_facet(key: str, data: dict[str, Any], producer: str) -> DatasetFac
 
 
 def _statistics(
-    write: WriteLineage, dataset: DatasetLineage, producer: str
+    execution: SparkExecution, dataset: DatasetLineage, producer: str
 ) -> dict[str, InputDatasetFacet | OutputDatasetFacet]:
     """``outputStatistics`` of the output or ``inputStatistics`` of an input, when known."""
     stats = dataset.stats
-    if write.error is not None or stats is None or stats.is_empty():
+    if execution.error is not None or stats is None or stats.is_empty():
         return {}
     output = dataset.role == "output"
     key = "outputStatistics" if output else "inputStatistics"
     kind = OutputStatisticsOutputDatasetFacet if output else InputStatisticsInputDatasetFacet
     facet = _attempt(
-        write,
+        execution,
         f"{_label(dataset)}: {key} facet",
         lambda: kind(
             producer=producer,
@@ -234,7 +235,7 @@ def _statistics(
 
 
 def _subset(
-    write: WriteLineage, dataset: DatasetLineage, producer: str
+    execution: SparkExecution, dataset: DatasetLineage, producer: str
 ) -> dict[str, InputDatasetFacet | OutputDatasetFacet]:
     """``subset``: the location a trimmed name stands for, as the JVM agent writes it."""
     location = dataset.identity.location
@@ -246,12 +247,12 @@ def _subset(
             return OutputSubsetOutputDatasetFacet(producer=producer, output_condition=condition)
         return InputSubsetInputDatasetFacet(producer=producer, input_condition=condition)
 
-    facet = _attempt(write, f"{_label(dataset)}: subset facet", build)
+    facet = _attempt(execution, f"{_label(dataset)}: subset facet", build)
     return {"subset": facet} if facet is not None else {}
 
 
 def _dataset(
-    write: WriteLineage,
+    execution: SparkExecution,
     dataset: DatasetLineage,
     producer: str,
     finished: bool,
@@ -266,16 +267,16 @@ def _dataset(
     facets: dict[str, DatasetFacet] = {}
     io: dict[str, Any] = {}
     if finished:
-        io = _statistics(write, dataset, producer)
-        if dataset.role == "output" and write.output_changed:
+        io = _statistics(execution, dataset, producer)
+        if dataset.role == "output" and execution.output_changed:
             # The statement changed the output (ALTER, RENAME): the end says what it is now.
-            facets = _dataset_facets(write, dataset, producer)
+            facets = _dataset_facets(execution, dataset, producer)
         elif not io and not extra:
             return None
     else:
-        facets = _dataset_facets(write, dataset, producer)
+        facets = _dataset_facets(execution, dataset, producer)
         if identity.location is not None:
-            io = _subset(write, dataset, producer)
+            io = _subset(execution, dataset, producer)
     for facet in extra:
         key = facet.facet_key or type(facet).__name__
         if isinstance(facet, DatasetFacet):
@@ -299,11 +300,11 @@ def _dataset(
             output_facets=OutputDatasetFacets.model_validate(io) if io else None,
         )
 
-    return _attempt(write, _label(dataset), build)
+    return _attempt(execution, _label(dataset), build)
 
 
 def input_datasets(
-    write: WriteLineage, producer: str, *, finished: bool = False, extra: Built | None = None
+    execution: SparkExecution, producer: str, *, finished: bool = False, extra: Built | None = None
 ) -> list[InputDataset]:
     """The execution's inputs as ``InputDataset``s.
 
@@ -312,29 +313,31 @@ def input_datasets(
     those alone.
     """
     built = (
-        _dataset(write, dataset, producer, finished, extra.for_dataset(dataset) if extra else ())
-        for dataset in write.inputs
+        _dataset(
+            execution, dataset, producer, finished, extra.for_dataset(dataset) if extra else ()
+        )
+        for dataset in execution.inputs
     )
     return [dataset for dataset in built if isinstance(dataset, InputDataset)]
 
 
 def output_datasets(
-    write: WriteLineage, producer: str, *, finished: bool = False, extra: Built | None = None
+    execution: SparkExecution, producer: str, *, finished: bool = False, extra: Built | None = None
 ) -> list[OutputDataset]:
     """The execution's output as a list of one ``OutputDataset``, as :func:`input_datasets`.
 
     The list is empty when the output is not known, or at the end when it has nothing to add.
     """
-    output = write.output
+    output = execution.output
     if output is None:
         return []
     more = extra.for_dataset(output) if extra else ()
-    built = _dataset(write, output, producer, finished, more)
+    built = _dataset(execution, output, producer, finished, more)
     return [built] if isinstance(built, OutputDataset) else []
 
 
 def running_datasets(
-    write: WriteLineage,
+    execution: SparkExecution,
     producer: str,
     announced: set[tuple[str, str, str]],
     extra: Built | None = None,
@@ -346,15 +349,15 @@ def running_datasets(
     """
     inputs: list[InputDataset] = []
     outputs: list[OutputDataset] = []
-    datasets = [*write.inputs, *([write.output] if write.output is not None else [])]
+    datasets = [*execution.inputs, *([execution.output] if execution.output is not None else [])]
     for dataset in datasets:
         more = extra.for_dataset(dataset) if extra else ()
         built: list[InputDataset | OutputDataset | None] = [
-            _dataset(write, dataset, producer, True, more)
+            _dataset(execution, dataset, producer, True, more)
         ]
         key = (dataset.role, dataset.identity.namespace, dataset.identity.name)
         if key not in announced:
-            built.append(_dataset(write, dataset, producer, False))
+            built.append(_dataset(execution, dataset, producer, False))
         for item in built:
             if isinstance(item, InputDataset):
                 inputs.append(item)
@@ -399,14 +402,14 @@ def job_type_facet(
     )
 
 
-def definition_facets(write: WriteLineage, producer: str) -> list[JobFacet]:
+def definition_facets(execution: SparkExecution, producer: str) -> list[JobFacet]:
     """``sourceCodeLocation`` and ``sql`` of a job, where its definition or its SQL is known.
 
     The location is the file's ``file:`` URI with the line as its fragment (``#L12``), and its
     path; the type is ``file``, as the definition is a file on the machine that ran it.
     """
     facets: list[JobFacet] = []
-    location = write.source_location
+    location = execution.source_location
     if location is not None:
         path, line = location
 
@@ -414,20 +417,23 @@ def definition_facets(write: WriteLineage, producer: str) -> list[JobFacet]:
             url = Path(path).as_uri() + (f"#L{line}" if line else "")
             return SourceCodeLocationJobFacet(producer=producer, type="file", url=url, path=path)
 
-        built = _attempt(write, "sourceCodeLocation facet", build)
+        built = _attempt(execution, "sourceCodeLocation facet", build)
         if built is not None:
             facets.append(built)
-    sql = write.sql
+    sql = execution.sql
     if sql is not None:
-        facet = _attempt(write, "sql facet", lambda: sql_facet(producer, sql))
+        facet = _attempt(execution, "sql facet", lambda: sql_facet(producer, sql))
         if facet is not None:
             facets.append(facet)
     return facets
 
 
-def _problems(write: WriteLineage) -> list[str]:
-    found = list(write.problems)
-    for dataset in [*write.inputs, *([write.output] if write.output is not None else [])]:
+def _problems(execution: SparkExecution) -> list[str]:
+    found = list(execution.problems)
+    for dataset in [
+        *execution.inputs,
+        *([execution.output] if execution.output is not None else []),
+    ]:
         found.extend(dataset.problems)
     return found
 
@@ -440,35 +446,35 @@ def extraction_error(
     )
 
 
-def errors(write: WriteLineage, number: int) -> list[ExtractionErrorRunFacetError]:
+def errors(execution: SparkExecution, number: int) -> list[ExtractionErrorRunFacetError]:
     """The execution's problems as the ``extractionError`` facet's errors (task ``number``)."""
     return [
-        {"errorMessage": problem, "task": write.method, "taskNumber": number}
-        for problem in _problems(write)
+        {"errorMessage": problem, "task": execution.method, "taskNumber": number}
+        for problem in _problems(execution)
     ]
 
 
 def run_facets(
-    write: WriteLineage, producer: str, *, finished: bool = False
+    execution: SparkExecution, producer: str, *, finished: bool = False
 ) -> dict[str, RunFacet]:
-    """``processing_engine``, and ``extractionError`` when a part of the write's lineage failed.
+    """``processing_engine``, and ``extractionError`` when a part of the execution's lineage failed.
 
     ``finished``, for the end, leaves out ``processing_engine``, which the run has from its
     start; ``extractionError`` lists every problem so far, so the end's replaces the start's.
     Call it after the datasets were built, so that failures in building them are listed too.
     """
     facets: dict[str, RunFacet] = {}
-    version = write.spark_version
+    version = execution.spark_version
     if version and not finished:
         engine = _attempt(
-            write, "processing_engine facet", lambda: processing_engine_facet(version, producer)
+            execution, "processing_engine facet", lambda: processing_engine_facet(version, producer)
         )
         if engine is not None:
             facets["processing_engine"] = engine
-    found = errors(write, 0)
+    found = errors(execution, 0)
     if found:
         error_facet = _attempt(
-            write, "extractionError facet", lambda: extraction_error(producer, 1, 1, found)
+            execution, "extractionError facet", lambda: extraction_error(producer, 1, 1, found)
         )
         if error_facet is not None:
             facets["extractionError"] = error_facet

@@ -1,13 +1,13 @@
 """From records to runs: the events of each execution, in automatic and in explicit mode.
 
-:class:`RunPerWrite` (automatic mode) makes each execution a run of the client's: START as it
+:class:`RunPerExecution` (automatic mode) makes each execution a run of the client's: START as it
 starts, with the inputs, the output and what is known before it ends; COMPLETE after it with the
 statistics (or FAIL with its exception in an errorMessage facet, or ABORT when it was
 interrupted). The run's parent is found by the lifecycle (``parent="auto"``): the run whose
 ``with`` block the execution is in, such as the application's run, unless the record names its
 own (a streaming query's run is the parent of its ``foreachBatch`` writes). An execution that
 outlives its call (a streaming query) also gets RUNNING events between the two
-(:meth:`RunPerWrite.write_running`), as its observer decides.
+(:meth:`RunPerExecution.execution_running`), as its observer decides.
 
 :class:`IntoCurrentRun` (explicit mode) adds the same datasets and facets to the run whose block
 the execution is in (``openlineage_sdk.lifecycle.current_run()``), and emits nothing itself: the
@@ -54,7 +54,13 @@ from openlineage_sdk.spark.platforms import prettify_job_name
 if TYPE_CHECKING:
     from openlineage_sdk.client import OpenLineage
 
-__all__ = ["IntoCurrentRun", "RunPerWrite", "fold_dataset_lineage", "job_name_for"]
+__all__ = [
+    "IntoCurrentRun",
+    "RunPerExecution",
+    "RunPerWrite",
+    "fold_dataset_lineage",
+    "job_name_for",
+]
 
 log = logging.getLogger("openlineage_sdk.spark")
 
@@ -122,7 +128,7 @@ def _fold(execution: SparkExecution, settings: SparkConfSettings | None) -> None
         log.warning("openlineage: folding the column lineage into its fields failed: %s", error)
 
 
-class RunPerWrite:
+class RunPerExecution:
     """Automatic mode: each execution is a run of ``client``: START, then COMPLETE, FAIL or ABORT.
 
     Args:
@@ -149,16 +155,16 @@ class RunPerWrite:
         self.default_parent: LineageRun | None = None
         self._lock = threading.Lock()
         self._runs: dict[int, LineageRun] = {}
-        # The datasets each open run announced with all their facets (see write_running).
+        # The datasets each open run announced with all their facets (see execution_running).
         self._announced: dict[int, set[tuple[str, str, str]]] = {}
 
-    def run_ref(self, write: SparkExecution) -> RunRef | None:
+    def run_ref(self, execution: SparkExecution) -> RunRef | None:
         """The run of an execution that started and has not ended (a parent for its children)."""
         with self._lock:
-            run = self._runs.get(id(write))
+            run = self._runs.get(id(execution))
         return run.ref if run is not None else None
 
-    def write_running(self, write: SparkExecution) -> None:
+    def execution_running(self, execution: SparkExecution) -> None:
         """Emit a RUNNING event of an open run: the statistics its datasets have now.
 
         A dataset the run has not announced yet (a stream's new Kafka topic) goes out with all
@@ -166,74 +172,76 @@ class RunPerWrite:
         holds.
         """
         with self._lock:
-            run = self._runs.get(id(write))
-            announced = self._announced.setdefault(id(write), set())
+            run = self._runs.get(id(execution))
+            announced = self._announced.setdefault(id(execution), set())
         if run is None or run.ended:
             return
         producer = self.client.producer
-        extra = built_facets(self.builders, write, "RUNNING")
-        inputs, outputs = running_datasets(write, producer, announced, extra)
+        extra = built_facets(self.builders, execution, "RUNNING")
+        inputs, outputs = running_datasets(execution, producer, announced, extra)
         with self._lock:
-            announced.update(_identities(write))
-        facets = [*run_facets(write, producer, finished=True).values(), *extra.run]
+            announced.update(_identities(execution))
+        facets = [*run_facets(execution, producer, finished=True).values(), *extra.run]
         run.running(inputs=inputs, outputs=outputs, run_facets=facets, job_facets=extra.job)
 
-    def write_started(self, write: SparkExecution) -> None:
+    def execution_started(self, execution: SparkExecution) -> None:
         """Open the execution's run and emit its START."""
         producer = self.client.producer
-        _fold(write, self.settings)
-        extra = built_facets(self.builders, write, "START")
-        inputs = input_datasets(write, producer, extra=extra)
-        outputs = output_datasets(write, producer, extra=extra)
+        _fold(execution, self.settings)
+        extra = built_facets(self.builders, execution, "START")
+        inputs = input_datasets(execution, producer, extra=extra)
+        outputs = output_datasets(execution, producer, extra=extra)
         job_type = _attempt(
-            write,
+            execution,
             "jobType facet",
-            lambda: job_type_facet(producer, write.job_type, write.processing_type),
+            lambda: job_type_facet(producer, execution.job_type, execution.processing_type),
         )
         settings = self.settings
         run = self.client.run(
-            job_name_for(write, settings),
+            job_name_for(execution, settings),
             # The conf's namespace, as the JVM agent's: not the parent's, as a child would have.
             namespace=self.client.namespace if settings and settings.namespace else None,
             inputs=inputs,
             outputs=outputs,
-            run_facets=[*run_facets(write, producer).values(), *extra.run],
+            run_facets=[*run_facets(execution, producer).values(), *extra.run],
             job_facets=[
                 *([job_type] if job_type is not None else []),
-                *definition_facets(write, producer),
+                *definition_facets(execution, producer),
                 *extra.job,
             ],
             parent=(
-                write.parent
-                if write.parent is not None
+                execution.parent
+                if execution.parent is not None
                 else fallback_parent(settings, self.default_parent)
             ),
         )
         run.list_empty = True  # "inputs": [] and empty inputFacets, as the JVM agent writes
         with self._lock:
-            self._runs[id(write)] = run
-            self._announced[id(write)] = _identities(write)
+            self._runs[id(execution)] = run
+            self._announced[id(execution)] = _identities(execution)
         # When the execution started: its START may be sent later, once described beside it.
-        started = datetime.fromtimestamp(write.started, timezone.utc) if write.started else None
+        started = (
+            datetime.fromtimestamp(execution.started, timezone.utc) if execution.started else None
+        )
         run.start(event_time=started)
 
-    def write_finished(self, write: SparkExecution) -> None:
+    def execution_finished(self, execution: SparkExecution) -> None:
         """Emit the execution's COMPLETE with its statistics, or FAIL or ABORT."""
         with self._lock:
-            run = self._runs.pop(id(write), None)
-            self._announced.pop(id(write), None)
+            run = self._runs.pop(id(execution), None)
+            self._announced.pop(id(execution), None)
         if run is None:
             return  # its start failed, and was logged then
         producer = self.client.producer
-        _fold(write, self.settings)
-        error = write.error
+        _fold(execution, self.settings)
+        error = execution.error
         state: EventType = (
             "COMPLETE" if error is None else "FAIL" if isinstance(error, Exception) else "ABORT"
         )
-        extra = built_facets(self.builders, write, state)
-        inputs = input_datasets(write, producer, finished=True, extra=extra)
-        outputs = output_datasets(write, producer, finished=True, extra=extra)
-        facets = [*run_facets(write, producer, finished=True).values(), *extra.run]
+        extra = built_facets(self.builders, execution, state)
+        inputs = input_datasets(execution, producer, finished=True, extra=extra)
+        outputs = output_datasets(execution, producer, finished=True, extra=extra)
+        facets = [*run_facets(execution, producer, finished=True).values(), *extra.run]
         if error is None:
             run.complete(inputs=inputs, outputs=outputs, run_facets=facets, job_facets=extra.job)
         elif isinstance(error, Exception):
@@ -242,8 +250,12 @@ class RunPerWrite:
             run.abort(inputs=inputs, outputs=outputs, run_facets=facets, job_facets=extra.job)
 
 
-def _identities(write: SparkExecution) -> set[tuple[str, str, str]]:
-    datasets = [*write.inputs, *([write.output] if write.output is not None else [])]
+#: The earlier name of :class:`RunPerExecution` (deprecated).
+RunPerWrite = RunPerExecution
+
+
+def _identities(execution: SparkExecution) -> set[tuple[str, str, str]]:
+    datasets = [*execution.inputs, *([execution.output] if execution.output is not None else [])]
     return {(d.role, d.identity.namespace, d.identity.name) for d in datasets}
 
 
@@ -269,13 +281,13 @@ class IntoCurrentRun:
         self._tallies: weakref.WeakKeyDictionary[LineageRun, _Tally] = weakref.WeakKeyDictionary()
         self._warned = False
 
-    def run_ref(self, write: SparkExecution) -> RunRef | None:
+    def run_ref(self, execution: SparkExecution) -> RunRef | None:
         """The run an execution that started and has not ended was added to."""
         with self._lock:
-            run = self._runs.get(id(write))
+            run = self._runs.get(id(execution))
         return run.ref if run is not None else None
 
-    def write_started(self, write: SparkExecution) -> None:
+    def execution_started(self, execution: SparkExecution) -> None:
         """Add the execution's inputs, output and run facets to the current run."""
         run = current_run()
         if run is None:
@@ -287,34 +299,34 @@ class IntoCurrentRun:
                 )
             return
         with self._lock:
-            self._runs[id(write)] = run
+            self._runs[id(execution)] = run
         producer = run.client.producer
-        _fold(write, self.settings)
-        extra = built_facets(self.builders, write, "START")
-        run.add_inputs(*input_datasets(write, producer, extra=extra))
-        run.add_outputs(*output_datasets(write, producer, extra=extra))
-        version = write.spark_version
+        _fold(execution, self.settings)
+        extra = built_facets(self.builders, execution, "START")
+        run.add_inputs(*input_datasets(execution, producer, extra=extra))
+        run.add_outputs(*output_datasets(execution, producer, extra=extra))
+        version = execution.spark_version
         if version and "processing_engine" not in run.run_facets:
             run.add_run_facets(processing_engine_facet(version, producer))
         if extra.run:
             run.add_run_facets(*extra.run)
 
-    def write_finished(self, write: SparkExecution) -> None:
+    def execution_finished(self, execution: SparkExecution) -> None:
         """Add what the execution reported (statistics) and what could not be learned."""
         with self._lock:
-            run = self._runs.pop(id(write), None)
+            run = self._runs.pop(id(execution), None)
         if run is None:
             return
         producer = run.client.producer
-        state: EventType = "COMPLETE" if write.error is None else "FAIL"
-        extra = built_facets(self.builders, write, state)
-        run.add_inputs(*input_datasets(write, producer, finished=True, extra=extra))
-        run.add_outputs(*output_datasets(write, producer, finished=True, extra=extra))
+        state: EventType = "COMPLETE" if execution.error is None else "FAIL"
+        extra = built_facets(self.builders, execution, state)
+        run.add_inputs(*input_datasets(execution, producer, finished=True, extra=extra))
+        run.add_outputs(*output_datasets(execution, producer, finished=True, extra=extra))
         with self._lock:
             tally = self._tallies.setdefault(run, _Tally())
             number = tally.total
             tally.total += 1
-            found = errors(write, number)
+            found = errors(execution, number)
             if found:
                 tally.failed += 1
                 tally.errors.extend(found)

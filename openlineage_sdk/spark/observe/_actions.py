@@ -19,8 +19,8 @@ import logging
 from collections.abc import Callable
 from typing import Any
 
-from openlineage_sdk.spark._flow import Description, inside_adapter, report_done, run_observed
-from openlineage_sdk.spark.observe._hooks import Adapter
+from openlineage_sdk.spark._flow import inside_adapter, run_observed
+from openlineage_sdk.spark.executions import ActionRead, Adapter, report_heard_read
 
 __all__ = ["ConnectActions", "listen_for_reads"]
 
@@ -32,37 +32,15 @@ _ACTIONS = ("to_table", "to_pandas", "to_table_as_iterator")
 
 def listen_for_reads(adapter: Adapter) -> None:
     """Report the reads a classic session's listener hears (see the module)."""
-    session: Any = adapter.session
+    session = adapter.session
 
-    def query_executed(func_name: str, qe: Any) -> None:
+    def query_executed(func_name: str, executed: object) -> None:
         if not adapter.input_only_runs:
             return
         execution = adapter.execution(func_name)
-        try:
-            if not session.query_reads(qe, execution):
-                return
-        except Exception as error:  # never let an exception travel back into Spark
-            log.debug("openlineage: reporting a query failed: %s", error)
-            return
-        report_done(adapter.reporter, execution)
+        report_heard_read(session, adapter.reporter, execution, executed)
 
-    session.on_query = query_executed
-
-
-class _ActionReads(Description):
-    """An action's inputs, read from its plan before it runs."""
-
-    def __init__(self, adapter: Adapter, execution: Any, plan: Any) -> None:
-        self.session: Any = adapter.session
-        self.execution = execution
-        self.plan = plan
-
-    def before(self) -> bool:
-        try:
-            return bool(self.session.action_reads(self.plan, self.execution))
-        except Exception as error:  # whatever broke, the action still runs, unreported
-            log.warning("openlineage: the inputs of an action: %s", error)
-            return False
+    session.listen_for_queries(query_executed)
 
 
 class ConnectActions:
@@ -91,7 +69,7 @@ class ConnectActions:
         return run_observed(
             adapter.reporter,
             execution,
-            _ActionReads(adapter, execution, plan),
+            ActionRead(adapter.session, execution, plan),
             functools.partial(original, plan, *args, **kwargs),
             iterates=name == "to_table_as_iterator",
         )

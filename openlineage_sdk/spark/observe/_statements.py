@@ -12,8 +12,8 @@ Where a statement is seen differs by the kind of session:
   statement that cannot write (``SELECT``, ``SET``, ``SHOW``, ``DESCRIBE``, ``USE``, views,
   functions, ...), passes straight through with no request of the adapter's own.
 
-Either way the session says how the statement is described (``Session.statement``) and the one
-template of ``_flow`` runs it.
+Either way the statement's execution (``executions._statement``) decides when it is described,
+asking the session what it does, and the one template of ``_flow`` runs it.
 """
 
 from __future__ import annotations
@@ -25,9 +25,10 @@ from typing import Any
 
 from openlineage_sdk.spark._flow import inside_adapter, run_observed
 from openlineage_sdk.spark.describe._sql_text import may_write
+from openlineage_sdk.spark.executions import MergeCommand, statement_description
 from openlineage_sdk.spark.observe._hooks import Adapter, adapter_of, wrap_once
 
-__all__ = ["ConnectCommands", "hook_classic_sql", "sql_relation"]
+__all__ = ["ConnectCommands", "hook_classic_sql"]
 
 log = logging.getLogger("openlineage_sdk.spark")
 
@@ -54,17 +55,10 @@ def _classic_sql(original: Callable[..., Any]) -> Callable[..., Any]:
             call = functools.partial(original, self, sqlQuery)
             text = sqlQuery
         execution = adapter.execution("sql")
-        description = adapter.session.statement(text, execution)
+        description = statement_description(adapter.session, execution, text)
         return run_observed(adapter.reporter, execution, description, call)
 
     return sql
-
-
-def sql_relation(command: Any) -> Any:
-    """The ``SQL`` relation of a Connect ``SqlCommand`` (also in ``WithRelations``), or ``None``."""
-    from openlineage_sdk.spark.session.connect._explain import sql_relation as relation
-
-    return relation(command)
 
 
 class ConnectCommands:
@@ -92,20 +86,20 @@ class ConnectCommands:
     def execute(self, command: Any, observations: Any = None) -> Any:
         """Run one command of the client's, with lineage around it when it is a writing SQL."""
         original = self._original
+        adapter = self.adapter
+        session = adapter.session
         text = None
         if not inside_adapter():
             try:
-                sql = sql_relation(command)
-                text = sql.query if sql is not None and may_write(sql.query) else None
+                sql = session.command_sql(command)
+                text = sql if sql is not None and may_write(sql) else None
             except Exception as error:  # a message of a shape this code does not know
                 log.debug("openlineage: reading a Connect command failed: %s", error)
-        adapter = self.adapter
-        session: Any = adapter.session
         if text is None:
             merge = False
             if not inside_adapter():
                 try:
-                    session.seen(command)
+                    session.remember_command(command)
                     merge = command.WhichOneof("command_type") == "merge_into_table_command"
                 except Exception as error:
                     log.debug("openlineage: reading a Connect command failed: %s", error)
@@ -115,11 +109,11 @@ class ConnectCommands:
             return run_observed(
                 adapter.reporter,
                 execution,
-                session.merge_command(command, execution),
+                MergeCommand(session, execution, command),
                 functools.partial(original, command, observations),
             )
         execution = adapter.execution("sql")
-        description = adapter.session.statement(text, execution, command)
+        description = statement_description(session, execution, text, command)
         return run_observed(
             adapter.reporter,
             execution,

@@ -23,9 +23,9 @@ from openlineage_sdk.spark._execution import (
     SparkExecution,
 )
 from openlineage_sdk.spark._execution import note_problem as _note
-from openlineage_sdk.spark._flow import Description
+from openlineage_sdk.spark.describe._planned import DescribedCommand, PlannedCommand
 from openlineage_sdk.spark.describe._schema import schema_fields
-from openlineage_sdk.spark.describe._streams import (
+from openlineage_sdk.spark.describe._stream_datasets import (
     StreamSink,
     StreamSource,
     kafka_namespace,
@@ -35,6 +35,7 @@ from openlineage_sdk.spark.describe._streams import (
     source_kind,
 )
 from openlineage_sdk.spark.describe._tables import (
+    PlanReads,
     Rows,
     TableInfo,
     describe_table,
@@ -42,7 +43,16 @@ from openlineage_sdk.spark.describe._tables import (
     table_identity,
 )
 
-__all__ = ["BatchFunction", "Session", "StreamEvents", "WriteStatistics", "session_kind"]
+__all__ = [
+    "BatchFunction",
+    "CommandWindow",
+    "NotInThisKind",
+    "ServerStatement",
+    "Session",
+    "StreamEvents",
+    "WriteStatistics",
+    "session_kind",
+]
 
 log = logging.getLogger("openlineage_sdk.spark")
 
@@ -73,6 +83,90 @@ class WriteStatistics:
         """Stop gathering without reading (the write was not described)."""
 
 
+class CommandWindow(WriteStatistics):
+    """The commands one of the user's calls runs, as the session hears of them once they ran.
+
+    A classic session's listener is handed each command's ``QueryExecution``, with its metrics,
+    after the command ran (``begin`` opens the window before the call, ``close`` when the call
+    returned); this window hears nothing: a Spark Connect client is told of no command.
+    """
+
+    def begin(self) -> None:
+        """Open the window, before the call (again: no change)."""
+
+    def close(self) -> None:
+        """The call returned: every command it ran was posted to the listener by then."""
+
+    def executed(self, failed: bool) -> object | None:
+        """The command that ran in the window (``failed``: it failed), as Spark ran it: a handle
+        for :meth:`Session.plan_executed`. ``None`` when the window heard not exactly one."""
+        return None
+
+    def heard(self, failed: bool) -> object | None:
+        """As :meth:`executed`, once every event was delivered (the listener bus drained)."""
+        return None
+
+
+class ServerStatement(ABC):
+    """A SQL statement a session asks its server about, step by step (Spark Connect).
+
+    The statement's execution (``executions``) decides when each step runs; the session reads.
+
+    Attributes:
+        text: The statement's SQL text, as sent.
+        planned: The command as far as :meth:`explain` read it (kept when a later step of it
+            raised).
+    """
+
+    text: str
+    planned: PlannedCommand | None = None
+
+    @abstractmethod
+    def explain(self, execution: SparkExecution) -> PlannedCommand | None:
+        """Which command the statement runs, asked before it runs; the job is named by it.
+
+        ``None`` when it is not asked (the execution notes why): a statement that reads files by
+        path, or whose explanation failed.
+        """
+
+    @abstractmethod
+    def look_up(
+        self,
+        planned: PlannedCommand,
+        execution: SparkExecution,
+        *,
+        before: bool,
+        target: Callable[[], TableInfo | None] | None = None,
+    ) -> None:
+        """Its inputs, from the catalog (and, ``before``, its output, as it is before it runs;
+        ``target``: the target's entry asked for beside, waited for when needed)."""
+
+    @abstractmethod
+    def target(self, planned: PlannedCommand) -> TableInfo | None:
+        """What the catalog says of an ``INSERT``'s target table (``None``: nothing usable)."""
+
+    @abstractmethod
+    def describe(
+        self,
+        planned: PlannedCommand,
+        execution: SparkExecution,
+        *,
+        before: bool,
+        target: Callable[[], TableInfo | None] | None = None,
+    ) -> None:
+        """Its output and job name, from the catalog (``before`` or after it ran; ``target``: the
+        target's entry asked for beside the run, when it holds)."""
+
+
+class NotInThisKind(NotImplementedError):  # noqa: N818 - it says what the answer is
+    """The question has no answer in this kind of session.
+
+    A classic session has no Spark Connect client plan or server to ask; a Spark Connect client
+    has no RDDs and hears no ``QueryExecution``. The observers that ask are hooked only on the
+    kind that answers.
+    """
+
+
 class StreamEvents(Protocol):
     """What a session's streaming listener hands over, whatever the kind of session."""
 
@@ -89,7 +183,7 @@ class BatchFunction(Protocol):
     Called in this process (classic PySpark: Spark calls back into the driver's Python), it runs
     the user's function with the stream's run as the parent of what the batch writes. Under
     Spark Connect the user's function runs in a Python worker on the server: the session sends
-    ``func`` wrapped with :meth:`remote_payload` instead (see ``session.connect._streams``).
+    :meth:`remote_command` instead of the user's function.
     """
 
     func: Callable[[Any, int], None]
@@ -97,8 +191,9 @@ class BatchFunction(Protocol):
     def __call__(self, df: Any, batch_id: int) -> None:
         """Run one batch."""
 
-    def remote_payload(self) -> bytes | None:
-        """What a Python worker elsewhere needs to report the batches (``None``: it cannot)."""
+    def remote_command(self) -> bytes | None:
+        """The function a server's Python worker runs instead of ``func``, pickled as the
+        Connect client sends one (``None``: the batches cannot be reported there)."""
 
 
 class Session(ABC):
@@ -287,15 +382,111 @@ class Session(ABC):
     def write_statistics(self, writer: Any, execution: SparkExecution) -> WriteStatistics:
         """What gathers a write's statistics."""
 
-    @abstractmethod
-    def statement(
-        self, text: str | None, execution: SparkExecution, call: Any = None
-    ) -> Description:
-        """How a SQL statement is described around its run (see ``_flow``).
+    # -- statements: what each kind reads of a SQL command (the executions decide when)
 
-        ``text`` is the statement as sent; ``call`` what the observer saw of it (the Connect
-        ``SqlCommand``, or classic PySpark's bound call).
+    def command_window(self) -> CommandWindow:
+        """The window on the commands one call of the user's runs (see :class:`CommandWindow`)."""
+        return CommandWindow()
+
+    def plan_statement(self, text: str) -> DescribedCommand | None:
+        """What statement ``text`` will do, from the session's analyzer, without running it.
+
+        ``None`` for a statement that touches no dataset, or that does not parse or analyze
+        (Spark reports that itself).
         """
+        raise NotInThisKind(f"a {self.kind} session does not analyze statements itself")
+
+    def plan_executed(
+        self,
+        executed: object,
+        execution: SparkExecution | None = None,
+        *,
+        ran: bool = False,
+    ) -> DescribedCommand | None:
+        """What the command Spark ran (``executed``: a handle a :class:`CommandWindow` or
+        :meth:`executed_of` gave) does; its SQL text becomes ``execution``'s. ``ran``: Spark
+        already optimized it. ``None`` as for :meth:`plan_statement`."""
+        raise NotInThisKind(f"a {self.kind} session hears no command Spark ran")
+
+    def executed_of(self, result: Any) -> object | None:
+        """The command a call's result was run by (classic ``spark.sql``'s DataFrame), if any."""
+        return None
+
+    def server_statement(self, text: str, command: Any) -> ServerStatement:
+        """The server's answers about a SQL ``command`` of the client's (``text``: its SQL)."""
+        raise NotInThisKind(f"a {self.kind} session has no server to ask about a statement")
+
+    def command_sql(self, command: Any) -> str | None:
+        """The SQL text of a client command (a Connect ``SqlCommand``), ``None`` for another."""
+        raise NotInThisKind(f"a {self.kind} session sends no client commands")
+
+    def remember_command(self, command: Any) -> None:
+        """Keep what a client command names that later plans refer to (a view's JDBC reads)."""
+        raise NotInThisKind(f"a {self.kind} session sends no client commands")
+
+    def merge_command(self, command: Any) -> DescribedCommand:
+        """What a client's ``MERGE`` command (``DataFrame.mergeInto(...).merge()``) does."""
+        raise NotInThisKind(f"a {self.kind} session sends no client commands")
+
+    # -- reads that end in an action
+
+    def listen_for_queries(self, on_query: Callable[[str, object], None] | None) -> None:
+        """Have ``on_query(function name, executed)`` called with each query an action ran."""
+        raise NotInThisKind(f"a {self.kind} session hears no query Spark ran")
+
+    def query_reads(self, executed: object, execution: SparkExecution) -> bool:
+        """What a query an action ran read, into ``execution``; ``False``: nothing stored."""
+        raise NotInThisKind(f"a {self.kind} session hears no query Spark ran")
+
+    def action_reads(self, plan: Any, execution: SparkExecution) -> bool:
+        """What an action's client plan reads, into ``execution``; ``False``: no dataset."""
+        raise NotInThisKind(f"a {self.kind} session runs no client plans")
+
+    # -- RDD saves
+
+    def owns_rdd(self, rdd: Any) -> bool:
+        """Whether ``rdd`` belongs to this session's SparkContext."""
+        return False
+
+    def rdd_lineage(
+        self,
+        execution: SparkExecution,
+        rdd: Any,
+        method: str,
+        args: tuple[Any, ...],
+        kwargs: dict[str, Any],
+    ) -> None:
+        """An RDD save's job name, output folder and inputs, into ``execution``."""
+        raise NotInThisKind(f"a {self.kind} session has no RDDs")
+
+    def tag_jobs(self) -> str | None:
+        """Tag the Spark jobs this thread starts from now on; the tag (``None``: cannot)."""
+        raise NotInThisKind(f"a {self.kind} session has no RDDs")
+
+    def tagged_job_statistics(self, tag: str, execution: SparkExecution) -> None:
+        """Untag, and put the statistics of the jobs tagged ``tag`` into ``execution``'s
+        datasets (unless it failed)."""
+        raise NotInThisKind(f"a {self.kind} session has no RDDs")
+
+    # -- declarative pipelines: what the client registered
+
+    def relation_reads(
+        self, relation: Any, problems: list[str]
+    ) -> tuple[list[StreamSource], PlanReads]:
+        """What a client plan relation reads: its streaming sources, its static reads."""
+        raise NotInThisKind(f"a {self.kind} session has no client plans")
+
+    def relation_streams(self, relation: Any) -> bool:
+        """Whether a client plan relation reads a stream."""
+        raise NotInThisKind(f"a {self.kind} session has no client plans")
+
+    def resolve_reads(self, reads: PlanReads, problems: list[str]) -> list[DatasetLineage]:
+        """The datasets of what a plan reads by name: files, tables, JDBC tables, topics."""
+        raise NotInThisKind(f"a {self.kind} session has no client plans")
+
+    def query_inputs(self, query: str, problems: list[str]) -> list[DatasetLineage]:
+        """What a SQL query reads, from the session's analysis of it (no job)."""
+        raise NotInThisKind(f"a {self.kind} session has no server to ask about a query")
 
     # -- streams (Structured Streaming), what each kind reads its own way
 

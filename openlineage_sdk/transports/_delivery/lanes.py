@@ -1,11 +1,12 @@
 """The queue of a delivery engine: lanes of chunks, and the sender threads' share of them.
 
-An event's ordering key (the run id, else the job, else the dataset) picks one of
+An event's ordering key (the run id, else the job, else the dataset; Kafka's message key and
+Kinesis's partition key for those transports) picks one of
 :data:`~openlineage_sdk.transports._delivery.spool.PARTITIONS` lanes by CRC-32. A lane is an
 ordered list of *chunks*: a :class:`MemChunk` holds events in memory, a
 :class:`~openlineage_sdk.transports._delivery.spool.SpoolFile` on disk. The sender always works
 on a lane's oldest chunk and an event is removed only once the destination has accepted it, so
-an event can never overtake an older one of the same run, whether that one waits in memory or
+an event can never overtake an older one of the same key, whether that one waits in memory or
 on disk.
 
 Each lane is served by exactly one sender thread, a :class:`Worker`, one batch at a time. A

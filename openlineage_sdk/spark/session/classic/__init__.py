@@ -4,12 +4,14 @@ It reads:
 
 * the writer's settings (``source``, options and mode), which the JVM ``DataFrameWriter`` keeps;
 * a DataFrame's or a statement's analyzed and optimized logical plans, fetched as JSON, for
-  inputs and column lineage (``_plan``); a statement is parsed and analyzed without running it
-  (``_statements``);
+  inputs and column lineage (``_plan``); a command, parsed and analyzed without running it or
+  as Spark ran it, read by the readers of the session's Spark version (``_readers``) and
+  described by its handler (``_statement_plans``);
 * the metrics of the write command itself (rows, bytes and files written, and what each file
   scan read), delivered by a ``QueryExecutionListener`` after the command ran, which also hears
   the queries that ran in actions (``_metrics``);
-* an RDD's lineage and the metrics of the jobs that saved it (``_rdd``).
+* an RDD's lineage and the metrics of the jobs that saved it (``_rdd_lineage``);
+* a stream's sources, sink, row-count observation and listener (``_stream_io``).
 """
 
 from __future__ import annotations
@@ -27,21 +29,16 @@ from openlineage_sdk.spark._execution import (
     SparkExecution,
 )
 from openlineage_sdk.spark._execution import note_problem as _note
-from openlineage_sdk.spark._flow import Description
-from openlineage_sdk.spark.describe._sql_text import described_beside
-from openlineage_sdk.spark.describe._statement import (
-    PlannedStatement,
-    apply_output,
-    apply_statement,
-)
-from openlineage_sdk.spark.describe._streams import StreamSink, StreamSource
+from openlineage_sdk.spark.describe._commands import DescribedCommand
+from openlineage_sdk.spark.describe._stream_datasets import StreamSink, StreamSource
 from openlineage_sdk.spark.session._base import (
     BatchFunction,
+    CommandWindow,
     Session,
     StreamEvents,
     WriteStatistics,
 )
-from openlineage_sdk.spark.session.classic import _rdd
+from openlineage_sdk.spark.session.classic import _rdd_lineage
 from openlineage_sdk.spark.session.classic._jvm import (
     frame_schema,
     jvm_writer_settings,
@@ -59,8 +56,9 @@ from openlineage_sdk.spark.session.classic._plan import (
     logical_plan_extraction,
     plan_inputs_and_lineage,
 )
-from openlineage_sdk.spark.session.classic._statements import plan_executed, plan_statement
-from openlineage_sdk.spark.session.classic._streams import (
+from openlineage_sdk.spark.session.classic._readers import ClassicReaders, select_readers
+from openlineage_sdk.spark.session.classic._statement_plans import plan_executed, plan_statement
+from openlineage_sdk.spark.session.classic._stream_io import (
     listen_to_streams,
     recent_progress,
     stream_sink,
@@ -72,12 +70,13 @@ __all__ = ["ClassicSession"]
 
 log = logging.getLogger("openlineage_sdk.spark")
 
-_next_tag = 0  # the last job tag handed out (see ClassicSession.rdd_save)
+_next_tag = 0  # the last job tag handed out (see ClassicSession.tag_jobs)
 _tag_lock = threading.Lock()
 
 
-class _ListenerStatistics(WriteStatistics):
-    """A write's metrics, as the session's listener hands them over after the write."""
+class _ListenerWindow(CommandWindow):
+    """The commands of one call, as the session's listener hands them over after they ran: a
+    write's metrics, the ``QueryExecution`` of a statement's command."""
 
     def __init__(self, session: ClassicSession) -> None:
         self.session = session
@@ -98,7 +97,7 @@ class _ListenerStatistics(WriteStatistics):
         if listener is not None and token is not None:
             listener.close(token)
 
-    def executed(self, failed: bool) -> Any:
+    def executed(self, failed: bool) -> object | None:
         """The ``QueryExecution`` that ran the write command, as the listener was given it.
 
         ``failed``: the command failed, and the listener's ``onFailure`` had it. ``None`` when
@@ -119,6 +118,18 @@ class _ListenerStatistics(WriteStatistics):
             return None
         commands = [c for c in collector.commands if c.output is not None]
         return commands[0].qe if len(commands) == 1 else None
+
+    def heard(self, failed: bool) -> object | None:
+        """The one command the listener heard of in the window (bus drained first)."""
+        session, token = self.session, self.token
+        listener = session.listener
+        if listener is None or token is None:
+            return None
+        if not wait_for_listeners(session.spark, session.listener_timeout_ms):
+            return None
+        collector = listener.collector(token)
+        heard = collector.failed if failed else collector.executed
+        return heard[0] if len(heard) == 1 else None
 
     def discard(self) -> None:
         listener, token = self.session.listener, self.token
@@ -178,11 +189,10 @@ class ClassicSession(Session):
         self._registration: ListenerRegistration | None = None
         self.listener_timeout_ms = 10_000
         self.fast_wait_s = 0.25
-        #: An ``INSERT`` still running after this long (seconds) is described beside it, and its
-        #: START sent then; one that ends sooner is described from its own execution.
-        self.insert_described_beside_after_s = 2.0
+        #: The readers of the session's Spark version (see ``_readers``), chosen once.
+        self.readers: ClassicReaders = select_readers(self.spark_version)
         #: Called with each query that ran in an action, ``(function name, QueryExecution)``.
-        self.on_query: Callable[[str, Any], None] | None = None
+        self.on_query: Callable[[str, object], None] | None = None
         try:
             start_callback_server(spark)
             listener = WriteMetricsListener(spark._jvm)
@@ -220,7 +230,7 @@ class ClassicSession(Session):
 
     def writer_mode(self, writer: Any) -> str | None:
         jwrite = getattr(writer, "_jwrite", None)
-        return str(jwrite.curmode().toString()).lower() if jwrite is not None else None
+        return self.readers.writer_mode(jwrite) if jwrite is not None else None
 
     def frame_lineage(
         self,
@@ -244,47 +254,63 @@ class ClassicSession(Session):
             output.column_lineage = extraction.column_lineage
 
     def write_statistics(self, writer: Any, execution: SparkExecution) -> WriteStatistics:
-        return _ListenerStatistics(self)
+        return _ListenerWindow(self)
 
-    def statement(
-        self, text: str | None, execution: SparkExecution, call: Any = None
-    ) -> Description:
-        if text is None:
-            return _BoundStatement(self, execution)
-        return _Statement(self, execution, text)
+    # -- statements
 
-    def plan(
-        self,
-        text: str | None,
-        qe: Any = None,
-        execution: SparkExecution | None = None,
-        *,
-        ran: bool = False,
-    ) -> PlannedStatement | None:
-        """What a statement does, from its text before it runs or ``qe`` after; ``None``: nothing.
+    def command_window(self) -> CommandWindow:
+        return _ListenerWindow(self)
 
-        With ``qe``, the SQL text Spark parsed becomes ``execution``'s. ``ran``: ``qe`` is the
-        ``QueryExecution`` that ran the command (the listener's), whose plans Spark already
-        optimized.
-        """
+    def plan_statement(self, text: str) -> DescribedCommand | None:
+        """What a statement does, from its text before it runs (the session's analyzer)."""
         try:
-            if text is not None:
-                return plan_statement(self.spark, text, self.hive_metastore, self.descriptions)
-            if execution is not None:
-                execution.sql = sql_text(self.spark._jvm, qe.logical())
-            return plan_executed(self.spark, qe, self.hive_metastore, self.descriptions, ran=ran)
+            return plan_statement(
+                self.spark, text, self.hive_metastore, self.readers, self.descriptions
+            )
         except Exception as error:
             # Spark will report a statement that does not parse or analyze itself, as it is.
             log.debug("openlineage: the statement was not described: %s", error)
             return None
 
+    def plan_executed(
+        self,
+        executed: object,
+        execution: SparkExecution | None = None,
+        *,
+        ran: bool = False,
+    ) -> DescribedCommand | None:
+        """What the command of ``executed`` (a JVM ``QueryExecution``) did; ``None``: nothing.
+
+        With ``execution``, the SQL text Spark parsed becomes its. ``ran``: ``executed`` ran the
+        command (the listener's), whose plans Spark already optimized.
+        """
+        qe: Any = executed
+        try:
+            if execution is not None:
+                execution.sql = sql_text(self.spark._jvm, qe.logical())
+            return plan_executed(
+                self.spark, qe, self.hive_metastore, self.readers, self.descriptions, ran=ran
+            )
+        except Exception as error:
+            log.debug("openlineage: the statement was not described: %s", error)
+            return None
+
+    def executed_of(self, result: Any) -> object | None:
+        if not hasattr(result, "_jdf"):
+            return None
+        return result._jdf.queryExecution()  # type: ignore[no-any-return]
+
     # -- reads that end in an action
 
-    def query_reads(self, qe: Any, execution: SparkExecution) -> bool:
+    def listen_for_queries(self, on_query: Callable[[str, object], None] | None) -> None:
+        self.on_query = on_query
+
+    def query_reads(self, executed: object, execution: SparkExecution) -> bool:
         """What a query that ran in an action read, into ``execution``; ``False``: nothing stored.
 
         Queries that read no dataset (local relations, ``range``) and commands are not reads.
         """
+        qe: Any = executed
         command = executed_query_name(qe)
         if command is None:
             return False
@@ -306,18 +332,79 @@ class ClassicSession(Session):
         execution.problems.extend(extraction.problems)
         return True
 
-    # -- RDD saves
+    # -- RDD saves (``_rdd_lineage``)
 
-    def rdd_save(
+    def owns_rdd(self, rdd: Any) -> bool:
+        context = getattr(rdd, "ctx", None)
+        return context is not None and self.spark.sparkContext is context
+
+    def rdd_lineage(
         self,
         execution: SparkExecution,
         rdd: Any,
         method: str,
         args: tuple[Any, ...],
         kwargs: dict[str, Any],
-    ) -> Description:
-        """How an RDD save (``saveAsTextFile`` ...) is described around its run (see ``_rdd``)."""
-        return _RddSave(self, execution, rdd, method, args, kwargs)
+    ) -> None:
+        """An RDD save's job name (the agent's for RDD jobs), its output folder and the inputs
+        its lineage reads, into ``execution``."""
+        jvm = self.spark._jvm
+        source = _rdd_lineage.source_jrdd(rdd).rdd()  # the Scala RDD under PySpark's JavaRDD
+        try:
+            execution.name_job(_rdd_lineage.rdd_job_suffix(jvm, source))
+        except Exception as error:
+            _note(execution.problems, "job name", error)
+            execution.name_job("rdd")
+        path = _rdd_lineage.save_path(method, args, kwargs)
+        if path is None:
+            execution.problems.append(f"output: {method} was given no output path")
+        else:
+            try:
+                execution.output = DatasetLineage(self.path_identity(path), "output")
+            except Exception as error:
+                _note(execution.problems, "output dataset", error)
+        found = _rdd_lineage.rdd_inputs(jvm, source)
+        execution.inputs = [DatasetLineage(identity, "input") for identity in found.identities]
+        for problem in found.problems:
+            execution.problems.append(problem)
+            log.warning("openlineage: %s", problem)
+
+    def tag_jobs(self) -> str | None:
+        """Tag the jobs this thread starts from now on, beside the user's own tags."""
+        global _next_tag
+        with _tag_lock:
+            _next_tag += 1
+            tag = f"openlineage-sdk-{_next_tag}"
+        try:
+            self.spark._jsc.addJobTag(tag)
+        except Exception as error:  # a Spark without job tags: no statistics
+            log.debug("openlineage: tagging the RDD's jobs failed: %s", error)
+            return None
+        return tag
+
+    def tagged_job_statistics(self, tag: str, execution: SparkExecution) -> None:
+        try:
+            self.spark._jsc.removeJobTag(tag)
+        except Exception as error:
+            log.debug("openlineage: removing the job tag failed: %s", error)
+        if execution.error is not None:
+            return
+        if not wait_for_listeners(self.spark, self.listener_timeout_ms):
+            execution.problems.append("statistics: the listener bus did not drain in time")
+            return
+        stats = _rdd_lineage.job_stats(self.spark, tag)
+        if stats is None:
+            return
+        # Statistics of an input only when the save read one dataset, as the JVM agent: with
+        # several, what each read is not known.
+        if len(execution.inputs) == 1:
+            execution.inputs[0].stats = IoStats(
+                row_count=stats.input_records, size=stats.input_bytes
+            )
+        if execution.output is not None:
+            execution.output.stats = IoStats(
+                row_count=stats.output_records, size=stats.output_bytes
+            )
 
     # -- streams
 
@@ -367,271 +454,3 @@ class ClassicSession(Session):
             except Exception as error:
                 log.warning("openlineage: unregistering the listener failed: %s", error)
             self._registration = None
-
-
-class _Statement(Description):
-    """A statement sent as text: described before it runs, or, for an ``INSERT``, beside or after.
-
-    What a statement changes must be read before it runs (a ``DROP``'s table). An ``INSERT``
-    into a table changes neither its query's inputs nor its target's identity while it runs,
-    so it need not wait for its description: the session's listener is given the
-    ``QueryExecution`` that ran it, whose analyzed and optimized plans Spark computed for the
-    run, and an ``INSERT`` that ends within ``insert_described_beside_after_s`` is described
-    from those, once it ran (its START and COMPLETE go out then, in that order), on the
-    adapter's finishing thread: the user's call returns without waiting for it. One that runs
-    longer is described beside it by the session's analyzer and optimizer, on a thread of the
-    adapter's, and its START goes out while it runs. Either way the events say the same.
-    """
-
-    def __init__(self, session: ClassicSession, execution: SparkExecution, text: str) -> None:
-        self.session = session
-        self.execution = execution
-        self.text = text
-        self.planned: PlannedStatement | None = None
-        self.statistics = _ListenerStatistics(session)
-        self.start = "beside" if described_beside(text) else "before"
-        execution.sql = text
-        self.ran = threading.Event()  # set when the user's call returned or raised
-
-    def before(self) -> bool:
-        if self.start == "beside":
-            self.statistics.begin()
-            return True
-        planned = self._plan()
-        if planned is None:
-            return False
-        if planned.writes_data:
-            self.statistics.begin()
-        return True
-
-    def around(self) -> Any:
-        return _Marking(self.ran, self.statistics)
-
-    def beside(self) -> bool:
-        if self.ran.wait(self.session.insert_described_beside_after_s):
-            # It ran already: described from its own execution, whose plans nothing the user
-            # does next changes, on the adapter's finishing thread.
-            self.start = "after"
-            self.finishes_later = True
-            return True
-        return self._plan() is not None
-
-    def _plan(self, qe: Any = None) -> PlannedStatement | None:
-        if qe is None:
-            planned = self.session.plan(self.text)
-        else:
-            planned = self.session.plan(None, qe, ran=True)
-        if planned is not None:
-            apply_statement(self.execution, planned, self.session.catalog_info())
-            self.planned = planned
-        return planned
-
-    def after(self) -> bool:
-        if self.start == "after":
-            qe = self.statistics.executed(failed=self.execution.error is not None)
-            # Without the listener's QueryExecution (several writes at once), the analyzer
-            # describes it: an INSERT changed nothing its description reads.
-            if self._plan(qe) is None:
-                self.statistics.discard()
-                return False
-        _finish_statement(self.session, self.execution, self.planned, self.statistics)
-        return True
-
-
-class _Marking:
-    """Sets an event when the call it is around returns or raises, and closes the statement's
-    window of the listener (every command of it was posted by then)."""
-
-    def __init__(self, event: threading.Event, statistics: _ListenerStatistics) -> None:
-        self.event = event
-        self.statistics = statistics
-
-    def __enter__(self) -> None:
-        return None
-
-    def __exit__(self, *exc: object) -> None:
-        self.statistics.close()
-        self.event.set()
-
-
-class _BoundStatement(Description):
-    """A statement with parameters or format arguments: described once it has run.
-
-    PySpark formats the text (``{df}`` becomes a temporary view) and Spark binds the parameters
-    while parsing it, so the text the adapter sees is not the statement that runs; the command
-    Spark ran is in the result's ``QueryExecution``, and the run is described from it: its
-    START and COMPLETE go out when the statement returns. A statement that fails while it runs
-    is handed to the listener's ``onFailure`` with its ``QueryExecution``; one that fails before
-    (in parsing or analysis) leaves none: its run is START and FAIL with the error and no
-    datasets, and its ``extractionError`` facet says why.
-
-    ``DataFrame.mergeInto(...).merge()`` is described the same way: its command is handed to the
-    JVM in one call, which returns nothing; the listener's ``onSuccess`` has its
-    ``QueryExecution``.
-    """
-
-    start = "after"
-
-    def __init__(self, session: ClassicSession, execution: SparkExecution) -> None:
-        self.session = session
-        self.execution = execution
-        self.statistics = _ListenerStatistics(session)
-
-    def around(self) -> Any:
-        return self.statistics.around()
-
-    def after(self) -> bool:
-        execution = self.execution
-        if execution.error is not None:
-            planned = self._failed()
-            if planned is None:
-                execution.problems.append(
-                    "statement: this statement is described from the command Spark ran, and it "
-                    "failed before there was one"
-                )
-        elif hasattr(self.result, "_jdf"):
-            planned = self.session.plan(None, self.result._jdf.queryExecution(), execution)
-        else:
-            planned = self._executed()
-        if planned is None:
-            self.statistics.discard()
-            return execution.error is not None
-        apply_statement(execution, planned, self.session.catalog_info())
-        _finish_statement(self.session, execution, planned, self.statistics)
-        return True
-
-    def _executed(self) -> PlannedStatement | None:
-        """The one command that ran, from the session's listener (bus drained first)."""
-        return self._heard("executed")
-
-    def _failed(self) -> PlannedStatement | None:
-        """The failed command, from what the session's listener saw fail (bus drained first)."""
-        return self._heard("failed")
-
-    def _heard(self, which: str) -> PlannedStatement | None:
-        session, token = self.session, self.statistics.token
-        listener = session.listener
-        if listener is None or token is None:
-            return None
-        if not wait_for_listeners(session.spark, session.listener_timeout_ms):
-            return None
-        heard = getattr(listener.collector(token), which)
-        if len(heard) != 1:
-            return None
-        return session.plan(None, heard[0], self.execution)
-
-
-def _finish_statement(
-    session: ClassicSession,
-    execution: SparkExecution,
-    planned: PlannedStatement | None,
-    statistics: _ListenerStatistics,
-) -> None:
-    """A statement's statistics, and its output once more when the command changed it."""
-    if planned is None:
-        statistics.discard()
-        return
-    try:
-        statistics.collect(execution, planned.writes_data)
-    except Exception as error:
-        _note(execution.problems, "statistics", error)
-    statistics.discard()
-    if planned.refresh is not None and execution.error is None:
-        try:
-            output = planned.refresh()
-        except Exception as error:
-            _note(execution.problems, "output after the statement", error)
-            return
-        apply_output(execution, planned, output, session.catalog_info())
-        execution.output_changed = True
-
-
-class _RddSave(Description):
-    """An RDD save: its output and inputs before it runs, its statistics after (see ``_rdd``)."""
-
-    def __init__(
-        self,
-        session: ClassicSession,
-        execution: SparkExecution,
-        rdd: Any,
-        method: str,
-        args: tuple[Any, ...],
-        kwargs: dict[str, Any],
-    ) -> None:
-        self.session = session
-        self.execution = execution
-        self.rdd = rdd
-        self.method = method
-        self.args = args
-        self.kwargs = kwargs
-        self.tag: str | None = None
-        execution.job_type = "RDD_JOB"
-
-    def before(self) -> bool:
-        execution, session = self.execution, self.session
-        jvm = session.spark._jvm
-        try:
-            source = _rdd.source_jrdd(self.rdd).rdd()  # the Scala RDD under PySpark's JavaRDD
-            try:
-                execution.name_job(_rdd.rdd_job_suffix(jvm, source))
-            except Exception as error:
-                _note(execution.problems, "job name", error)
-                execution.name_job("rdd")
-            path = _rdd.save_path(self.method, self.args, self.kwargs)
-            if path is None:
-                execution.problems.append(f"output: {self.method} was given no output path")
-            else:
-                try:
-                    execution.output = DatasetLineage(session.path_identity(path), "output")
-                except Exception as error:
-                    _note(execution.problems, "output dataset", error)
-            found = _rdd.rdd_inputs(jvm, source)
-            execution.inputs = [DatasetLineage(identity, "input") for identity in found.identities]
-            for problem in found.problems:
-                execution.problems.append(problem)
-                log.warning("openlineage: %s", problem)
-        except Exception as error:  # whatever broke, the save still runs, with what is known
-            _note(execution.problems, "lineage", error)
-        self.tag = self._tag_jobs()
-        return True
-
-    def _tag_jobs(self) -> str | None:
-        """Tag the jobs this thread starts from now on, beside the user's own tags."""
-        global _next_tag
-        with _tag_lock:
-            _next_tag += 1
-            tag = f"openlineage-sdk-{_next_tag}"
-        try:
-            self.session.spark._jsc.addJobTag(tag)
-        except Exception as error:  # a Spark without job tags: no statistics
-            log.debug("openlineage: tagging the RDD's jobs failed: %s", error)
-            return None
-        return tag
-
-    def after(self) -> bool:
-        execution, session, tag = self.execution, self.session, self.tag
-        if tag is None:
-            return True
-        try:
-            session.spark._jsc.removeJobTag(tag)
-        except Exception as error:
-            log.debug("openlineage: removing the job tag failed: %s", error)
-        if execution.error is not None:
-            return True
-        if not wait_for_listeners(session.spark, session.listener_timeout_ms):
-            execution.problems.append("statistics: the listener bus did not drain in time")
-            return True
-        stats = _rdd.job_stats(session.spark, tag)
-        if stats is None:
-            return True
-        # Statistics of an input only when the save read one dataset, as the JVM agent: with
-        # several, what each read is not known.
-        if len(execution.inputs) == 1:
-            execution.inputs[0].stats = IoStats(
-                row_count=stats.input_records, size=stats.input_bytes
-            )
-        if execution.output is not None:
-            execution.output.stats = IoStats(
-                row_count=stats.output_records, size=stats.output_bytes
-            )
-        return True

@@ -133,8 +133,8 @@ def leaf_identities(
             return [jdbc_catalog_table(jvm, relation)[0]]
         raise ValueError(f"v2 table {table.name()} has no known dataset")
     if name in ("LogicalRDD", "ExternalRDD"):
-        # A DataFrame made from an RDD: what the RDD's lineage reads (see ``_rdd``).
-        from openlineage_sdk.spark.session.classic._rdd import rdd_inputs
+        # A DataFrame made from an RDD: what the RDD's lineage reads (see ``_rdd_lineage``).
+        from openlineage_sdk.spark.session.classic._rdd_lineage import rdd_inputs
 
         found = rdd_inputs(jvm, leaf.rdd())
         if found.problems and not found.identities:

@@ -6,10 +6,13 @@ Under Spark Connect the Python process holds no JVM and no plan the server resol
 * the DataFrame's unresolved plan (the protobuf it sends), whose ``read`` relations name the
   files, tables and JDBC tables it reads (``_plan``);
 * the server, which explains a plan or a statement as text without running it (``_explain``,
-  ``_statements``, ``_text_lineage``) and answers catalog look-ups;
+  ``_server_statement``, ``_text_lineage``) and answers catalog look-ups;
 * the observed metrics the server returns with a command: a ``count(1)`` observation added to
   the DataFrame being written gives the rows written, computed in the write's own job. The
   server sends no plan metrics for commands, so bytes and files written are left out.
+
+A stream's sources, sink, row-count observation and listener are read from the client
+(``_stream_io``).
 
 Nothing in this package touches a JVM (a test checks that), so it behaves on a remote cluster
 exactly as against a local server.
@@ -33,7 +36,7 @@ from openlineage_sdk.spark._execution import (
     SparkExecution,
 )
 from openlineage_sdk.spark._execution import note_problem as _note
-from openlineage_sdk.spark._flow import Description
+from openlineage_sdk.spark.describe._commands import DescribedCommand, described
 from openlineage_sdk.spark.describe._jdbc import (
     JdbcRead,
     JdbcSource,
@@ -43,10 +46,11 @@ from openlineage_sdk.spark.describe._jdbc import (
 from openlineage_sdk.spark.describe._kafka import kafka_datasets
 from openlineage_sdk.spark.describe._schema import schema_fields
 from openlineage_sdk.spark.describe._sql_text import PATH_QUERY
-from openlineage_sdk.spark.describe._streams import StreamSink, StreamSource, source_kind
+from openlineage_sdk.spark.describe._stream_datasets import StreamSink, StreamSource, source_kind
 from openlineage_sdk.spark.describe._tables import Rows, name_parts, relation_rows
 from openlineage_sdk.spark.session._base import (
     BatchFunction,
+    ServerStatement,
     Session,
     StreamEvents,
     WriteStatistics,
@@ -55,6 +59,7 @@ from openlineage_sdk.spark.session.connect._explain import (
     ExplainedStatement,
     parse_explain,
     physical_root,
+    sql_relation,
 )
 from openlineage_sdk.spark.session.connect._plan import (
     SQL_INPUTS_UNKNOWN,
@@ -68,12 +73,12 @@ from openlineage_sdk.spark.session.connect._plan import (
     relations,
     same_columns,
 )
-from openlineage_sdk.spark.session.connect._statements import (
-    ConnectStatement,
+from openlineage_sdk.spark.session.connect._server_statement import (
+    ConnectServerStatement,
     explained_inputs,
     traced_lineage,
 )
-from openlineage_sdk.spark.session.connect._streams import (
+from openlineage_sdk.spark.session.connect._stream_io import (
     listen_to_streams,
     recent_progress,
     relation_reads,
@@ -81,6 +86,7 @@ from openlineage_sdk.spark.session.connect._streams import (
     stream_sink,
     stream_start,
 )
+from openlineage_sdk.spark.session.connect._text_lineage import jdbc_stand_ins
 
 __all__ = ["ConnectSession"]
 
@@ -116,6 +122,7 @@ class ConnectSession(Session):
         # The JDBC reads the client's plans held, by their table or query (see ``seen``).
         self._jdbc_seen: dict[tuple[str, str], tuple[dict[str, str], Any]] = {}
         self._jdbc_read: dict[tuple[str, str], JdbcRead] = {}  # resolved, for the current plan
+        self._jdbc_schema: dict[tuple[str, str], Any] = {}  # their relations' schemas
         try:
             self.default_fs = spark.conf.get("spark.hadoop.fs.defaultFS", None)
         except Exception as error:
@@ -269,7 +276,11 @@ class ConnectSession(Session):
         found = (self.input_table(name, problems, exists=exists) for name in names)
         return [dataset for dataset in found if dataset is not None]
 
-    def seen(self, command: Any) -> None:
+    def command_sql(self, command: Any) -> str | None:
+        sql = sql_relation(command)
+        return str(sql.query) if sql is not None else None
+
+    def remember_command(self, command: Any) -> None:
         """Remember the JDBC reads of a command that names a plan (a temporary view's).
 
         A view of a JDBC read shows in the server's plans as a ``JDBCRelation`` without its
@@ -321,12 +332,11 @@ class ConnectSession(Session):
             except Exception as error:  # one bad input must not hide the rest
                 _note(problems, "input JDBC table", error)
                 continue
-            fields = None
+            fields = schema = None
             try:
                 known = frame[1] if frame is not None and same_columns(frame[0], relation) else None
-                fields = schema_fields(
-                    known if known is not None else self._relation_schema(relation)
-                )
+                schema = known if known is not None else self._relation_schema(relation)
+                fields = schema_fields(schema)
             except Exception as error:
                 _note(problems, "input JDBC table: the relation's schema", error)
             try:
@@ -335,6 +345,7 @@ class ConnectSession(Session):
                 found.extend(read.inputs)
                 if fields is not None:
                     self._jdbc_read[_jdbc_key(options)] = read
+                    self._jdbc_schema[_jdbc_key(options)] = schema
             except Exception as error:
                 _note(problems, "input JDBC table", error)
         return found
@@ -417,13 +428,33 @@ class ConnectSession(Session):
             return None
         for node in relations(relation):
             source = node.read.data_source if node.WhichOneof("rel_type") == "read" else None
-            if source is not None and node.read.HasField("data_source") and not source.schema:
-                # Files without a schema would be inferred; and the server plans a JDBC scan
-                # with a connection to the database of its own, which the adapter never opens.
+            if (
+                source is not None
+                and node.read.HasField("data_source")
+                and not source.schema
+                and source.format.lower() != "jdbc"
+            ):
+                return None  # files without a schema would be inferred
+        stand_ins: dict[str, Any] = {}
+        if reads.jdbc:
+            # The server would resolve a JDBC read with a connection to the database of its
+            # own, which the adapter never opens: each is explained as an empty relation of
+            # the schema already known for it, and traced to its columns.
+            found = jdbc_stand_ins(relation, self._jdbc_resolved)
+            if found is None:
                 return None
+            relation, stand_ins = found
         plan = Plan()
         plan.root.CopyFrom(relation)
-        return self._explain_plan(plan)
+        explained = self._explain_plan(plan)
+        explained.jdbc_columns.update(stand_ins)
+        return explained
+
+    def _jdbc_resolved(self, options: dict[str, str]) -> tuple[Any, dict[str, Any]] | None:
+        """A JDBC read's schema and its columns' sources, once resolved for the current plan."""
+        read = self._jdbc_read.get(_jdbc_key(options))
+        schema = self._jdbc_schema.get(_jdbc_key(options))
+        return (schema, read.columns) if read is not None and schema is not None else None
 
     def _explain_plan(self, plan: Any) -> ExplainedStatement:
         """The server's ``EXPLAIN EXTENDED`` of a client plan (``FORMATTED`` when asked)."""
@@ -435,21 +466,39 @@ class ConnectSession(Session):
 
     # -- statements and actions
 
-    def statement(
-        self, text: str | None, execution: SparkExecution, call: Any = None
-    ) -> Description:
-        assert text is not None
-        return ConnectStatement(self, execution, text, call)
+    def server_statement(self, text: str, command: Any) -> ServerStatement:
+        return ConnectServerStatement(self, text, command)
 
-    def merge_command(self, command: Any, execution: SparkExecution) -> Description:
-        """How ``DataFrame.mergeInto(...).merge()`` is described: before it runs, from its parts.
-
-        The client holds the MERGE as a command (target table, source plan, conditions and
-        actions), which the server cannot explain: the target is the output (from the catalog)
-        and an input, the source's reads the other inputs; the job is named after the logical
-        MERGE (``merge_into_table``), as Spark holds it before it plans its rows.
-        """
-        return _MergeCommand(self, execution, command.merge_into_table_command)
+    def merge_command(self, command: Any) -> DescribedCommand:
+        """What ``DataFrame.mergeInto(...).merge()`` does: the client holds the MERGE as a
+        command (target table, source plan, conditions and actions), which the server cannot
+        explain: the target is the output (from the catalog) and an input, the source's reads
+        the other inputs; the job is named after the logical MERGE (``merge_into_table``), as
+        Spark holds it before it plans its rows."""
+        merge = command.merge_into_table_command
+        name = str(merge.target_table_name)
+        planned = described("MergeIntoTable")
+        info = self.describe_table(name, with_schema=True)
+        if info is None or info.location is None:
+            planned.problems.append(f"output: {name} is not a table with a location")
+        else:
+            output = DatasetLineage(self.table_identity(info), "output")
+            try:
+                output.schema = info.schema or schema_fields(self.table_schema(name))
+            except Exception as error:
+                _note(output.problems, "output schema", error)
+            planned.output = output
+            planned.table = info
+            target = DatasetLineage(output.identity, "input", output.schema)
+            planned.inputs.append(target)
+        reads = client_plan_reads(merge.source_table_plan)
+        planned.problems.extend(p for p in reads.problems if p != SQL_INPUTS_UNKNOWN)
+        source = self.resolve_reads(reads, planned.problems)
+        known = {(d.identity.namespace, d.identity.name) for d in planned.inputs}
+        planned.inputs.extend(
+            d for d in source if (d.identity.namespace, d.identity.name) not in known
+        )
+        return planned
 
     def action_reads(self, plan: Any, execution: SparkExecution) -> bool:
         """What an action's plan reads, into ``execution``; ``False`` when it reads no dataset.
@@ -534,6 +583,12 @@ class ConnectSession(Session):
         """What a pipeline flow's query plan reads: its streaming sources, its static reads."""
         return relation_reads(self.spark, relation, problems)
 
+    def relation_streams(self, relation: Any) -> bool:
+        return any(
+            node.WhichOneof("rel_type") == "read" and node.read.is_streaming
+            for node in relations(relation)
+        )
+
     def query_inputs(self, query: str, problems: list[str]) -> list[DatasetLineage]:
         """What a SQL query reads, from the server's analysis of it (``EXPLAIN``, no job).
 
@@ -550,44 +605,6 @@ class ConnectSession(Session):
         if explained.error is not None:
             raise ValueError(f"the server cannot analyse the query: {explained.error}")
         return explained_inputs(self, explained, problems)
-
-
-class _MergeCommand(Description):
-    def __init__(self, session: ConnectSession, execution: SparkExecution, merge: Any) -> None:
-        self.session = session
-        self.execution = execution
-        self.merge = merge
-
-    def before(self) -> bool:
-        from openlineage_sdk.spark.describe._commands import COMMANDS
-        from openlineage_sdk.spark.describe._statement import PlannedStatement, apply_statement
-
-        session, execution, merge = self.session, self.execution, self.merge
-        name = str(merge.target_table_name)
-        planned = PlannedStatement("MergeIntoTable")
-        info = session.describe_table(name, with_schema=True)
-        if info is None or info.location is None:
-            planned.problems.append(f"output: {name} is not a table with a location")
-        else:
-            output = DatasetLineage(session.table_identity(info), "output")
-            try:
-                output.schema = info.schema or schema_fields(session.table_schema(name))
-            except Exception as error:
-                _note(output.problems, "output schema", error)
-            planned.output = output
-            planned.table = info
-            target = DatasetLineage(output.identity, "input", output.schema)
-            planned.inputs.append(target)
-        reads = client_plan_reads(merge.source_table_plan)
-        planned.problems.extend(p for p in reads.problems if p != SQL_INPUTS_UNKNOWN)
-        source = self.session.resolve_reads(reads, planned.problems)
-        known = {(d.identity.namespace, d.identity.name) for d in planned.inputs}
-        planned.inputs.extend(
-            d for d in source if (d.identity.namespace, d.identity.name) not in known
-        )
-        assert COMMANDS[planned.node] is not None
-        apply_statement(execution, planned, None)
-        return True
 
 
 _GENERATED_SUBQUERY = re.compile(r"\((.*)\) SPARK_GEN_SUBQ_\d+", re.DOTALL)

@@ -269,7 +269,7 @@ def _plan_lines(section: str) -> list[str]:
     for line in section.split("\n"):
         text = line[_TREE_PREFIX.match(line).end() :]  # type: ignore[union-attr]
         if text.strip():
-            lines.append(_ATTRIBUTE_ID.sub("#", text))
+            lines.append(_CTE_ID.sub(r"\1 #", _ATTRIBUTE_ID.sub("#", text)))
     return lines
 
 
@@ -277,8 +277,8 @@ def same_query(statement: str, query: str) -> bool:
     """Whether ``query``'s explanation analyses the query of ``statement``'s, node for node.
 
     Both are ``EXPLAIN EXTENDED`` texts: the statement's analysed plan is its command over its
-    query; the query's, a schema line over the query. Attribute ids differ between two
-    explanations and are left out of the comparison.
+    query; the query's, a schema line over the query. Attribute ids and the numbers of common
+    table expressions differ between two explanations and are left out of the comparison.
     """
     command = plan_sections(statement).get("Analyzed Logical Plan", "").split("\n")[1:]
     alone = plan_sections(query).get("Analyzed Logical Plan", "").split("\n")[1:]
@@ -287,3 +287,4 @@ def same_query(statement: str, query: str) -> bool:
 
 _TREE_PREFIX = re.compile(r"^[ :+\-]*")
 _ATTRIBUTE_ID = re.compile(r"#(\d+)L?\b")
+_CTE_ID = re.compile(r"\b(CTERelation(?:Def|Ref)) \d+")

@@ -21,10 +21,10 @@ import json
 import logging
 import uuid
 from collections.abc import Iterator
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from openlineage_sdk.spark.describe._naming import encode_path, location_uri, split_hadoop_path
+from openlineage_sdk.spark.describe._tables import PlanReads as ClientPlanReads
 
 if TYPE_CHECKING:
     from pyspark.sql.types import StructType
@@ -51,19 +51,6 @@ def connect_writer_settings(writer: Any) -> tuple[str | None, dict[str, str]]:
     options = {str(k): str(v) for k, v in operation.options.items() if v is not None}
     source = getattr(operation, "source", None) or getattr(operation, "provider", None)
     return source, options
-
-
-@dataclass
-class ClientPlanReads:
-    """What an unresolved Connect plan reads."""
-
-    paths: list[str] = field(default_factory=list)
-    declared: dict[str, str] = field(default_factory=dict)  # path -> the schema the user gave
-    tables: list[str] = field(default_factory=list)
-    jdbc: list[tuple[dict[str, str], Any]] = field(default_factory=list)  # (options, relation)
-    sql: list[str] = field(default_factory=list)  # queries of SQL relations
-    kafka: list[dict[str, str]] = field(default_factory=list)  # each Kafka read's options
-    problems: list[str] = field(default_factory=list)
 
 
 def relations(message: Any) -> Iterator[Any]:

@@ -12,6 +12,7 @@ and sorts as dataset-wide INDIRECT lineage.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -27,8 +28,9 @@ from openlineage_sdk.spark.session.connect._explain import (
     _TREE_PREFIX,
     plan_sections,
 )
+from openlineage_sdk.spark.session.connect._plan import relations
 
-__all__ = ["lineage_section", "text_column_lineage"]
+__all__ = ["STAND_IN_FORMATS", "jdbc_stand_ins", "lineage_section", "text_column_lineage"]
 
 _DEFINED = re.compile(r"^(.*) AS (.+)#(\d+)L?$", re.DOTALL)
 _BARE = re.compile(r"^(?:.+?)#(\d+)L?$")
@@ -64,6 +66,11 @@ _JDBC_LEAF = re.compile(r"JDBCRelation\((.*?)\) \[numPartitions=\d+\]", re.DOTAL
 JdbcColumns = dict[str, dict[str, list[tuple[DatasetIdentity, str]]]]
 """Each JDBC relation's columns (by the table or query the plan shows) and their sources."""
 _INDIRECT_NODES = {"Filter": "FILTER", "Join": "JOIN", "Sort": "SORT"}
+# The empty relations a plan's JDBC reads are explained as (``jdbc_stand_ins``): file formats
+# whose relation, given a schema and no path, lists nothing and infers nothing (no job, no I/O).
+STAND_IN_FORMATS = ("parquet", "orc", "json")
+# A stand-in's leaf in the plan's text: "Relation [a#1,b#2] parquet" (no table name, no path).
+_STAND_IN_LEAF = re.compile(r"^Relation \[([^\]\n]*)\] (\w+)$")
 
 
 @dataclass
@@ -151,6 +158,7 @@ class _TextLineage:
         self.dataset: set[Any] = set()
         self.leaf_datasets = leaf_datasets
         self.path_datasets = path_datasets
+        self.cte_outputs: dict[int, list[int]] = {}  # each CTERelationDef's output, by number
 
     def refs(self, expr: str, how: Any) -> set[Any]:
         found: set[Any] = set()
@@ -188,6 +196,8 @@ class _TextLineage:
         """Trace ``node`` (children first); returns the ids of its output, in order."""
         outputs = [self.visit(child) for child in node.children]
         name, text = node.name, node.text
+        if name in ("WithCTE", "CTERelationDef", "CTERelationRef"):
+            return self._cte(name, text, outputs)
         if name in ("Relation", "HiveTableRelation", "LocalRelation", "LogicalRDD", "Range"):
             return self._leaf(node)
         if name in ("Project", "Aggregate", "Window"):
@@ -221,6 +231,33 @@ class _TextLineage:
         if name in _PASS_THROUGH or outputs:
             return outputs[0] if outputs else []
         return []
+
+    def _cte(self, name: str, text: str, outputs: list[list[int]]) -> list[int]:
+        """A plan that keeps its common table expressions (a CTAS's, analysed only).
+
+        ``WithCTE`` holds each ``CTERelationDef N`` first and the query last: its output is the
+        query's. A ``CTERelationRef N, ..., [a#1, b#2]`` reads definition ``N``'s output, column
+        by column (with ids of its own where the query reads the definition twice).
+        """
+        if name == "WithCTE":
+            return outputs[-1] if outputs else []
+        number = re.match(r"\w+ (\d+)", text)
+        if name == "CTERelationDef":
+            defined = outputs[0] if outputs else []
+            if number is not None:
+                self.cte_outputs[int(number.group(1))] = defined
+            return defined
+        listed = _bracketed(text)
+        ids = [
+            int(bare.group(1))
+            for item in _split_list(listed[0] if listed else "")
+            if (bare := _BARE.match(item)) is not None
+        ]
+        defined = self.cte_outputs.get(int(number.group(1)), []) if number else []
+        for ref_id, def_id in zip(ids, defined, strict=False):
+            if ref_id != def_id:
+                self.deps[ref_id] = set(self.deps.get(def_id, set()))
+        return ids
 
     def _expand(self, text: str) -> list[int]:
         """``Expand [[a#1, null, 1], ...], [a#5, b#6, gid#7]``: ROLLUP, CUBE, several DISTINCTs.
@@ -289,6 +326,18 @@ class _TextLineage:
             match = re.match(r"^(.+?)#(\d+)L?$", item.strip())
             if match is not None:
                 attributes.append((match.group(1), int(match.group(2))))
+        stand_in = _STAND_IN_LEAF.match(text) if node.name == "Relation" else None
+        if stand_in is not None:
+            traced_in = self.jdbc_columns.get(
+                _stand_in_key(stand_in.group(2), [column for column, _ in attributes])
+            )
+            if traced_in is not None:  # a JDBC read, explained as an empty relation of its schema
+                for column, expr_id in attributes:
+                    self.deps[expr_id] = {
+                        (table, name, self._plan.IDENTITY)
+                        for table, name in traced_in.get(column, ())
+                    }
+                return [i for _, i in attributes]
         jdbc = _JDBC_LEAF.search(text) if node.name == "Relation" else None
         if jdbc is not None:
             # A JDBC query's columns come from its tables' columns, as the parser traced them.
@@ -388,3 +437,64 @@ class _PathMatcher:
             if scanned <= ids:
                 return dataset
         return None
+
+
+def _stand_in_key(file_format: str, names: list[str]) -> str:
+    return f"{file_format}[{','.join(names)}]"
+
+
+def jdbc_stand_ins(
+    relation: Any,
+    resolved: Callable[[dict[str, str]], tuple[Any, dict[str, list[Any]]] | None],
+) -> tuple[Any, JdbcColumns] | None:
+    """A copy of a client plan whose JDBC reads are empty relations of their schemas.
+
+    A DataFrame's JDBC read is not sent to the server to be explained: the server would open a
+    connection to the database to resolve it. In the copy each JDBC read is a file relation
+    with the read's schema and no path (``STAND_IN_FORMATS``), which the server analyses and
+    optimizes as it would the JDBC relation (the same attributes, filters and joins over it)
+    without any I/O; its leaf in the plan's text is traced to the read's columns.
+
+    Args:
+        relation: The client plan's root relation (``spark.connect.Relation``); not changed.
+        resolved: For a JDBC read's options, its schema (a ``StructType``) and where each of
+            its columns comes from (``JdbcRead.columns``), or ``None`` when not known.
+
+    Returns:
+        The copy and, by each stand-in's leaf as the plan's text shows it, its columns'
+        sources; ``None`` when a JDBC read is not resolved or the stand-ins cannot be told apart
+        (the copy would not be explained without a connection, or traced right).
+    """
+    copy = type(relation)()
+    copy.CopyFrom(relation)
+    reads = [
+        node
+        for node in relations(copy)
+        if node.WhichOneof("rel_type") == "read" and node.read.HasField("data_source")
+    ]
+    jdbc = [node for node in reads if node.read.data_source.format.lower() == "jdbc"]
+    # A file read by path with a declared schema shows as "Relation [..] parquet" too.
+    taken = {node.read.data_source.format.lower() for node in reads if node not in jdbc}
+    columns: JdbcColumns = {}
+    for node in jdbc:
+        source = node.read.data_source
+        found = resolved(dict(source.options))
+        if found is None:
+            return None
+        schema, traced = found
+        names = list(schema.fieldNames())
+        key = next(
+            (
+                _stand_in_key(f, names)
+                for f in STAND_IN_FORMATS
+                if f not in taken and _stand_in_key(f, names) not in columns
+            ),
+            None,
+        )
+        if key is None:
+            return None
+        columns[key] = traced
+        source.Clear()
+        source.format = key.split("[", 1)[0]
+        source.schema = schema.json()
+    return copy, columns
