@@ -408,13 +408,28 @@ def _await_releases(session: Any) -> None:
     closes the channel: a release still on its way then reaches a closed session, and the server
     logs ``INVALID_HANDLE.SESSION_CLOSED`` with a stack trace. Waiting for them first (as long
     as ``close`` would) sends each before the session is released. A classic session has none.
+
+    A client that keeps its releases' futures (PySpark 4.2 on) is waited for by them. An older
+    one (PySpark 3.5 to 4.1) sends them on a thread pool its process shares, which ``close``
+    shuts down, waiting for every release: the same shutdown is made before the session is
+    released (the next operation of any session makes a new pool, as after ``close``).
     """
     if not type(session).__module__.startswith("pyspark.sql.connect."):
         return  # a classic session's ``client`` raises
     try:
         futures = getattr(session.client, "_release_futures", None)
-        if futures:
-            concurrent.futures.wait(list(futures), timeout=_RELEASE_WAIT_S)
+        if futures is not None:
+            if futures:
+                concurrent.futures.wait(list(futures), timeout=_RELEASE_WAIT_S)
+            return
+        from pyspark.sql.connect.client.reattach import ExecutePlanResponseReattachableIterator
+
+        shutdown = getattr(ExecutePlanResponseReattachableIterator, "shutdown", None)
+        if shutdown is None:
+            return
+        waiting = threading.Thread(target=shutdown, name="openlineage-releases", daemon=True)
+        waiting.start()
+        waiting.join(_RELEASE_WAIT_S)
     except Exception as error:  # a client of another shape: stop as without the launcher
         log.debug("openlineage: waiting for the session's releases failed: %s", error)
 

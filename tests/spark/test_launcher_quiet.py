@@ -10,7 +10,6 @@ releases the session.
 
 from __future__ import annotations
 
-import concurrent.futures
 import json
 import os
 import subprocess
@@ -112,28 +111,34 @@ def test_stop_sends_the_releases_of_finished_operations_before_it_releases_the_s
     hold = threading.Event()
     stub = session.client._stub
     release_execute = stub.ReleaseExecute
+    sent: list[threading.Event] = []  # one per release, set once it was answered
 
     def held_release_execute(*args: Any, **kwargs: Any) -> Any:
+        answered = threading.Event()
+        sent.append(answered)
         hold.wait(1.0)
-        calls.append("ReleaseExecute")
-        return release_execute(*args, **kwargs)
+        try:
+            return release_execute(*args, **kwargs)
+        finally:
+            calls.append("ReleaseExecute")
+            answered.set()
 
     monkeypatch.setattr(stub, "ReleaseExecute", held_release_execute)
     release_session = session.client.release_session
 
     def recorded_release_session() -> None:
-        futures = session.client._release_futures
-        calls.append(f"ReleaseSession with {sum(not f.done() for f in futures)} pending")
+        calls.append(f"ReleaseSession with {sum(not e.is_set() for e in sent)} pending")
         release_session()
 
     monkeypatch.setattr(session.client, "release_session", recorded_release_session)
     assert session.range(3).collect()[-1][0] == 2
-    assert session.client._release_futures  # releases sent from the client's threads
     try:
         session.stop()
     finally:
         hold.set()
-    concurrent.futures.wait(list(session.client._release_futures), timeout=30)
+    # Spark's close waits for the releases still on their way (the client's own, or its pool's).
+    assert sent, "the query's results were released"
+    assert all(answered.wait(30) for answered in sent)
     assert "ReleaseExecute" in calls
     assert calls[-1] == "ReleaseSession with 0 pending", calls
 
