@@ -61,16 +61,22 @@ def compiled_event_config(settings: SparkConfSettings, producer: str) -> EventCo
     ``capturedProperties`` become the ``spark_properties`` run facet, ``job.owners.*`` the
     ``ownership`` job facet (when the event has none), ``job.tags`` and ``run.tags`` tags of
     source ``SPARK``, ``dataset.removePath.pattern`` a cut of dataset names, and the disabled
-    facets are removed from runs, jobs and datasets.
+    facets are removed from runs, jobs and datasets. The facets of the platform the driver runs
+    on (``spark_applicationDetails``, Databricks', Dataproc's, EMR's, Kubernetes') join every
+    run event that has none under their key, as the JVM agent sends them on every event.
     """
     run_facets: dict[str, Any] = {}
+    job_facets: dict[str, Any] = {}
+    platform = settings.platform
+    if platform is not None:
+        run_facets.update(platform.run_facets(producer))
+        job_facets.update(platform.job_facets(producer))
     if settings.captured:
         run_facets["spark_properties"] = {
             "_producer": producer,
             "_schemaURL": _RUN_FACET_SCHEMA,
             "properties": dict(settings.captured),
         }
-    job_facets: dict[str, Any] = {}
     if settings.job_owners:
         job_facets["ownership"] = {
             "_producer": producer,
