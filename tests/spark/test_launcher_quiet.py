@@ -22,6 +22,7 @@ from typing import Any
 import pytest
 
 from tests.spark._support import strict_problems
+from tests.spark._versions import needs
 
 PROBE = textwrap.dedent(
     """
@@ -144,6 +145,7 @@ def test_stop_sends_the_releases_of_finished_operations_before_it_releases_the_s
 
 
 @pytest.mark.pyspark
+@needs(4, 1, "Spark Declarative Pipelines (spark-pipelines)")
 def test_the_pipelines_command_line_is_named_by_its_pipeline(tmp_path: Path) -> None:
     from openlineage_sdk.spark._launch import pipeline_app_name
 
