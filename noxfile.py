@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import sys
+from pathlib import Path
+
 import nox
 
 nox.options.default_venv_backend = "uv|virtualenv"
@@ -50,11 +53,10 @@ def fast(session: nox.Session) -> None:
     session.run("python", "-m", "pytest", "-m", "not slow", *session.posargs)
 
 
-# The PySpark of each `spark(version=...)` session: the newest patch of each minor version.
-# 4.3 is the one the other sessions test (the `spark` dependency group); 3.4 is measured, below
-# the supported range (pyproject's `spark` extra says `>=3.5`).
+# The PySpark of each `spark(version=...)` session: the newest patch of each minor version the
+# adapter supports (docs/spark/versions.md). 4.3 is the one the other sessions test (the `spark`
+# dependency group). 3.4 is refused by install() (tests/spark/test_versions.py).
 SPARK_VERSIONS = {
-    "3.4": "3.4.4",
     "3.5": "3.5.9",
     "4.0": "4.0.5",
     "4.1": "4.1.4",
@@ -87,6 +89,23 @@ def spark(session: nox.Session, version: str) -> None:
         # and without pyarrow PySpark 3's Connect client does not import at all.
         *(["pyarrow<26"] if version.startswith("3.") else []),
     )
+    if version.startswith("3."):
+        # PySpark 3 has no Connect server of its own: its client is tested against a 4.x server
+        # run by another interpreter (tests/spark/connect_server.py), with PySpark 4 of its own.
+        server = Path(session.create_tmp()).resolve() / "connect-server"
+        python = server / "bin" / "python"
+        if not python.exists():
+            session.run_install(sys.executable, "-m", "venv", str(server), external=True)
+            session.run_install(
+                str(python),
+                "-m",
+                "pip",
+                "install",
+                "-q",
+                f"pyspark=={SPARK_VERSIONS['4.3']}",
+                external=True,
+            )
+        session.env["OPENLINEAGE_SDK_TEST_CONNECT_SERVER_PYTHON"] = str(python)
     if session.posargs:
         session.run("python", "-m", "pytest", *session.posargs)
         return

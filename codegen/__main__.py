@@ -1,5 +1,10 @@
 """Regenerate ``openlineage_sdk/models`` from ``spec/``, or check that it is up to date.
 
+The same run generates the facet packages of the Spark adapter's platform detection, as any
+plugin's facets are generated (``openlineage_sdk.codegen.generate_package``): this SDK's own
+custom facets from ``spec/custom/`` and the facet registry's ``GcpDataprocRunFacet`` from
+``spec/registry/gcp/dataproc/``.
+
 Usage::
 
     python -m codegen                 # write the generated modules
@@ -15,12 +20,42 @@ import argparse
 import sys
 from pathlib import Path
 
-from openlineage_sdk.codegen import SchemaError, check, generate_standard, write
+from openlineage_sdk.codegen import (
+    GeneratedFile,
+    SchemaError,
+    check,
+    generate_package,
+    generate_standard,
+    write,
+)
 
 ROOT = Path(__file__).resolve().parent.parent
 SPEC = ROOT / "spec"
 HEADER = (Path(__file__).parent / "header.txt").read_text(encoding="utf-8")
-OWNED = [Path("openlineage_sdk", "models")]
+# The facet packages of the Spark adapter's platforms: (schemas under spec/, package).
+FACET_PACKAGES = (
+    ("custom", "openlineage_sdk.spark.platforms.facets"),
+    ("registry/gcp/dataproc/facets", "openlineage_sdk.spark.platforms.gcp"),
+)
+OWNED = [Path("openlineage_sdk", "models")] + [
+    Path(*package.split(".")) for _, package in FACET_PACKAGES
+]
+
+
+def generate_facet_packages() -> list[GeneratedFile]:
+    """The adapter's facet packages, with the schemas of their earlier versions kept."""
+    files: list[GeneratedFile] = []
+    for folder, package in FACET_PACKAGES:
+        files.extend(
+            generate_package(
+                SPEC / folder,
+                package,
+                header=HEADER,
+                display_root=ROOT,
+                previous=ROOT / Path(*package.split(".")),
+            )
+        )
+    return files
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -40,6 +75,7 @@ def main(argv: list[str] | None = None) -> int:
             for line in take_spec(args.take, SPEC):
                 print(f"codegen: {line}")
         files = generate_standard(SPEC, header=HEADER, display_root=ROOT)
+        files.extend(generate_facet_packages())
     except SchemaError as exc:
         print(f"codegen: {exc}", file=sys.stderr)
         return 2

@@ -646,4 +646,20 @@ _ENVIRONMENT_VARIABLES: tuple[_Variable, ...] = (
         "`openlineage-sdk run` puts its bootstrap folder first on the command's `PYTHONPATH` "
         "(the rest is kept); `spark-submit` passes it on to the driver's Python.",
     ),
+    _Variable(
+        "OPENLINEAGE_SDK_BOOTSTRAP",
+        None,
+        "`1`: the bootstrap `openlineage-sdk run` puts on the path hooks SparkSession creation "
+        "in this Python. The launcher sets it for its command; in cluster deploy mode on YARN "
+        "and Kubernetes it sets it in the driver's environment alone "
+        "(`spark.yarn.appMasterEnv.*`, `spark.kubernetes.driverEnv.*`), so executors, which get "
+        "the bootstrap among the py-files too, are left alone.",
+    ),
+    _Variable(
+        "SPARK_CONF_DIR, SPARK_HOME",
+        None,
+        "`openlineage-sdk run spark-submit` reads the `spark-defaults.conf` of `SPARK_CONF_DIR`, "
+        "else of `SPARK_HOME/conf`, as `spark-submit` does, for the master, the deploy mode and "
+        "the py-files a command does not set itself.",
+    ),
 )

@@ -250,13 +250,110 @@ WHOLE_GRAPH_NODES = 60
 _WIDTH, _HEIGHT, _GAP_X, _GAP_Y = 240, 60, 90, 20
 
 
+def _layers(count: int, edges: list[tuple[int, int]]) -> list[int]:
+    """Each node's layer: cycles broken, then longest-path layering from the sources.
+
+    The layering igraph's Sugiyama layout makes when given none (Eades, Lin and Smyth's
+    heuristic orders the nodes; the edges that go backwards in that order are reversed; each
+    node then goes one layer after the furthest of its predecessors), in Python: igraph's C
+    code once crashed the process while layering on a loaded machine, and this part needs no C.
+    """
+    outgoing: list[set[int]] = [set() for _ in range(count)]
+    incoming: list[set[int]] = [set() for _ in range(count)]
+    for source, target in edges:
+        if source != target:
+            outgoing[source].add(target)
+            incoming[target].add(source)
+    # Eades, Lin and Smyth: sinks to the back, sources to the front, else the node whose
+    # outgoing edges outnumber its incoming ones the most.
+    remaining_out = [len(o) for o in outgoing]
+    remaining_in = [len(i) for i in incoming]
+    alive = [True] * count
+    front: list[int] = []
+    back: list[int] = []
+    left = count
+    sinks = [v for v in range(count) if remaining_out[v] == 0]
+    sources = [v for v in range(count) if remaining_in[v] == 0 and remaining_out[v] > 0]
+
+    def remove(vertex: int) -> None:
+        alive[vertex] = False
+        for target in outgoing[vertex]:
+            if alive[target]:
+                remaining_in[target] -= 1
+                if remaining_in[target] == 0 and remaining_out[target] > 0:
+                    sources.append(target)
+        for source in incoming[vertex]:
+            if alive[source]:
+                remaining_out[source] -= 1
+                if remaining_out[source] == 0:
+                    sinks.append(source)
+
+    while left:
+        if sinks:
+            vertex = sinks.pop()
+            if alive[vertex]:
+                back.append(vertex)
+                remove(vertex)
+                left -= 1
+            continue
+        if sources:
+            vertex = sources.pop()
+            if alive[vertex] and remaining_in[vertex] == 0:
+                front.append(vertex)
+                remove(vertex)
+                left -= 1
+            continue
+        vertex = max(
+            (v for v in range(count) if alive[v]), key=lambda v: remaining_out[v] - remaining_in[v]
+        )
+        front.append(vertex)
+        remove(vertex)
+        left -= 1
+    position = {vertex: rank for rank, vertex in enumerate(front + back[::-1])}
+    # Longest-path layering over the edges, each backward edge taken reversed.
+    predecessors: list[set[int]] = [set() for _ in range(count)]
+    for source in range(count):
+        for target in outgoing[source]:
+            if position[source] < position[target]:
+                predecessors[target].add(source)
+            else:
+                predecessors[source].add(target)
+    order = sorted(range(count), key=position.__getitem__)
+    layers = [0] * count
+    for vertex in order:
+        if predecessors[vertex]:
+            layers[vertex] = 1 + max(layers[p] for p in predecessors[vertex])
+    # Shorter edges: a node with more edges out than in moves as far right as its successors
+    # allow, one with more in than out as far left as its predecessors allow, until none moves
+    # (igraph minimises the edges' total span exactly, with GLPK; this gets close to it).
+    successors: list[list[int]] = [[] for _ in range(count)]
+    for vertex in range(count):
+        for p in predecessors[vertex]:
+            successors[p].append(vertex)
+    moved = True
+    while moved:
+        moved = False
+        for vertex in reversed(order):
+            pull = len(successors[vertex]) - len(predecessors[vertex])
+            if pull > 0:
+                best = min(layers[s] for s in successors[vertex]) - 1
+            elif pull < 0:
+                best = max(layers[p] for p in predecessors[vertex]) + 1
+            else:
+                continue
+            if best != layers[vertex]:
+                layers[vertex] = best
+                moved = True
+    low = min(layers, default=0)
+    return [layer - low for layer in layers]
+
+
 def _layout(
     nodes: list[str], edges: list[tuple[int, int]]
 ) -> tuple[list[tuple[float, float]], list[list[tuple[float, float]]]]:
     """Left-to-right layered layout: each node's top-left corner, and each edge's bends.
 
-    igraph's Sugiyama layout (in C) assigns the layers (breaking cycles by a small feedback
-    arc set). Every edge that spans more than one layer then gets a dummy vertex in each layer
+    The layers are assigned here (:func:`_layers`, as igraph's own layering would). Every edge that spans more than one layer then gets a dummy vertex in each layer
     it crosses, and a second run orders each layer of that extended graph by the barycenter
     heuristic, keeping crossings low. A dummy takes a slot of its own in its layer, so an edge
     drawn through its dummies' slots never passes under a node: between layers it curves
@@ -272,19 +369,7 @@ def _layout(
         ) from None
     if not nodes:
         return [], []
-    first = igraph.Graph(n=len(nodes), edges=edges, directed=True).layout_sugiyama(maxiter=1)
-    layers = [round(layer) for _, layer in first.coords[: len(nodes)]]
-    # Longest-path layering puts every source in the first layer, however late it is read: a
-    # raw table read only by a job of layer 20 would drag an edge across 19 layers (and take a
-    # slot in each). Move each source up to just before its first reader.
-    successors: dict[int, list[int]] = defaultdict(list)
-    has_input = set()
-    for source, target in edges:
-        successors[source].append(target)
-        has_input.add(target)
-    for node in range(len(nodes)):
-        if node not in has_input and successors[node]:
-            layers[node] = max(layers[node], min(layers[t] for t in successors[node]) - 1)
+    layers = _layers(len(nodes), edges)
     extended_layers = list(layers)
     extended_edges: list[tuple[int, int]] = []
     chains: list[list[int]] = []  # the dummy vertices of each edge, left to right

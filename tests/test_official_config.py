@@ -23,6 +23,7 @@ import pytest
 
 from openlineage_sdk import OpenLineage, read_event
 from openlineage_sdk.config import ConfigError, load_config
+from tests._official import strip
 
 with warnings.catch_warnings():
     warnings.simplefilter("ignore", DeprecationWarning)
@@ -48,40 +49,10 @@ class DropVersionSuffix(DatasetNameTrimmer):
         return head if head and last.startswith("v") and last[1:].isdigit() else name
 
 
-def _strip(value: Any) -> Any:
-    """Drop what legitimately differs: each library's ``_producer`` and its version tag."""
-    if isinstance(value, dict):
-        kept = {k: _strip(v) for k, v in value.items() if k != "_producer"}
-        return {k: v for k, v in kept.items() if not _emptied(k, value[k], v)}
-    if isinstance(value, list):
-        return [
-            _strip(v)
-            for v in value
-            if not (isinstance(v, dict) and v.get("source") == "OPENLINEAGE_CLIENT")
-        ]
-    return value
-
-
-def _emptied(key: str, given: Any, kept: Any) -> bool:
-    """A ``tags`` facet the official client made for its version tag alone, and ``facets``
-    left empty (it makes one to hold that tag): left out."""
-    return _version_only(key, given) or (key == "facets" and kept == {})
-
-
-def _version_only(key: str, value: Any) -> bool:
-    """A ``tags`` facet the official client made for its version tag alone."""
-    tags = value.get("tags") if key == "tags" and isinstance(value, dict) else None
-    return (
-        isinstance(tags, list)
-        and bool(tags)
-        and all(isinstance(t, dict) and t.get("source") == "OPENLINEAGE_CLIENT" for t in tags)
-    )
-
-
 def _read_lines(path: Path) -> list[dict[str, Any]]:
     if not path.exists():
         return []
-    return [_strip(json.loads(line)) for line in path.read_text().splitlines() if line.strip()]
+    return [strip(json.loads(line)) for line in path.read_text().splitlines() if line.strip()]
 
 
 @pytest.fixture

@@ -84,6 +84,7 @@ _COMPUTED = {
     # auth provider, a transformer (never a module of the package).
     "openlineage_sdk._event_config.sections",
     "openlineage_sdk.transports._registry",
+    "openlineage_sdk.transports.file",  # the official client's fsspec filesystem, by path
     "openlineage_sdk.transports.http",
     "openlineage_sdk.transports.transform",
     # The lazy exports of a package's ``__init__``: the tables are read below.

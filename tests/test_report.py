@@ -1048,3 +1048,23 @@ def test_html_without_igraph_names_the_extra(
     assert error.count("\n") == 1
     assert "pip install 'openlineage-sdk[report]'" in error
     assert not html_path.exists()
+
+
+def test_the_layers_put_every_edge_forward_and_a_late_read_source_next_to_its_reader() -> None:
+    from openlineage_sdk.report import _layers
+
+    # A chain 0 -> 1 -> 2 -> 3, and a source 4 read only by 3: next to 3, not at the start.
+    assert _layers(5, [(0, 1), (1, 2), (2, 3), (4, 3)]) == [0, 1, 2, 3, 2]
+    # A cycle 0 -> 1 -> 2 -> 0 is broken by one edge: the others still go forward.
+    cyclic = _layers(3, [(0, 1), (1, 2), (2, 0)])
+    assert sorted(cyclic) == [0, 1, 2]
+    # Random graphs with and without cycles: no edge within a layer; without cycles, forward.
+    rng = random.Random(7)
+    for size in (2, 10, 60, 400):
+        edges = [tuple(rng.sample(range(size), 2)) for _ in range(size * 2)]
+        forward = [(min(e), max(e)) for e in edges]
+        layers = _layers(size, forward)
+        assert all(layers[b] > layers[a] for a, b in forward)
+        layers = _layers(size, edges)  # type: ignore[arg-type]
+        assert all(layers[a] != layers[b] for a, b in edges)
+        assert min(layers) == 0

@@ -1,9 +1,12 @@
-"""The report's layout under load: the reproducer of a crash seen once inside igraph's C code.
+"""The report's layout under load: the reproducer of a crash seen inside igraph's C code.
 
-The HTML report lays its graph out with igraph's Sugiyama layout, in C (its GLPK simplex for
-graphs of up to 1,000 nodes, its own heuristics above, OpenMP threads of its bundled libgomp).
-A run of the suite on a loaded machine once ended inside that C code; it did not happen again.
-This test puts the layout where that run had it, as hard as a test can: processes laying out
+The HTML report lays its graph out with igraph's Sugiyama layout, in C (OpenMP threads of its
+bundled libgomp). Two runs of the suite on a loaded machine ended inside igraph's automatic
+layering (``layout_sugiyama`` with no layers given, which solves for the layers with its GLPK
+simplex); the report now assigns the layers itself, in Python, and gives them to igraph, which
+only orders and places each layer.
+
+This test puts the layout where those runs had it, as hard as a test can: processes laying out
 graphs of every shape the report makes (small and large, with cycles, edges spanning many
 layers) at once, beside threads of Python work in the same processes and processes that only
 burn CPU, with ``faulthandler`` on so that a crash prints where it happened (the Python stack

@@ -79,6 +79,7 @@ if TYPE_CHECKING:
     from openlineage_sdk.spark._flow import LineageSink
     from openlineage_sdk.spark.describe._schema import schema_fields, spark_type_name
     from openlineage_sdk.spark.events._extensions import FacetBuilder, FacetContext
+    from openlineage_sdk.spark.session._versions import SparkVersionError
 
 __all__ = [
     "ColumnLineageRecord",
@@ -92,6 +93,7 @@ __all__ = [
     "SessionKind",
     "SparkExecution",
     "SparkLineage",
+    "SparkVersionError",
     "Symlink",
     "WriteLineage",
     "application_run",
@@ -127,6 +129,7 @@ if not TYPE_CHECKING:
                 "WriteLineage",
             ),
             "._flow": ("LineageSink",),
+            ".session._versions": ("SparkVersionError",),
             ".events._extensions": ("FacetBuilder", "FacetContext"),
             ".describe._schema": (
                 "schema_fields",

@@ -33,11 +33,12 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, Literal
 
 from openlineage_sdk.lifecycle import LineageRun
-from openlineage_sdk.spark import _conf
+from openlineage_sdk.models.base import RunFacet
+from openlineage_sdk.spark import _conf, platforms
 from openlineage_sdk.spark._execution import SparkExecution, job_name
 from openlineage_sdk.spark._flow import LineageSink, earlier_sink_names, wait_finished
 from openlineage_sdk.spark.events._client import configured_client, fallback_parent
-from openlineage_sdk.spark.events._extensions import FacetBuilder, FacetBuilders
+from openlineage_sdk.spark.events._extensions import FacetBuilder, FacetBuilders, FacetContext
 from openlineage_sdk.spark.events._facets import application_facets
 from openlineage_sdk.spark.events._sinks import IntoCurrentRun, RunPerExecution
 from openlineage_sdk.spark.executions.streams import close_streams
@@ -53,7 +54,13 @@ from openlineage_sdk.spark.observe._rdd_saves import hook_rdd_saves
 from openlineage_sdk.spark.observe._statements import ConnectCommands, hook_classic_sql
 from openlineage_sdk.spark.observe._streams import hook_streams
 from openlineage_sdk.spark.observe._writes import hook_writers
-from openlineage_sdk.spark.session import Session, open_session, session_kind
+from openlineage_sdk.spark.session import (
+    Session,
+    check_version,
+    open_session,
+    runtime_confs,
+    session_kind,
+)
 
 if TYPE_CHECKING:
     import uuid
@@ -255,12 +262,17 @@ def install(
     Raises:
         ValueError: ``mode`` is not one of the two, or a client is given in explicit mode or
             with a sink, or facet builders with a sink, or ``stream_interval`` is negative.
+        SparkVersionError: The session's Spark version (classic) or PySpark client's
+            (Spark Connect) is not one the adapter reads (see ``docs/spark/versions.md``);
+            nothing is installed and the session runs as it would without.
     """
     if mode not in ("automatic", "explicit"):
         raise ValueError(f"mode must be 'automatic' or 'explicit', got {mode!r}")
     if stream_interval is not None and not stream_interval >= 0:
         raise ValueError(f"stream_interval must be 0 or more seconds, got {stream_interval!r}")
+    check_version(spark)
     owned: OpenLineage | None = None
+    settings: _conf.SparkConfSettings | None = None
     descriptions = False
     interval = stream_interval
     if sink is not None:
@@ -279,19 +291,20 @@ def install(
             )
         chosen: LineageSink = sink
     else:
-        builders = FacetBuilders(facet_builders, entry_points=True)
         if mode == "explicit":
             if client is not None:
                 raise ValueError(
                     "explicit mode reports into the current run, through that run's client; "
                     "pass no client"
                 )
-            settings = _conf.session_settings(spark)
-            chosen = IntoCurrentRun(settings, builders)
+            settings = _conf.session_settings(spark, runtime_confs)
+            chosen = IntoCurrentRun(settings, FacetBuilders(facet_builders, entry_points=True))
         else:
             # The session's spark.openlineage.* confs (parent run, transport, facets...).
-            configured, settings = configured_client(spark, client)
+            configured, settings = configured_client(spark, client, runtime_confs)
             owned = configured if client is None else None
+            own = _platform_builders(settings.platform, configured.producer)
+            builders = FacetBuilders([*own, *facet_builders], entry_points=True)
             chosen = RunPerExecution(configured, settings, builders)
         descriptions = settings.descriptions
         if interval is None:
@@ -309,10 +322,12 @@ def install(
         existing.input_only_runs = input_only_runs
         existing.session.descriptions = descriptions
         existing.stream_interval = interval
+        _name_catalog_tables(existing.session, settings)
         return existing
     adapter = SparkLineage(spark, chosen, owned_client=owned, input_only_runs=input_only_runs)
     adapter.session.descriptions = descriptions
     adapter.stream_interval = interval
+    _name_catalog_tables(adapter.session, settings)
     _hooks.register(spark, adapter)
     hook_writers(adapter.session.kind)
     hook_streams(adapter.session.kind)
@@ -326,6 +341,39 @@ def install(
             atexit.register(_drain_at_exit)
             _drain_registered = True
     return adapter
+
+
+# -- the platform the driver runs on (see spark.platforms)
+
+
+def _name_catalog_tables(session: Session, settings: _conf.SparkConfSettings | None) -> None:
+    """Name the session catalog's tables as the platform does: a Glue Data Catalog's tables by
+    its ARN (before a Hive metastore's URI, which a Glue catalog has too), Unity Catalog's when
+    no Hive metastore names them, as the JVM agent's ``PathUtils`` orders its rules."""
+    platform = settings.platform if settings is not None else None
+    if platform is None or platform.catalog is None:
+        return
+    if platform.catalog.startswith("arn:") or session.hive_metastore is None:
+        session.hive_metastore = platform.catalog
+
+
+def _platform_builders(platform: platforms.Platform | None, producer: str) -> list[FacetBuilder]:
+    """On Dataproc, an execution's ``gcp_dataproc`` names its query's node: the command part of
+    its job name, which is the executed plan's node the agent reads (not for RDD jobs, which
+    have no query, as in the agent)."""
+    if platform is None or platform.dataproc is None:
+        return []
+    dataproc = platform
+
+    def gcp_dataproc(context: FacetContext) -> None:
+        execution = context.execution
+        if context.event_type != "START" or execution.job_type == "RDD_JOB":
+            return
+        facet = dataproc.dataproc_facet(producer, execution.command)
+        if isinstance(facet, RunFacet):
+            context.add(facet)
+
+    return [gcp_dataproc]
 
 
 def uninstall(spark: Any) -> None:
@@ -397,7 +445,7 @@ def application_run(
     # The session's spark.openlineage.* confs: app name, run id, parent, namespace (see _conf).
     if client is None and adapter is not None:
         client = getattr(adapter.reporter, "client", None)
-    client, settings = configured_client(spark, client)
+    client, settings = configured_client(spark, client, runtime_confs)
     app_name = settings.app_name or app_name
     run_id = run_id if run_id is not None else settings.application_run_id
     if parent == "auto":

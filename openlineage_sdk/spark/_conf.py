@@ -24,6 +24,8 @@ What each conf does
     silently.
 ``namespace``, ``appName``, ``applicationRunId``
     The job namespace, the application's name in job names, the application run's id.
+    Without ``appName``, a Glue job whose app name is the one Glue generated is named after the
+    Glue job (``spark.glue.JOB_NAME``), as the JVM agent names it (see ``platforms._glue``).
 ``parentJobNamespace``, ``parentJobName``, ``parentRunId`` and the ``rootParent*`` three
     The run that started this application (Airflow's task run) and the root of its chain (the
     DAG run): the parent of the application run, and of each write run outside it.
@@ -57,6 +59,14 @@ What each conf does
     per micro-batch.
 ``disabled``
     ``true``: no lineage for the session.
+``facets.custom_environment_variables`` (``[A;B]``)
+    Variables of the driver's environment in the ``environment-properties`` run facet, as the JVM
+    agent writes it (see ``platforms._databricks``).
+
+The platform the driver runs on (Databricks, Dataproc, Glue, EMR, Kubernetes) is detected with
+the settings, from the confs, the driver's environment and files (:mod:`.platforms`):
+:attr:`SparkConfSettings.platform` holds its facets and the naming of catalog tables, and
+``spark.databricks.workspaceUrl`` the workspace's part of Databricks job names.
 
 Precedence
 ----------
@@ -68,6 +78,7 @@ key and the rule it breaks, never its value, and left out; the user's job runs o
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import re
 from collections.abc import Callable, Iterable, Mapping
@@ -76,6 +87,7 @@ from typing import Any, NamedTuple
 
 from openlineage_sdk.config import ConfigError
 from openlineage_sdk.lifecycle import RunRef
+from openlineage_sdk.spark import platforms
 from openlineage_sdk.transports._registry import TransportConfigError, parse_transport_config
 
 __all__ = [
@@ -84,6 +96,7 @@ __all__ = [
     "CONF_PREFIX",
     "STREAM_INTERVAL_CONF",
     "ConfDoc",
+    "RuntimeConfs",
     "SparkConfError",
     "SparkConfSettings",
     "parse_confs",
@@ -110,7 +123,8 @@ class SparkConfSettings:
     Attributes:
         transport: The transport section in this SDK's layout, ``None`` when no conf sets one.
         namespace: ``spark.openlineage.namespace``.
-        app_name: ``spark.openlineage.appName``: the application's name in job names.
+        app_name: ``spark.openlineage.appName``: the application's name in job names; without
+            it, a Glue job's name when Glue generated the app name.
         application_run_id: ``spark.openlineage.applicationRunId``.
         parent: The parent run (with its root) the ``parent*`` and ``rootParent*`` confs name.
         disabled_facets: Facet keys left out of every event.
@@ -130,6 +144,11 @@ class SparkConfSettings:
             a stream's run; ``None`` when not set.
         fail_on_child_failure: ``application.failOnChildFailure``: the application's run ends
             FAIL when a run under it failed.
+        job_name_workspace: The Databricks workspace's part of job names
+            (``spark.databricks.workspaceUrl``): executions' job names have it for
+            ``databricks_shell``.
+        platform: Where the driver runs and what says so (facets, catalog naming); ``None``
+            until :func:`session_settings` detects it.
         problems: The confs that could not be used, each with its rule (never its value).
     """
 
@@ -151,6 +170,8 @@ class SparkConfSettings:
     disabled: bool = False
     stream_interval: float | None = None
     fail_on_child_failure: bool = False
+    job_name_workspace: str | None = None
+    platform: platforms.Platform | None = field(default=None, compare=False)
     problems: tuple[str, ...] = ()
 
     @property
@@ -169,11 +190,16 @@ class SparkConfSettings:
 # ------------------------------------------------------------------------------- reading
 
 
-def session_confs(spark: Any) -> dict[str, str]:
+#: A reader of a session's runtime confs (the session's version's: ``session.runtime_confs``).
+RuntimeConfs = Callable[[Any], Mapping[str, str]]
+
+
+def session_confs(spark: Any, runtime: RuntimeConfs | None = None) -> dict[str, str]:
     """Every conf of a session, classic or Connect, as text.
 
     Args:
         spark: A classic ``SparkSession`` or a Spark Connect one.
+        runtime: The reader of its runtime confs; ``None``: PySpark 4's ``spark.conf.getAll``.
 
     Returns:
         The session's confs (the runtime ones, which include those it was started with).
@@ -182,7 +208,8 @@ def session_confs(spark: Any) -> dict[str, str]:
     context = getattr(spark, "_sc", None)  # classic: the confs the application started with
     if context is not None:
         confs.update(dict(context.getConf().getAll()))
-    confs.update({str(k): str(v) for k, v in dict(spark.conf.getAll).items()})
+    found = runtime(spark) if runtime is not None else dict(spark.conf.getAll)
+    confs.update({str(k): str(v) for k, v in found.items()})
     return confs
 
 
@@ -430,6 +457,10 @@ def parse_confs(confs: Mapping[str, str], *, strict: bool = False) -> SparkConfS
     read("disabled", lambda: flag("disabled", False))
     read("fail_on_child_failure", lambda: flag("application.failOnChildFailure", False))
     read("stream_interval", lambda: _seconds(STREAM_INTERVAL_CONF, confs.get(STREAM_INTERVAL_CONF)))
+    # -- the platforms' naming rules, from the confs alone (see platforms._glue, _databricks)
+    if values.get("app_name") is None:
+        values["app_name"] = platforms.application_name(confs)
+    values["job_name_workspace"] = platforms.workspace_id(confs)
     return SparkConfSettings(**values, problems=tuple(problems))
 
 
@@ -458,19 +489,26 @@ def _run_id(value: str | None) -> str | None:
         raise SparkConfError(f"{CONF_PREFIX}applicationRunId must be a UUID") from None
 
 
-def session_settings(spark: Any) -> SparkConfSettings:
+def session_settings(spark: Any, runtime: RuntimeConfs | None = None) -> SparkConfSettings:
     """The session's settings, read now (confs set later apply from the next install).
 
     A session whose confs cannot be read has no settings (logged); each problem is logged.
+    ``runtime``: the reader of its runtime confs (see :func:`session_confs`).
     """
     try:
-        settings = parse_confs(session_confs(spark))
+        confs = session_confs(spark, runtime)
+        settings = parse_confs(confs)
     except Exception as error:
         log.warning("openlineage: reading the session's spark.openlineage confs failed: %s", error)
         return SparkConfSettings()
     for problem in settings.problems:
         log.error("openlineage: %s; the conf is left out", problem)
-    return settings
+    try:
+        platform = platforms.detect(platforms.gather(spark, confs))
+    except Exception as error:  # lineage without the platform's facets, never none
+        log.warning("openlineage: detecting the platform failed: %s", error)
+        return settings
+    return dataclasses.replace(settings, platform=platform)
 
 
 # ------------------------------------------------------------------------------- reference
@@ -527,7 +565,11 @@ CONFS: tuple[ConfDoc, ...] = (
         "appName",
         "text",
         None,
-        "The application's name in job names, instead of the session's `spark.app.name`.",
+        "The application's name in job names, instead of the session's `spark.app.name`. "
+        "Without it, a Glue job whose app name is the one Glue generated is named after the "
+        "Glue job (`spark.glue.JOB_NAME`), as the JVM agent names it; under "
+        "`openlineage-sdk run spark-pipelines`, a pipeline whose app name is the pipeline "
+        "CLI's own (`cli.py`) is named after the pipeline.",
     ),
     ConfDoc(
         "applicationRunId",
@@ -565,6 +607,15 @@ CONFS: tuple[ConfDoc, ...] = (
         "list `[a;b]`",
         None,
         "The older form: those facets are removed from every event.",
+    ),
+    ConfDoc(
+        "facets.custom_environment_variables",
+        "list `[A;B]`",
+        None,
+        "Variables of the driver's environment in the `environment-properties` run facet of "
+        "the application's events, as the JVM agent writes it (on Databricks beside the "
+        "runtime's own properties). Classic PySpark only: under Spark Connect the client's "
+        "environment is not the driver's.",
     ),
     ConfDoc(
         "jobName.appendDatasetName",

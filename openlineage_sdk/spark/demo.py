@@ -166,8 +166,23 @@ def start_spark(workdir: Path, *, connect: bool = False) -> Any:
     serving gRPC on a free loopback port, so that it never meets another server on Spark's
     default port) and a Connect client session of it is returned: the pipeline then works as a
     Connect client does, with no JVM of its own in reach. :func:`stop_spark` stops both.
+
+    Raises:
+        RuntimeError: a Spark driver already runs in this process. The demo needs one of its
+            own (its warehouse and settings), and stopping it at the end would stop the
+            caller's: run the demo in a process of its own (``python -m
+            openlineage_sdk.spark.demo``).
     """
+    from pyspark import SparkContext
     from pyspark.sql import SparkSession
+
+    running = SparkContext._active_spark_context
+    if running is not None:
+        raise RuntimeError(
+            f"the demo starts a Spark driver of its own, and one already runs in this process "
+            f"(application {running.appName!r}); run the demo in a process of its own: "
+            f"python -m openlineage_sdk.spark.demo"
+        )
 
     # Local mode on loopback: no warning about the host name resolving to a loopback address.
     os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")

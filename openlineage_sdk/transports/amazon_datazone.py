@@ -15,7 +15,6 @@ retried request whose first attempt did arrive is not recorded twice.
 
 from __future__ import annotations
 
-import hashlib
 import logging
 from collections.abc import Sequence
 from typing import Literal
@@ -33,7 +32,7 @@ from openlineage_sdk.transports._cloud import (
 )
 from openlineage_sdk.transports._delivery.protocol import Outcome, Record, SendResult
 from openlineage_sdk.transports._queued import QueuedTransport
-from openlineage_sdk.transports.base import Emittable, masked_url
+from openlineage_sdk.transports.base import Emittable, masked_url, spool_name
 
 __all__ = ["AmazonDataZoneConfig", "AmazonDataZoneTransport"]
 
@@ -111,7 +110,7 @@ class _DataZoneSender:
         )
         self.destination = f"DataZone domain {self._domain!r}{where}"
         identity = f"{config.endpoint_override or ''}\0{self._aws.region}\0{self._domain}"
-        self.spool_name = "datazone-" + hashlib.sha256(identity.encode()).hexdigest()[:16]
+        self.spool_name = spool_name("datazone", identity)
 
     @property
     def max_batch(self) -> int:

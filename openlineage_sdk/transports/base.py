@@ -12,6 +12,7 @@ the SDK's own ``RunEvent``, ``JobEvent`` and ``DatasetEvent`` are the usual ones
 
 from __future__ import annotations
 
+import hashlib
 import re
 from abc import ABC, abstractmethod
 from collections.abc import Mapping
@@ -115,6 +116,23 @@ _SECRET_KEY = re.compile(
 #: What a secret value is shown as in reprs, dumps, logs and errors.
 REDACTED = "**********"
 _REDACTED = REDACTED
+
+
+def spool_name(kind: str, *identity: str) -> str:
+    """The name of a transport's spool: its kind and a digest of where it sends.
+
+    Two transports sending to the same place share a spool (what one left is sent by the next);
+    the name must never change for a place, or what a spool holds would be left behind.
+
+    Args:
+        kind: The transport's kind (``http``, ``s3``...).
+        identity: What names the destination (a URL; an endpoint, a bucket and a prefix...).
+
+    Returns:
+        ``{kind}-`` and 16 hex digits of the SHA-256 of the parts joined by NUL characters.
+    """
+    digest = hashlib.sha256("\0".join(identity).encode()).hexdigest()
+    return f"{kind}-{digest[:16]}"
 
 
 def masked_url(url: str) -> str:

@@ -20,7 +20,6 @@ it).
 
 from __future__ import annotations
 
-import hashlib
 import logging
 import re
 from collections.abc import Mapping, Sequence
@@ -44,7 +43,7 @@ from openlineage_sdk.transports._cloud import (
 from openlineage_sdk.transports._delivery.protocol import Outcome, Record, SendResult
 from openlineage_sdk.transports._queued import QueuedTransport
 from openlineage_sdk.transports._registry import TransportConfigError
-from openlineage_sdk.transports.base import Emittable, masked_url
+from openlineage_sdk.transports.base import Emittable, masked_url, spool_name
 
 __all__ = ["GcpLineageConfig", "GcpLineageTransport"]
 
@@ -207,7 +206,7 @@ class _LineageSender:
         self._batch = config.batch_size
         where = "" if base == DEFAULT_ENDPOINT else f" at {masked_url(base)}"
         self.destination = f"Data Lineage API {parent}{where}"
-        self.spool_name = "gcplineage-" + hashlib.sha256(self._url.encode()).hexdigest()[:16]
+        self.spool_name = spool_name("gcplineage", self._url)
 
     @property
     def max_batch(self) -> int:

@@ -20,7 +20,6 @@ without credentials, as Google's own clients do.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import logging
 import os
@@ -46,7 +45,7 @@ from openlineage_sdk.transports._cloud import (
 )
 from openlineage_sdk.transports._delivery.protocol import Outcome, Record, SendResult
 from openlineage_sdk.transports._queued import QueuedTransport
-from openlineage_sdk.transports.base import masked_url
+from openlineage_sdk.transports.base import masked_url, spool_name
 
 __all__ = ["GcsConfig", "GcsTransport"]
 
@@ -163,7 +162,7 @@ class _GcsSender:
         where = "" if base == _DEFAULT_ENDPOINT else f" at {masked_url(base)}"
         self.destination = f"Cloud Storage bucket {self._bucket!r}{where}"
         identity = f"{base}\0{self._bucket}\0{config.file_name_prefix or ''}"
-        self.spool_name = "gcs-" + hashlib.sha256(identity.encode()).hexdigest()[:16]
+        self.spool_name = spool_name("gcs", identity)
 
     @property
     def max_batch(self) -> int:

@@ -23,7 +23,6 @@ import base64
 import dataclasses
 import email.utils
 import gzip
-import hashlib
 import importlib
 import json
 import logging
@@ -58,6 +57,7 @@ from openlineage_sdk.transports.base import (
     TransportConfig,
     TransportError,
     masked_url,
+    spool_name,
 )
 
 if TYPE_CHECKING:
@@ -1004,7 +1004,7 @@ class _HttpSender:
         self._url = httpx.URL(_request_url(url))
         self._batch_url = httpx.URL(_request_url(url).rstrip("/") + "/batch")
         self.destination = _public_url(url)
-        self.spool_name = "http-" + hashlib.sha256(url.encode()).hexdigest()[:16]
+        self.spool_name = spool_name("http", url)
         self._batch = config.batch_size
         self._batch_proven = False  # the batch endpoint accepted a batch at least once
         self._gzip = config.compression == "gzip"

@@ -12,7 +12,6 @@ delivery reports, undeliverable events wait in the spool, and ``close`` flushes 
 
 from __future__ import annotations
 
-import hashlib
 import json
 import logging
 import os
@@ -30,6 +29,7 @@ from openlineage_sdk.transports.base import (
     TransportError,
     is_secret_key,
     redact_mapping,
+    spool_name,
 )
 
 __all__ = [
@@ -244,9 +244,7 @@ class _KafkaSender:
         self._wait = float(settings.get("message.timeout.ms", 60_000)) / 1000 + 5
         servers = str(settings.get("bootstrap.servers", ""))
         self.destination = f"Kafka topic {self._topic!r} at {servers or 'the configured cluster'}"
-        self.spool_name = (
-            "kafka-" + hashlib.sha256(f"{servers}\0{self._topic}".encode()).hexdigest()[:16]
-        )
+        self.spool_name = spool_name("kafka", servers, self._topic)
 
     @property
     def max_batch(self) -> int:

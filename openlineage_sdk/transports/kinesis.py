@@ -36,7 +36,7 @@ from openlineage_sdk.transports._cloud import (
 )
 from openlineage_sdk.transports._delivery.protocol import Outcome, Record, SendResult
 from openlineage_sdk.transports._queued import QueuedTransport
-from openlineage_sdk.transports.base import Emittable, TransportError, masked_url
+from openlineage_sdk.transports.base import Emittable, TransportError, masked_url, spool_name
 
 __all__ = ["KinesisConfig", "KinesisTransport", "partition_key"]
 
@@ -238,7 +238,7 @@ class _KinesisSender:
         where = f" at {masked_url(endpoint)}" if endpoint else f" in {self._aws.region}"
         self.destination = f"Kinesis stream {self._stream!r}{where}"
         identity = f"{endpoint or ''}\0{self._aws.region}\0{self._stream}"
-        self.spool_name = "kinesis-" + hashlib.sha256(identity.encode()).hexdigest()[:16]
+        self.spool_name = spool_name("kinesis", identity)
 
     @property
     def max_batch(self) -> int:

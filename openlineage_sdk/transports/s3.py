@@ -16,7 +16,6 @@ Java client asks.
 
 from __future__ import annotations
 
-import hashlib
 import logging
 from collections.abc import Sequence
 from typing import Any, Literal
@@ -35,7 +34,7 @@ from openlineage_sdk.transports._cloud import (
 )
 from openlineage_sdk.transports._delivery.protocol import Outcome, Record, SendResult
 from openlineage_sdk.transports._queued import QueuedTransport
-from openlineage_sdk.transports.base import masked_url
+from openlineage_sdk.transports.base import masked_url, spool_name
 
 __all__ = ["S3Config", "S3Transport"]
 
@@ -123,7 +122,7 @@ class _S3Sender:
         where = f" at {masked_url(config.endpoint)}" if config.endpoint else ""
         self.destination = f"S3 bucket {self._bucket!r}{where}"
         identity = f"{config.endpoint or ''}\0{self._bucket}\0{config.file_name_prefix or ''}"
-        self.spool_name = "s3-" + hashlib.sha256(identity.encode()).hexdigest()[:16]
+        self.spool_name = spool_name("s3", identity)
 
     @property
     def max_batch(self) -> int:

@@ -58,7 +58,9 @@ def test_one_module_per_facet_schema(generated: dict[Path, str]) -> None:
 def _copy_project(tmp_path: Path) -> Path:
     for name in ("codegen", "spec"):
         shutil.copytree(ROOT / name, tmp_path / name)
-    shutil.copytree(ROOT / "openlineage_sdk" / "models", tmp_path / "openlineage_sdk" / "models")
+    # What codegen owns: the models, and the Spark platforms' facet packages.
+    for owned in ("models", "spark/platforms/facets", "spark/platforms/gcp"):
+        shutil.copytree(ROOT / "openlineage_sdk" / owned, tmp_path / "openlineage_sdk" / owned)
     return tmp_path
 
 

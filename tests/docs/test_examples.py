@@ -149,6 +149,7 @@ def test_every_openlineage_variable_the_pages_name_is_one_the_sdk_reads() -> Non
 
     known = {v.name for v in config._ENVIRONMENT_VARIABLES}
     known.add("OPENLINEAGE_SDK_CHROMIUM")  # the tests' own: where the browser tests find Chromium
+    known.add("OPENLINEAGE_SDK_RECORD_EVENTS")  # the tests' own: the Spark tests' event recorder
     unknown = set()
     for page in PAGES:
         for name in re.findall(r"\bOPENLINEAGE_[A-Z_]*[A-Z]\b", page.read_text(encoding="utf-8")):

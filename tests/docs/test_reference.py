@@ -331,6 +331,10 @@ def test_every_spark_conf_the_adapter_reads_is_in_the_reference() -> None:
     )
     settings = parse_confs(confs, strict=True)
     assert settings.job_owners == {"team": "lineage"}  # the confs were read
+    # The platform the driver runs on is detected from the confs as well (spark.platforms).
+    from openlineage_sdk.spark import platforms
+
+    platforms.detect(platforms.Facts(kind="classic", confs=confs, http=lambda *_: None))
     read = {key[len(CONF_PREFIX) :] for key in confs.asked if key.startswith(CONF_PREFIX)}
     read |= {p[len(CONF_PREFIX) :] + "x" for p in confs.prefixes if p.startswith(CONF_PREFIX)}
     patterns = _conf_patterns()

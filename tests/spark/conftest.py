@@ -109,8 +109,25 @@ def spark(spark_root: Path, connect_port: int) -> Iterator[Any]:
         )
     session = builder.getOrCreate()
     session.sparkContext.setLogLevel("ERROR")
+    _shared.append(session)
     yield session
+    _shared.clear()
     session.stop()
+
+
+_shared: list[Any] = []  # the tests' shared classic session, while it runs
+
+
+@pytest.fixture(autouse=True)
+def _the_shared_driver_outlives_each_test(request: pytest.FixtureRequest) -> Iterator[None]:
+    """Ends the run at once when a test stopped the shared driver.
+
+    Every later test would fail, and each Spark Connect call would first retry against the
+    stopped server for minutes: one line naming the test is worth more than that.
+    """
+    yield
+    if _shared and _shared[0].sparkContext._jsc is None:
+        pytest.exit(f"{request.node.nodeid} stopped the tests' shared Spark driver", returncode=1)
 
 
 @pytest.fixture(scope="session")

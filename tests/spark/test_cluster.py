@@ -5,9 +5,10 @@ the metrics the executors report back), so a statement's events must not depend 
 tasks run. Each scenario below (SQL on Hive and data source tables, CTAS and LOAD DATA, column
 lineage, a cached DataFrame written out) runs twice, on ``local[2]`` and on a standalone
 cluster of one master and one two-core worker started from PySpark's own ``spark-class``; the
-events, with run ids and times taken out, must be equal. The one field allowed to differ is
-the ``spark.master`` property of the ``spark_properties`` facet, which says where it ran, and
-the files and bytes a write made, which Spark's partitioning decides (the rows may not differ).
+events, with run ids and times taken out, must be equal. The fields allowed to differ are the
+``spark.master`` property of the ``spark_properties`` facet and the master and application id of
+``spark_applicationDetails``, which say where it ran, and the files and bytes a write made, which
+Spark's partitioning decides (the rows may not differ).
 """
 
 from __future__ import annotations
@@ -140,6 +141,11 @@ def _events(script: str, root: Path, master: str) -> list[dict[str, Any]]:
         properties = event["run"].get("facets", {}).get("spark_properties", {})
         master_property = properties.get("properties", {}).pop("spark.master", None)
         assert master_property in (None, master)
+        # The application's master, and its id, which each application has of its own.
+        details = event["run"].get("facets", {}).get("spark_applicationDetails")
+        if details is not None:
+            assert details.pop("master") == master
+            assert details.pop("applicationId")
         # How many files a write makes (and so their bytes) is Spark's choice of partitions,
         # which may differ from run to run; the rows written may not.
         for output in event.get("outputs", []):

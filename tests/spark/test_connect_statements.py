@@ -6,7 +6,9 @@ event is checked against the spec's schemas (strict, with formats) by the ``memo
 
 from __future__ import annotations
 
+import importlib
 import itertools
+import pkgutil
 import re
 import tempfile
 from pathlib import Path
@@ -479,21 +481,19 @@ def test_statements_never_use_the_jvm(
     import py4j.java_gateway
 
     from openlineage_sdk.spark.session import classic
-    from openlineage_sdk.spark.session.classic import (
-        _commands,
-        _jvm,
-        _metrics,
-        _plan,
-        _rdd,
-        _readers,
-        _stream_io,
-    )
+
+    # Every module of the classic session, found rather than listed: a module added or renamed
+    # later is trapped too.
+    modules = [classic] + [
+        importlib.import_module(f"{classic.__name__}.{info.name}")
+        for info in pkgutil.iter_modules(classic.__path__)
+    ]
 
     def trap(*args: Any, **kwargs: Any) -> Any:
         raise AssertionError("the Connect path reached for the JVM")
 
     monkeypatch.setattr(py4j.java_gateway.GatewayClient, "send_command", trap)
-    for module in (classic, _commands, _jvm, _metrics, _plan, _rdd, _readers, _stream_io):
+    for module in modules:
         for name in dir(module):
             value = getattr(module, name)
             if callable(value) and getattr(value, "__module__", "") == module.__name__:

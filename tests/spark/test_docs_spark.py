@@ -10,11 +10,13 @@ assert its events. One test per page reads that page's outcome.
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -79,13 +81,44 @@ def test_the_pyspark_examples_of_a_page_run(page: Path, outcomes: dict[str, str 
 @pytest.mark.spark
 @pytest.mark.slow
 def test_the_demo_picture_shows_a_tables_column_and_where_it_comes_from(tmp_path: Path) -> None:
-    """The site's picture of the demo's graph: the demo run small, photographed as the site's."""
-    from docsgen.pictures import demo_picture
+    """The site's picture of the demo's graph: the demo run small, photographed as the site's.
 
+    In a process of its own, as the site's build takes it: the demo starts a Spark driver of its
+    own, and this process may run the tests' shared one.
+    """
     work = tmp_path / "demo"
     work.mkdir()
-    shown = demo_picture(tmp_path / "demo.png", work, orders=2_000)
+    script = (
+        "import json, sys\n"
+        "from pathlib import Path\n"
+        "from docsgen.pictures import demo_picture\n"
+        "shown = demo_picture(Path(sys.argv[1]), Path(sys.argv[2]), orders=2_000)\n"
+        "print(json.dumps(shown))\n"
+    )
+    env = {key: value for key, value in os.environ.items() if not key.startswith("OPENLINEAGE")}
+    env["PYTHONPATH"] = os.pathsep.join([str(ROOT), env.get("PYTHONPATH", "")]).rstrip(os.pathsep)
+    completed = subprocess.run(
+        [sys.executable, "-c", script, str(tmp_path / "demo.png"), str(work)],
+        cwd=work,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=900,
+        check=False,
+    )
+    assert completed.returncode == 0, completed.stderr[-6000:]
+    shown = json.loads(completed.stdout.strip().splitlines()[-1])
     assert shown["table"].endswith("customer_value")
     assert shown["upstream"], "the column's upstream columns are listed"
     assert all(item.endswith(":amount") for item in shown["upstream"]), shown["upstream"]
     assert (tmp_path / "demo.png").stat().st_size > 10_000
+
+
+@pytest.mark.spark
+def test_the_demo_refuses_to_take_over_a_driver_already_running(spark: Any, tmp_path: Path) -> None:
+    """In-process, with a driver running, the demo says so and leaves that driver running."""
+    from openlineage_sdk.spark.demo import run_demo
+
+    with pytest.raises(RuntimeError, match="a Spark driver of its own"):
+        run_demo(tmp_path, orders=10, out=io.StringIO())
+    assert spark.range(3).count() == 3

@@ -29,9 +29,11 @@ PIPELINE = "orders_pipeline"
 
 FLOWS_PY = """\
 from pyspark import pipelines as dp
-from pyspark.sql import DataFrame
+from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 
+# The command line's session (PySpark 4.2 on also hands it to the definitions as ``spark``).
+spark = SparkSession.active()
 
 @dp.table(name="{prefix}_raw")
 def raw() -> DataFrame:
@@ -219,7 +221,8 @@ def test_a_declarative_pipeline_is_a_run_with_a_run_per_flow(
     location = raw["job"]["facets"]["sourceCodeLocation"]
     assert location["type"] == "file"
     assert location["path"] == str(tmp_path / "transformations" / "flows.py")
-    assert location["url"] == (tmp_path / "transformations" / "flows.py").as_uri() + "#L6"
+    line = FLOWS_PY.splitlines().index('@dp.table(name="{prefix}_raw")') + 1  # its decorator
+    assert location["url"] == (tmp_path / "transformations" / "flows.py").as_uri() + f"#L{line}"
 
     totals = flow("totals")
     assert totals["job"]["facets"]["jobType"]["processingType"] == "BATCH"

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import importlib
 import json
+import pkgutil
 import subprocess
 import sys
 from pathlib import Path
@@ -136,20 +138,18 @@ def test_the_connect_path_never_uses_the_jvm(
     """Under Connect, every JVM helper of the classic path is booby-trapped: none may run."""
     from openlineage_sdk.spark import install, uninstall
     from openlineage_sdk.spark.session import classic
-    from openlineage_sdk.spark.session.classic import (
-        _commands,
-        _jvm,
-        _metrics,
-        _plan,
-        _rdd,
-        _readers,
-        _stream_io,
-    )
+
+    # Every module of the classic session, found rather than listed: a module added or renamed
+    # later is trapped too.
+    modules = [classic] + [
+        importlib.import_module(f"{classic.__name__}.{info.name}")
+        for info in pkgutil.iter_modules(classic.__path__)
+    ]
 
     def trap(*args: Any, **kwargs: Any) -> Any:
         raise AssertionError("the Connect path reached for the JVM")
 
-    for module in (classic, _commands, _jvm, _metrics, _plan, _rdd, _readers, _stream_io):
+    for module in modules:
         for name in dir(module):
             value = getattr(module, name)
             if callable(value) and getattr(value, "__module__", "") == module.__name__:

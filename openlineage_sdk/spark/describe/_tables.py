@@ -2,7 +2,9 @@
 
 The JVM agent names a catalog table by its storage location (the files are the dataset) and adds
 a ``TABLE`` symlink carrying the table's name: in a Hive metastore ``hive://{host}:{port}`` and
-``{db}.{table}``, otherwise the warehouse location and ``{db}.{table}``. This module does the same.
+``{db}.{table}``, in AWS Glue's Data Catalog its ARN and ``table/{db}/{table}``, in Databricks'
+Unity Catalog ``unity-catalog`` and ``{catalog}.{db}.{table}``, otherwise the warehouse location
+and ``{db}.{table}``. This module does the same.
 
 Locations come from ``DESCRIBE TABLE EXTENDED`` (or ``DESCRIBE DATABASE EXTENDED`` for a table a
 write is about to create), which the driver answers from the catalog alone: no Spark job, and the
@@ -30,8 +32,12 @@ from openlineage_sdk.models.records import SchemaDatasetFacetFields
 from openlineage_sdk.spark._execution import DatasetIdentity, Symlink
 from openlineage_sdk.spark.describe._naming import encode_path, hadoop_location_uri
 from openlineage_sdk.spark.describe._schema import described_fields
+from openlineage_sdk.spark.platforms import UNITY_CATALOG_NAMESPACE, glue_table_name
 
 log = logging.getLogger("openlineage_sdk.spark")
+
+# The namespace of a Glue Data Catalog's tables begins so (see ``platforms._glue``).
+_GLUE_ARN = "arn:aws:glue:"
 
 __all__ = [
     "PlanReads",
@@ -204,8 +210,15 @@ def describe_table(
     table = info.get("Table") or _NAME_PART.findall(name)[-1].strip("`")
     location = info.get("Location") or None
     catalog = info.get("Catalog") or None
+    database = info.get("Namespace") or info.get("Database") or None
+    # A v2 table described without AS JSON (Spark 4.1 refuses it for v2 tables; 3.5 has none)
+    # has its catalog and namespace only in its full name: "Name  rl.default.orders".
+    parts = [part.strip("`") for part in _NAME_PART.findall(info.get("Name") or "")]
+    if catalog is None and len(parts) >= 3:
+        catalog = parts[0]
+        database = database or ".".join(parts[1:-1])
     return TableInfo(
-        database=info.get("Namespace") or info.get("Database") or None,
+        database=database,
         table=table,
         location=hadoop_location_uri(location) if location is not None else None,
         provider=info.get("Provider") or None,
@@ -280,15 +293,32 @@ def planned_table(spark: Any, name: str, path: str | None = None) -> TableInfo:
 def table_identity(info: TableInfo, hive_metastore: str | None = None) -> DatasetIdentity:
     """The dataset identity of a catalog table: its location, with a symlink to its name.
 
-    In a Hive metastore (``hive.metastore.uris``: ``thrift://host:port``, or a list of them of
-    which the first is taken) the symlink is the table's ``{db}.{table}`` in the namespace
-    ``hive://{authority}``, the metastore URI's authority as it is written, whatever its scheme:
-    that is how the JVM agent names it (the naming conventions would add Hive's default port
-    9083 to a URI without one, and lower-case the host). A table without a database has no such
-    name, and no symlink.
+    ``hive_metastore`` says how the session names its catalog's tables (the session's
+    ``hive_metastore``, set from the platform when it names them: see ``spark.platforms``), as the
+    JVM agent's ``PathUtils`` does:
+
+    * a Glue Data Catalog's ARN (``arn:aws:glue:{region}:{catalog id}``): the symlink is
+      ``table/{db}/{table}`` in that namespace;
+    * ``unity-catalog`` (Databricks with Unity Catalog): ``{catalog}.{db}.{table}`` in the
+      namespace ``unity-catalog``, for a v2 catalog's table too; a session catalog table's
+      catalog is ``spark_catalog``, as Spark's table identifier names it;
+    * Hive metastore URIs (``hive.metastore.uris``: ``thrift://host:port``, or a list of them of
+      which the first is taken): the table's ``{db}.{table}`` in the namespace
+      ``hive://{authority}``, the metastore URI's authority as it is written, whatever its
+      scheme: that is how the JVM agent names it (the naming conventions would add Hive's
+      default port 9083 to a URI without one, and lower-case the host). A table without a
+      database has no such name, and no symlink;
+    * nothing: the table's name in the folder holding its folder (the warehouse).
     """
     if info.location is None:
         raise ValueError(f"table {info.qualified_name} has no location")
+    if hive_metastore == UNITY_CATALOG_NAMESPACE:
+        name = ".".join(
+            p for p in (info.catalog or "spark_catalog", info.database, info.table) if p
+        )
+        return DatasetIdentity.from_uri(
+            info.location, symlinks=(Symlink(UNITY_CATALOG_NAMESPACE, name),)
+        )
     if info.catalog is not None:
         # A v2 catalog's table: named as its catalog places it (see ``describe._v2``).
         from openlineage_sdk.spark.describe._v2 import v2_table_identity
@@ -296,7 +326,9 @@ def table_identity(info: TableInfo, hive_metastore: str | None = None) -> Datase
         namespace = info.database.split(".") if info.database else []
         return v2_table_identity(info.location, namespace, info.table)
     symlinks: tuple[Symlink, ...] = ()
-    if not hive_metastore:
+    if hive_metastore and hive_metastore.startswith(_GLUE_ARN):
+        symlinks = (Symlink(hive_metastore, glue_table_name(info.database, info.table)),)
+    elif not hive_metastore:
         symlinks = (Symlink(_warehouse_namespace(info.location), info.qualified_name),)
     elif info.database:
         symlinks = (Symlink(metastore_namespace(hive_metastore), info.qualified_name),)

@@ -19,7 +19,7 @@ from openlineage_sdk._event_config import EventConfig, Tag
 from openlineage_sdk.client import DEFAULT_NAMESPACE, OpenLineage
 from openlineage_sdk.config import ConfigError, OpenLineageConfig, load_config
 from openlineage_sdk.lifecycle import RunRef, current_run
-from openlineage_sdk.spark._conf import SparkConfSettings, session_settings
+from openlineage_sdk.spark._conf import RuntimeConfs, SparkConfSettings, session_settings
 from openlineage_sdk.transports._registry import parse_transport_config
 
 __all__ = [
@@ -61,16 +61,22 @@ def compiled_event_config(settings: SparkConfSettings, producer: str) -> EventCo
     ``capturedProperties`` become the ``spark_properties`` run facet, ``job.owners.*`` the
     ``ownership`` job facet (when the event has none), ``job.tags`` and ``run.tags`` tags of
     source ``SPARK``, ``dataset.removePath.pattern`` a cut of dataset names, and the disabled
-    facets are removed from runs, jobs and datasets.
+    facets are removed from runs, jobs and datasets. The facets of the platform the driver runs
+    on (``spark_applicationDetails``, Databricks', Dataproc's, EMR's, Kubernetes') join every
+    run event that has none under their key, as the JVM agent sends them on every event.
     """
     run_facets: dict[str, Any] = {}
+    job_facets: dict[str, Any] = {}
+    platform = settings.platform
+    if platform is not None:
+        run_facets.update(platform.run_facets(producer))
+        job_facets.update(platform.job_facets(producer))
     if settings.captured:
         run_facets["spark_properties"] = {
             "_producer": producer,
             "_schemaURL": _RUN_FACET_SCHEMA,
             "properties": dict(settings.captured),
         }
-    job_facets: dict[str, Any] = {}
     if settings.job_owners:
         job_facets["ownership"] = {
             "_producer": producer,
@@ -88,7 +94,7 @@ def compiled_event_config(settings: SparkConfSettings, producer: str) -> EventCo
 
 
 def configured_client(
-    spark: Any, client: OpenLineage | None
+    spark: Any, client: OpenLineage | None, runtime: RuntimeConfs | None = None
 ) -> tuple[OpenLineage, SparkConfSettings]:
     """The client a session's lineage goes through, with its confs applied.
 
@@ -96,6 +102,7 @@ def configured_client(
         spark: The session.
         client: The client given in code, if any: its transport wins over the confs', and a
             namespace given to it in code wins over the confs'.
+        runtime: The reader of the session's runtime confs (``session_confs``'s).
 
     Returns:
         A client sharing ``client``'s transport (or a new one when ``None``) that applies the
@@ -103,7 +110,7 @@ def configured_client(
     """
     if client is not None and client in _configured:
         return client, _configured[client]
-    settings = session_settings(spark)
+    settings = session_settings(spark, runtime)
     inner = client if client is not None else client_from_settings(settings)
     compiled = compiled_event_config(settings, inner.producer)
     configured = inner.with_event_config(compiled) if compiled.changes else copy.copy(inner)

@@ -49,6 +49,7 @@ from openlineage_sdk.spark.events._facets import (
     run_facets,
     running_datasets,
 )
+from openlineage_sdk.spark.platforms import prettify_job_name
 
 if TYPE_CHECKING:
     from openlineage_sdk.client import OpenLineage
@@ -78,7 +79,11 @@ def job_name_for(execution: SparkExecution, settings: SparkConfSettings | None =
     if settings.replace_dot_with_underscore:
         command = command.replace(".", "_")
     suffix = execution.job_suffix if settings.append_dataset_name else None
-    return job_name(settings.app_name or execution.app_name, command, suffix)
+    name = job_name(settings.app_name or execution.app_name, command, suffix)
+    if settings.append_dataset_name and settings.job_name_workspace is not None:
+        # Databricks: the notebook shell's app name made the workspace's, as the agent does.
+        name = prettify_job_name(name, settings.job_name_workspace)
+    return name
 
 
 def fold_dataset_lineage(record: ColumnLineageRecord) -> ColumnLineageRecord:

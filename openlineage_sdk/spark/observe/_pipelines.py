@@ -153,7 +153,10 @@ class ConnectPipelines:
                 location=_location(message.source_code_location),
                 streaming=relation is not None and self.adapter.session.relation_streams(relation),
             )
-            if message.HasField("auto_cdc_flow_details"):
+            # PySpark 4.1's protocol has no AUTO CDC flows (HasField raises for a field it lacks).
+            if "auto_cdc_flow_details" in message.DESCRIPTOR.fields_by_name and message.HasField(
+                "auto_cdc_flow_details"
+            ):
                 flow.tables = [message.auto_cdc_flow_details.source]
                 flow.streaming = True
             if answer is not None and answer.HasField("define_flow_result"):

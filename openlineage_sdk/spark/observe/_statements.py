@@ -74,8 +74,9 @@ class ConnectCommands:
         original: Callable[..., Any] = type(self.client).execute_command.__get__(self.client)
         self._original = original
 
-        def execute_command(command: Any, observations: Any = None) -> Any:
-            return self.execute(command, observations)
+        # The arguments are passed on as given: clients of other versions take others.
+        def execute_command(command: Any, *args: Any, **kwargs: Any) -> Any:
+            return self.execute(command, *args, **kwargs)
 
         self.client.execute_command = execute_command
 
@@ -83,9 +84,18 @@ class ConnectCommands:
         """Let the client's commands pass straight through again."""
         self.client.__dict__.pop("execute_command", None)
 
-    def execute(self, command: Any, observations: Any = None) -> Any:
-        """Run one command of the client's, with lineage around it when it is a writing SQL."""
-        original = self._original
+    def execute(self, command: Any, *args: Any, **kwargs: Any) -> Any:
+        """Run one command of the client's, with lineage around it when it is a writing SQL.
+
+        Args:
+            command: The client's ``Command`` message.
+            *args: The client's other arguments (its observations), passed on as given.
+            **kwargs: Likewise.
+
+        Returns:
+            What the client's ``execute_command`` returns.
+        """
+        original = functools.partial(self._original, command, *args, **kwargs)
         adapter = self.adapter
         session = adapter.session
         text = None
@@ -112,16 +122,16 @@ class ConnectCommands:
                     adapter.reporter,
                     execution,
                     UnknownCommand(execution, "extension", command.extension.type_url),
-                    functools.partial(original, command, observations),
+                    original,
                 )
             if not merge:
-                return original(command, observations)
+                return original()
             execution = adapter.execution("mergeInto")
             return run_observed(
                 adapter.reporter,
                 execution,
                 MergeCommand(session, execution, command),
-                functools.partial(original, command, observations),
+                original,
             )
         execution = adapter.execution("sql")
         description = statement_description(session, execution, text, command)
@@ -129,5 +139,5 @@ class ConnectCommands:
             adapter.reporter,
             execution,
             description,
-            functools.partial(original, command, observations),
+            original,
         )

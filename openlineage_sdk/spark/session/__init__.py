@@ -25,6 +25,7 @@ from openlineage_sdk.spark.session._base import (
     WriteStatistics,
     session_kind,
 )
+from openlineage_sdk.spark.session._versions import SparkVersionError, check_version
 
 __all__ = [
     "BatchFunction",
@@ -32,9 +33,12 @@ __all__ = [
     "NotInThisKind",
     "ServerStatement",
     "Session",
+    "SparkVersionError",
     "StreamEvents",
     "WriteStatistics",
+    "check_version",
     "open_session",
+    "runtime_confs",
     "session_kind",
 ]
 
@@ -48,3 +52,22 @@ def open_session(spark: Any) -> Session:
     from openlineage_sdk.spark.session.classic import ClassicSession
 
     return ClassicSession(spark)
+
+
+def runtime_confs(spark: Any) -> dict[str, str]:
+    """The runtime confs of ``spark``, read as its kind and Spark version spell them.
+
+    Read before a :class:`Session` opens (the confs decide how it is reported): classic
+    PySpark by the readers of its Spark version, a Spark Connect client by its ``getAll``.
+
+    Args:
+        spark: A classic ``SparkSession`` or a Spark Connect one.
+
+    Returns:
+        The session's runtime confs, as text.
+    """
+    if session_kind(spark) == "connect":
+        return {str(k): str(v) for k, v in dict(spark.conf.getAll).items()}
+    from openlineage_sdk.spark.session.classic._readers import select_readers
+
+    return select_readers(str(spark.version)).runtime_confs(spark)

@@ -137,12 +137,21 @@ public class RowLevelCatalog implements TableCatalog, SupportsNamespaces {
       fields.add(
           new StructField(column.name(), column.dataType(), column.nullable(), Metadata.empty()));
     }
+    StructType schema = new StructType(fields.toArray(new StructField[0]));
+    return createTable(ident, schema, partitions, properties);
+  }
+
+  // Spark 3.5's abstract form (its columns form calls it); Spark 4 calls the columns form.
+  @Override
+  @SuppressWarnings("deprecation")
+  public Table createTable(
+      Identifier ident, StructType schema, Transform[] partitions, Map<String, String> properties)
+      throws TableAlreadyExistsException {
     Map<String, String> kept = new LinkedHashMap<>(properties);
     kept.putIfAbsent(
         TableCatalog.PROP_LOCATION,
         warehouse + "/" + String.join("/", ident.namespace()) + "/" + ident.name());
-    MemoryTable table =
-        new MemoryTable(key(ident), new StructType(fields.toArray(new StructField[0])), kept);
+    MemoryTable table = new MemoryTable(key(ident), schema, kept);
     if (TABLES.putIfAbsent(key(ident), table) != null) {
       throw new TableAlreadyExistsException(ident);
     }
@@ -263,7 +272,7 @@ public class RowLevelCatalog implements TableCatalog, SupportsNamespaces {
       return properties;
     }
 
-    @Override
+    // Table.version() is Spark 4's: on 3.5 this is a method of this class alone.
     public String version() {
       return Long.toString(version.get());
     }

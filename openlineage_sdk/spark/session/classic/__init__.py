@@ -41,7 +41,6 @@ from openlineage_sdk.spark.session._base import (
 from openlineage_sdk.spark.session.classic import _rdd_lineage
 from openlineage_sdk.spark.session.classic._jvm import (
     frame_schema,
-    jvm_writer_settings,
     qualify_path,
     sql_text,
 )
@@ -226,7 +225,7 @@ class ClassicSession(Session):
 
     def writer_settings(self, writer: Any) -> tuple[str | None, dict[str, str]]:
         if hasattr(writer, "_jwrite"):
-            return jvm_writer_settings(writer._jwrite)
+            return self.readers.writer_settings(writer._jwrite)
         return None, {}
 
     def writer_mode(self, writer: Any) -> str | None:
@@ -438,7 +437,9 @@ class ClassicSession(Session):
     def stream_start(
         self, writer: Any, rows_observation: str | None, batch: BatchFunction | None
     ) -> contextlib.AbstractContextManager[Any]:
-        return stream_start(self.spark, writer, rows_observation, batch)
+        return stream_start(
+            self.spark, writer, rows_observation, batch, self.readers.stream_writer_derived
+        )
 
     def listen_to_streams(self, events: StreamEvents) -> Callable[[], None]:
         return listen_to_streams(self.spark, events)

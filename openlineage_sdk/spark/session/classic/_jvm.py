@@ -13,9 +13,12 @@ import logging
 from collections.abc import Callable
 from typing import Any
 
+from py4j.java_gateway import JavaClass
+
 __all__ = [
     "JvmClasses",
     "as_list",
+    "declared_field",
     "frame_schema",
     "jvm_json",
     "jvm_writer_settings",
@@ -23,6 +26,7 @@ __all__ = [
     "path_uri",
     "qualify_path",
     "sql_text",
+    "writer_settings",
 ]
 
 log = logging.getLogger("openlineage_sdk.spark")
@@ -38,8 +42,16 @@ class JvmClasses:
     _cache: dict[int, JvmClasses] = {}  # noqa: RUF012 - a process-wide cache by gateway
 
     def __init__(self, jvm: Any) -> None:
-        # A static method, held: each lookup of a member of a class is a round trip of its own.
-        self.as_java = jvm.scala.jdk.javaapi.CollectionConverters.asJava
+        # Static methods, held: each lookup of a member of a class is a round trip of its own.
+        # Scala 2.13's converters (Spark 4) where the JVM has them, else 2.12's (Spark 3), which
+        # spell a Seq's and a Map's apart; py4j answers a package for a class it cannot find.
+        converters = jvm.scala.jdk.javaapi.CollectionConverters
+        if isinstance(converters, JavaClass):
+            self.as_java_list = self.as_java_map = converters.asJava
+        else:
+            older = jvm.scala.collection.JavaConverters
+            self.as_java_list = older.seqAsJavaList
+            self.as_java_map = older.mapAsJavaMap
         self.project = jvm.org.apache.spark.sql.catalyst.plans.logical.Project
         self.hadoop_path = jvm.org.apache.hadoop.fs.Path
         self.string_writer = jvm.java.io.StringWriter
@@ -121,7 +133,7 @@ def as_list(jvm: Any, seq: Any) -> list[Any]:
     Indexing by ``size()`` rather than iterating the py4j list proxy: the proxy finds the end
     of a list by provoking an exception in the JVM, which alone costs some 20 ms.
     """
-    java_list = JvmClasses.of(jvm).as_java(seq)
+    java_list = JvmClasses.of(jvm).as_java_list(seq)
     return [java_list.get(i) for i in range(java_list.size())]
 
 
@@ -171,14 +183,25 @@ def sql_text(jvm: Any, plan: Any, limit: int = 16) -> str | None:
 
 
 def jvm_writer_settings(jwrite: Any) -> tuple[str | None, dict[str, str]]:
-    """``(source, options)`` of a JVM ``DataFrameWriter``.
+    """``(source, options)`` of a JVM ``DataFrameWriter`` (Spark 4's).
 
-    They are protected members of Spark's writer, which Scala compiles to public accessors.
+    They are protected members of Spark 4's writer, which Scala compiles to public accessors.
     """
-    source = jwrite.source()
+    return writer_settings(jwrite.source(), jwrite.extraOptions())
+
+
+def writer_settings(source: Any, extra_options: Any) -> tuple[str | None, dict[str, str]]:
+    """``(source, options)`` from a JVM writer's ``source`` and ``extraOptions`` (a Scala map)."""
     options: dict[str, str] = {}
-    iterator = jwrite.extraOptions().iterator()
+    iterator = extra_options.iterator()
     while iterator.hasNext():
         pair = iterator.next()
         options[str(pair._1())] = str(pair._2())
     return (str(source) if source is not None else None), options
+
+
+def declared_field(obj: Any, name: str) -> Any:
+    """The value of a JVM object's field ``name`` of its own class, private or not (reflection)."""
+    field = obj.getClass().getDeclaredField(name)
+    field.setAccessible(True)
+    return field.get(obj)

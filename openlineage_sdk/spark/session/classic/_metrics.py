@@ -80,7 +80,7 @@ def _class_name(node: Any) -> str:
 
 
 def _metric_values(jvm: Any, node: Any, names: tuple[str, ...]) -> dict[str, int]:
-    metrics = JvmClasses.of(jvm).as_java(node.metrics())
+    metrics = JvmClasses.of(jvm).as_java_map(node.metrics())
     values: dict[str, int] = {}
     for name in names:
         metric = metrics.get(name)

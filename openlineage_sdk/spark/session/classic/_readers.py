@@ -12,13 +12,16 @@ What a reader of this module holds:
   the neutral :class:`~openlineage_sdk.spark.describe._planned.PlannedCommand` (its target,
   query, columns, mode, source), which the command's handler in ``describe._commands``
   describes. A command whose node a version spells differently is one entry here;
-* ``writer_mode``: a ``DataFrameWriter``'s save mode (its JVM field's accessor).
+* ``writer_mode``, ``writer_settings``: a ``DataFrameWriter``'s save mode, source and options
+  (public accessors in Spark 4, private fields in Spark 3);
+* ``stream_writer_derived``: the fields of a ``DataStreamWriter`` its constructor derives from
+  its frame, which a copy of its settings leaves as the new writer's own;
+* ``runtime_confs``: the session's runtime confs (PySpark 4's ``RuntimeConfig.getAll``).
 
-Adding a Spark version: subclass :class:`ClassicReaders` (``Spark35Readers``), override what
-differs (an entry of ``commands``, ``writer_mode`` ...), and return it from
-:func:`select_readers` for that version. Known to differ on Spark 3.5: ``RuntimeConfig.getAll``
-is missing, JVM classes and methods of 4.x are called by names 3.5 does not have (the writer's
-``curmode``), the streaming writer's fields, and some plans' JSON shapes.
+Adding a Spark version: subclass :class:`ClassicReaders` (as :class:`Spark35Readers`), override
+what differs (an entry of ``commands``, ``writer_mode`` ...), and return it from
+:func:`select_readers` for that version. Scala's collection converters (2.12 in Spark 3, 2.13
+in Spark 4) are chosen by the JVM's own classes in ``_jvm.JvmClasses``.
 """
 
 from __future__ import annotations
@@ -29,9 +32,25 @@ from typing import Any, Protocol
 
 from openlineage_sdk.spark.describe._planned import PlannedCommand
 from openlineage_sdk.spark.describe._tables import TableInfo
-from openlineage_sdk.spark.session.classic._jvm import as_list, option, path_uri
+from openlineage_sdk.spark.session.classic._jvm import (
+    JvmClasses,
+    as_list,
+    declared_field,
+    jvm_writer_settings,
+    option,
+    path_uri,
+    writer_settings,
+)
 
-__all__ = ["ByName", "ClassicReaders", "NodeReader", "PlanContext", "select_readers"]
+__all__ = [
+    "SUPPORTED",
+    "ByName",
+    "ClassicReaders",
+    "NodeReader",
+    "PlanContext",
+    "Spark35Readers",
+    "select_readers",
+]
 
 
 @dataclass(frozen=True)
@@ -236,18 +255,65 @@ class ClassicReaders:
         """The reader of command node ``node``; ``None`` for a node this version has no reader of."""
         return self.commands.get(node)
 
+    #: A ``DataStreamWriter``'s fields its constructor derives from its frame (``ds``).
+    stream_writer_derived: tuple[str, ...] = ("ds",)
+
     def writer_mode(self, jwrite: Any) -> str:
         """A JVM ``DataFrameWriter``'s save mode, in lower case."""
         return str(jwrite.curmode().toString()).lower()
 
+    def writer_settings(self, jwrite: Any) -> tuple[str | None, dict[str, str]]:
+        """``(source, options)`` of a JVM ``DataFrameWriter``."""
+        return jvm_writer_settings(jwrite)
+
+    def runtime_confs(self, spark: Any) -> dict[str, str]:
+        """The session's runtime confs (those it started with among them), as text."""
+        return {str(k): str(v) for k, v in dict(spark.conf.getAll).items()}
+
+
+class Spark35Readers(ClassicReaders):
+    """The readers of Spark 3.5: what its JVM classes and PySpark spell otherwise than Spark 4.
+
+    Its ``DataFrameWriter`` keeps its source, options and mode in private fields (Spark 4 has
+    public accessors, and calls the mode ``curmode``); its ``DataStreamWriter`` holds its frame
+    twice (``ds`` and ``df``); PySpark 3.5's ``RuntimeConfig`` has no ``getAll``.
+    """
+
+    versions = ("3.5",)
+
+    stream_writer_derived = ("ds", "df")
+
+    def writer_mode(self, jwrite: Any) -> str:
+        return str(declared_field(jwrite, "mode").toString()).lower()
+
+    def writer_settings(self, jwrite: Any) -> tuple[str | None, dict[str, str]]:
+        return writer_settings(
+            declared_field(jwrite, "source"), declared_field(jwrite, "extraOptions")
+        )
+
+    def runtime_confs(self, spark: Any) -> dict[str, str]:
+        jvm = spark._jvm
+        confs = JvmClasses.of(jvm).as_java_map(spark._jsparkSession.conf().getAll())
+        return {str(k): str(v) for k, v in dict(confs).items()}
+
 
 _SPARK_4 = ClassicReaders()
+_SPARK_35 = Spark35Readers()
+
+#: The Spark versions (``major.minor``) a classic session has readers of.
+SUPPORTED: tuple[str, ...] = ("3.5", "4.0", "4.1", "4.2", "4.3")
 
 
 def select_readers(version: str | None) -> ClassicReaders:
     """The readers of Spark ``version`` (``None``: unknown; the newest readers).
 
-    Only Spark 4 has readers yet: any other version is read as Spark 4 is, and what it spells
-    otherwise fails where it is read, as a problem of the run that needed it.
+    Args:
+        version: The session's Spark version (``spark.version``: ``"3.5.9"``, ``"4.3.0"``).
+
+    Returns:
+        Spark 3.5's readers for a 3.x version, else Spark 4's. Which versions are supported
+        is ``install()``'s to check (``SUPPORTED``), before a session opens.
     """
+    if version is not None and version.startswith("3."):
+        return _SPARK_35
     return _SPARK_4

@@ -171,12 +171,18 @@ def _copy_fields(jvm: Any, source: Any, target: Any, skip: tuple[str, ...]) -> N
 
 @contextlib.contextmanager
 def stream_start(
-    spark: Any, writer: Any, rows_observation: str | None, batch: BatchFunction | None
+    spark: Any,
+    writer: Any,
+    rows_observation: str | None,
+    batch: BatchFunction | None,
+    derived: tuple[str, ...] = ("ds",),
 ) -> Iterator[None]:
     """The writer counting its rows and calling ``batch``, for one ``start`` (see the module).
 
     The user's writer is left as it was, but for what ``start`` itself set on it (its
     arguments' options, format, name), which is copied back as it would have been set.
+    ``derived``: the writer's fields its constructor derives from its frame, not copied (the
+    readers' ``stream_writer_derived``).
     """
     original = writer._jwrite
     swapped: Any = None
@@ -192,7 +198,7 @@ def stream_start(
             jdf = jdf.observe(rows_observation, rows, more)
         if rows_observation is not None or batch is not None:
             swapped = jdf.writeStream()
-            _copy_fields(spark._jvm, original, swapped, ("ds",))
+            _copy_fields(spark._jvm, original, swapped, derived)
             writer._jwrite = swapped
             if batch is not None:
                 with adapter_work():  # the adapter's own call: not the user's to remember
@@ -207,7 +213,7 @@ def stream_start(
         if swapped is not None:
             writer._jwrite = original
             try:
-                _copy_fields(spark._jvm, swapped, original, ("ds", "foreachBatchWriter"))
+                _copy_fields(spark._jvm, swapped, original, (*derived, "foreachBatchWriter"))
             except Exception as error:
                 log.warning("openlineage: the writer's settings were not restored: %s", error)
 
