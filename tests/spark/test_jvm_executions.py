@@ -297,3 +297,86 @@ def test_fail_on_child_failure_ends_the_application_fail_when_a_run_under_it_fai
     finally:
         spark.conf.unset("spark.openlineage.application.failOnChildFailure")
         spark.sql(f"DROP TABLE IF EXISTS {name}")
+
+
+# -- the held command's timer and a session that stops
+
+
+def _held_command(spark: Any, heard: list[str]) -> Any:
+    """A listener of the session's (not registered: fed by hand) holding one JVM-side CTAS."""
+    from openlineage_sdk.spark.session.classic._metrics import WriteMetricsListener
+
+    listener = WriteMetricsListener(spark._jvm)
+    listener.on_command = lambda func_name, *rest: heard.append(func_name)
+    name = _table("held")
+    try:
+        jdf = spark._jsparkSession.sql(f"CREATE TABLE {name} USING parquet AS SELECT 1 AS a")
+        executed = jdf.queryExecution()
+    finally:
+        spark.sql(f"DROP TABLE IF EXISTS {name}")
+    listener.onSuccess("command", executed, 0)
+    assert listener._held is not None  # held, its timer armed
+    return listener
+
+
+def test_a_held_command_is_reported_by_its_timer(spark: Any, monkeypatch: Any) -> None:
+    """The control of the two below: left alone, the timer reports the held command."""
+    from openlineage_sdk.spark.session.classic import _metrics
+
+    monkeypatch.setattr(_metrics, "HELD_COMMAND_S", 0.05)
+    heard: list[str] = []
+    listener = _held_command(spark, heard)
+    timer = listener._held_timer
+    assert timer is not None
+    timer.join(30)
+    assert heard == ["command"]
+
+
+def test_a_shut_down_listeners_timer_reports_nothing(spark: Any, monkeypatch: Any) -> None:
+    """Closing the session's listener cancels the held command's timer: no thread calls into
+    the JVM of a session that closed (or stops), and closing does not wait for it."""
+    from openlineage_sdk.spark.session.classic import _metrics
+
+    monkeypatch.setattr(_metrics, "HELD_COMMAND_S", 0.05)
+    heard: list[str] = []
+    listener = _held_command(spark, heard)
+    timer = listener._held_timer
+    assert timer is not None
+    listener.shutdown()
+    timer.join(30)
+    assert not timer.is_alive()
+    listener.release_held()
+    assert heard == []
+
+
+def test_a_held_command_of_a_stopped_session_is_dropped_with_a_warning(
+    spark: Any, monkeypatch: Any, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The session stopped before the timer fired: the timer's thread makes no JVM call to
+    describe it; the drop is said, never silent."""
+    from openlineage_sdk.spark.session.classic import _metrics
+
+    monkeypatch.setattr(_metrics, "HELD_COMMAND_S", 0.05)
+    heard: list[str] = []
+    listener = _held_command(spark, heard)
+    timer = listener._held_timer
+    assert timer is not None
+    listener.alive = lambda: False  # as the shared driver cannot be stopped here
+    with caplog.at_level("WARNING", logger="openlineage_sdk.spark"):
+        timer.join(30)
+    assert heard == []
+    assert "was not reported: the session stopped" in caplog.text
+
+
+def test_the_classic_session_knows_when_its_driver_stopped(
+    spark: Any, classic_auto: Captured
+) -> None:
+    """What the listener asks before reporting: a running driver says so, and the session's
+    listener asks it."""
+    from openlineage_sdk.spark import installed
+
+    adapter = installed(spark)
+    assert adapter is not None
+    session: Any = adapter.session
+    assert session.running() is True
+    assert session.listener.alive == session.running

@@ -197,6 +197,7 @@ class ClassicSession(Session):
             start_callback_server(spark)
             listener = WriteMetricsListener(spark._jvm)
             listener.on_query = self._query_executed
+            listener.alive = self.running
             self._registration = ListenerRegistration(spark, listener)
             self.listener = listener
         except Exception as error:
@@ -206,6 +207,15 @@ class ClassicSession(Session):
         on_query = self.on_query
         if on_query is not None:
             on_query(func_name, qe)
+
+    def running(self) -> bool:
+        """Whether the session's driver still runs (PySpark drops its context when stopped).
+
+        Returns:
+            ``False`` once ``stop()`` began on the JVM's side or ended on Python's.
+        """
+        jsc = self.spark.sparkContext._jsc
+        return jsc is not None and not jsc.sc().isStopped()
 
     # -- what the session is asked
 
@@ -453,9 +463,9 @@ class ClassicSession(Session):
         if self.listener is None:
             return
         try:
-            if not self.spark._jsc.sc().isStopped():
+            if self.running():
                 wait_for_listeners(self.spark, self.listener_timeout_ms)
-            self.listener.release_held()
+            self.listener.release_held()  # nothing, once the session stopped
         except Exception as error:  # the session or its JVM is already gone
             log.debug("openlineage: draining the listener bus failed: %s", error)
 
@@ -463,9 +473,9 @@ class ClassicSession(Session):
         self.drain()
         self.on_query = None
         if self.listener is not None:
-            # Whatever the session still delivers to it, it reports nothing from now on.
-            self.listener.on_query = None
-            self.listener.on_command = None
+            # Whatever the session still delivers to it, it reports nothing from now on, and
+            # the held command's timer is cancelled: no thread calls into a stopping session.
+            self.listener.shutdown()
             self.listener = None
         if self._registration is not None:
             try:

@@ -204,8 +204,27 @@ class WriteMetricsListener:
         # nested in a later one (a CTAS's insert is delivered before the CTAS itself).
         self._held: tuple[str, Any, Any, int, list[Any]] | None = None
         self._held_timer: threading.Timer | None = None
+        self._shut = False  # :meth:`shutdown` was called: nothing more is reported
+        # Whether the session still runs (no JVM call once it stopped); ``None``: always.
+        self.alive: Callable[[], bool] | None = None
 
     # -- the adapter's side
+
+    def shutdown(self) -> None:
+        """Report nothing more: the held command is dropped and its timer cancelled.
+
+        The session calls it when it closes, after reporting what it holds (:meth:`release_held`),
+        so that no timer thread calls into the JVM of a session that stops. A report already
+        under way on the timer's thread is not waited for: stopping never waits on lineage.
+        """
+        with self._lock:
+            self._shut = True
+            self._held = None
+            self.on_query = None
+            self.on_command = None
+            if self._held_timer is not None:
+                self._held_timer.cancel()
+                self._held_timer = None
 
     def begin(self) -> int:
         """Start collecting for a write; returns its token."""
@@ -325,6 +344,8 @@ class WriteMetricsListener:
             log.debug("reading a command started from JVM code failed: %s", error)
             return True
         with self._lock:
+            if self._shut:
+                return True
             held = self._held
             parts: list[Any] = []
             if held is not None and held[3] >= began:
@@ -343,17 +364,36 @@ class WriteMetricsListener:
         return True
 
     def release_held(self) -> None:
-        """Report the command held back, if any: nothing it could be nested in ended since."""
+        """Report the command held back, if any: nothing it could be nested in ended since.
+
+        Once the session stopped it is dropped, with a warning: describing it would call into
+        the JVM of a stopped session (from the timer's thread, while the driver goes away).
+        """
         with self._lock:
             held, self._held = self._held, None
             if self._held_timer is not None:
                 self._held_timer.cancel()
                 self._held_timer = None
-        if held is not None:
-            self._report(held)
+        if held is None:
+            return
+        alive = self.alive
+        try:
+            running = alive is None or alive()
+        except Exception as error:  # the JVM is gone
+            log.debug("openlineage: asking whether the session runs failed: %s", error)
+            running = False
+        if not running:
+            log.warning(
+                "openlineage: a command started from JVM code (%s) was not reported: the "
+                "session stopped before it was known whether it ran inside a later one",
+                held[0],
+            )
+            return
+        self._report(held)
 
     def _report(self, held: tuple[str, Any, Any, int, list[Any]]) -> None:
-        on_command = self.on_command
+        with self._lock:
+            on_command = None if self._shut else self.on_command
         if on_command is None:
             return
         try:
