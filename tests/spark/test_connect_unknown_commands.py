@@ -41,3 +41,26 @@ def test_an_extension_commands_job_name_is_its_types_name_in_snake_case() -> Non
         "delta_command"
     )
     assert extension_command_name("") == "extension"
+
+
+def test_an_action_over_an_extension_relation_is_a_run_with_an_extraction_error(
+    spark_connect: Any, connect_auto: Captured
+) -> None:
+    """A relation of a server plugin's (an ``Any``, as Delta Connect's relations are) in an
+    action's plan: what it reads is not known to the adapter, and the run says so."""
+    from google.protobuf.wrappers_pb2 import StringValue
+    from pyspark.sql.connect.proto import Plan
+
+    plan = Plan()
+    plan.root.extension.Pack(StringValue(value="delta table scan"))
+    connect_auto.clear()
+    with pytest.raises(Exception, match=r"(?i)extension|unsupported|not supported|unknown"):
+        spark_connect.client.to_table(plan, {})
+
+    (run,) = connect_auto.runs()
+    assert run.types == ["START", "FAIL"]
+    assert run.job_name == "openlineage_sdk_tests.extension"
+    facets = run.end.to_dict()["run"]["facets"]
+    (error,) = facets["extractionError"]["errors"]
+    assert "google.protobuf.StringValue" in error["errorMessage"]
+    assert "is not one the adapter reads" in error["errorMessage"]
