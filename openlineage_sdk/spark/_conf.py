@@ -142,6 +142,8 @@ class SparkConfSettings:
         disabled: ``spark.openlineage.disabled``.
         stream_interval: ``streaming.runningInterval``: seconds between two RUNNING events of
             a stream's run; ``None`` when not set.
+        fail_on_child_failure: ``application.failOnChildFailure``: the application's run ends
+            FAIL when a run under it failed.
         job_name_workspace: The Databricks workspace's part of job names
             (``spark.databricks.workspaceUrl``): executions' job names have it for
             ``databricks_shell``.
@@ -167,6 +169,7 @@ class SparkConfSettings:
     descriptions: bool = False
     disabled: bool = False
     stream_interval: float | None = None
+    fail_on_child_failure: bool = False
     job_name_workspace: str | None = None
     platform: platforms.Platform | None = field(default=None, compare=False)
     problems: tuple[str, ...] = ()
@@ -452,6 +455,7 @@ def parse_confs(confs: Mapping[str, str], *, strict: bool = False) -> SparkConfS
     read("dataset_lineage", lambda: flag("columnLineage.datasetLineageEnabled", True))
     read("descriptions", lambda: flag("columnLineage.descriptionsEnabled", False))
     read("disabled", lambda: flag("disabled", False))
+    read("fail_on_child_failure", lambda: flag("application.failOnChildFailure", False))
     read("stream_interval", lambda: _seconds(STREAM_INTERVAL_CONF, confs.get(STREAM_INTERVAL_CONF)))
     # -- the platforms' naming rules, from the confs alone (see platforms._glue, _databricks)
     if values.get("app_name") is None:
@@ -688,6 +692,14 @@ CONFS: tuple[ConfDoc, ...] = (
         "boolean",
         "false",
         "`true`: no events for the session.",
+    ),
+    ConfDoc(
+        "application.failOnChildFailure",
+        "boolean",
+        "false",
+        "`true`: the application's run ends FAIL, its errorMessage giving how many runs under "
+        "it failed, when any did (otherwise it ends COMPLETE whatever its runs did, as the "
+        "agent's). The SDK's own: the agent has no such conf.",
     ),
 )
 
