@@ -14,13 +14,12 @@ import copy
 import json
 import logging
 import re
-from collections import Counter
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.spark._postgres import PASSWORD, Postgres
+from tests.spark._postgres import PASSWORD, Postgres, assert_same_statements
 from tests.spark._support import Captured, matches
 
 EXPECTED = Path(__file__).resolve().parent.parent / "data" / "jvm-spark" / "expected"
@@ -312,16 +311,7 @@ def test_the_database_sees_the_same_statements_with_the_adapter_as_without(
     """Nothing the adapter does sends a statement to the database (a read, a count, a write).
 
     Every statement counts, the driver's session set-up too: the adapter opens no connection.
-
-    A Spark Connect server of 4.0 resolves the JDBC relation fewer times with the adapter: its
-    plan cache (``SessionHolder.usePlanCache``) keeps the relation an ``AnalyzePlan`` or
-    ``ExecutePlan`` request was about, not the relations inside it, so the adapter's schema
-    request of the read frame puts the read in the cache and the user's later actions on it find
-    it there; without the adapter each of them resolves the read again (a connection, a
-    ``WHERE 1=0`` query, a catalog query). From 4.1 the server caches every data source read it
-    resolves (``spark.connect.session.planCache.alwaysCacheDataSourceReadsEnabled``), whichever
-    request saw it first, and the statements are the same. So on a 4.0 server the rule is
-    "never a statement the plain run has not".
+    On a 4.0 Connect server, fewer (``assert_same_statements``).
     """
     from openlineage_sdk.spark import install, uninstall
 
@@ -346,11 +336,7 @@ def test_the_database_sees_the_same_statements_with_the_adapter_as_without(
         with_adapter = statements(work)
     finally:
         uninstall(mode_spark)
-    server = tuple(int(part) for part in mode_spark.version.split(".")[:2])
-    if type(mode_spark).__module__.startswith("pyspark.sql.connect") and server < (4, 1):
-        assert not Counter(with_adapter) - Counter(without)
-    else:
-        assert with_adapter == without
+    assert_same_statements(mode_spark, with_adapter, without)
     assert any("FROM authors" in s for s in without)
 
 
