@@ -78,6 +78,26 @@ PLATFORM_KEYS = {
 }
 
 
+def _fields(facet: dict[str, Any]) -> dict[str, Any]:
+    """A facet's own fields, without ``_producer`` and ``_schemaURL``."""
+    return {k: v for k, v in facet.items() if not k.startswith("_")}
+
+
+def _on_every_classic_event(
+    spark: Any, events: list[Any], key: str, expected: dict[str, Any]
+) -> None:
+    """Every event carries run facet ``key`` with ``expected`` in classic PySpark; none does
+    under Connect (the platform's variables and files are the client's, not the driver's)."""
+    facets = [e["run"]["facets"].get(key) for e in events]
+    if _kind(spark) == "connect":
+        assert facets == [None] * len(events)
+        return
+    assert events
+    for facet in facets:
+        assert facet is not None
+        assert _fields(facet) == expected
+
+
 def test_every_event_names_its_application_and_no_platform_is_guessed(
     mode_spark: Any,
     client: Any,
@@ -118,7 +138,7 @@ def test_every_event_names_its_application_and_no_platform_is_guessed(
             details["_schemaURL"]
             == "https://openlineage.io/spec/2-0-2/OpenLineage.json#/$defs/RunFacet"
         )
-        assert {k: v for k, v in details.items() if not k.startswith("_")} == expected
+        assert _fields(details) == expected
         assert PLATFORM_KEYS.isdisjoint(facets)
         assert "gcp_lineage" not in event["job"]["facets"]
 
@@ -260,14 +280,14 @@ def test_dataproc(
     }
     for event in _app(events):
         facet = event["run"]["facets"]["gcp_dataproc"]
-        assert {k: v for k, v in facet.items() if not k.startswith("_")} == common
+        assert _fields(facet) == common
     for event in _writes(events):
         facet = event["run"]["facets"]["gcp_dataproc"]
         assert facet["_schemaURL"] == (
             "https://openlineage.io/spec/facets/1-0-0/GcpDataprocRunFacet.json#/$defs/GcpDataprocRunFacet"
         )
         command = event["job"]["name"].split(".")[1]
-        assert {k: v for k, v in facet.items() if not k.startswith("_")} == {
+        assert _fields(facet) == {
             **common,
             "queryNodeName": command,
         }
@@ -298,16 +318,12 @@ def test_emr(
     monkeypatch.setattr(_facts, "FILES_ROOT", root)
     monkeypatch.chdir(step)
     events = _run(mode_spark, client, memory, data_dir / "out")
-    facets = [e["run"]["facets"].get("openlineageSdk_emr") for e in events]
-    if _kind(mode_spark) == "connect":
-        assert facets == [None] * len(events)
-        return
-    for facet in facets:
-        assert facet is not None
-        assert {k: v for k, v in facet.items() if not k.startswith("_")} == {
-            "clusterId": "j-2AXXXXXXGAPLF",
-            "stepId": "s-07767992IY7VC5NVV854",
-        }
+    _on_every_classic_event(
+        mode_spark,
+        events,
+        "openlineageSdk_emr",
+        {"clusterId": "j-2AXXXXXXGAPLF", "stepId": "s-07767992IY7VC5NVV854"},
+    )
 
 
 def test_kubernetes(
@@ -333,20 +349,19 @@ def test_kubernetes(
     confs = {"spark.kubernetes.container.image": "registry.example/spark-py:4.3.0"}
     with session_confs(mode_spark, confs):
         events = _run(mode_spark, client, memory, data_dir / "out")
-    facets = [e["run"]["facets"].get("openlineageSdk_kubernetes") for e in events]
-    if _kind(mode_spark) == "connect":
-        # The master is local: only a pod's variables and files would say Kubernetes, and
-        # those are the client's.
-        assert facets == [None] * len(events)
-        return
-    for facet in facets:
-        assert facet is not None
-        assert {k: v for k, v in facet.items() if not k.startswith("_")} == {
+    # Under Connect the master is local: only a pod's variables and files would say
+    # Kubernetes, and those are the client's.
+    _on_every_classic_event(
+        mode_spark,
+        events,
+        "openlineageSdk_kubernetes",
+        {
             "namespace": "data-eng",
             "podName": "orders-driver",
             "nodeName": "node-7",
             "image": "registry.example/spark-py:4.3.0",
-        }
+        },
+    )
 
 
 GLUE_SCRIPT = textwrap.dedent(
