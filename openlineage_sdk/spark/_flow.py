@@ -43,14 +43,17 @@ from typing import Any, Literal, Protocol, TypeVar
 
 from openlineage_sdk.spark._execution import SparkExecution, note_problem
 from openlineage_sdk.spark._inside import _inside, adapter_work, inside_adapter
+from openlineage_sdk.spark._safety import BudgetExceededError, Deadline, guarding
 
 __all__ = [
     "ExecutionSteps",
     "LineageSink",
     "adapter_work",
+    "describing",
     "earlier_sink_names",
     "finish_later",
     "inside_adapter",
+    "pending",
     "report_done",
     "report_finished",
     "report_running",
@@ -163,6 +166,11 @@ _finisher = _Finisher()
 
 # How long a START waits for the ends of earlier executions before it goes out regardless.
 ORDER_WAIT_S = 10.0
+
+
+def pending() -> int:
+    """How many executions wait on the adapter's finishing thread."""
+    return _finisher.pending
 
 
 def finish_later(work: Callable[[], None]) -> bool:
@@ -310,10 +318,51 @@ class ExecutionSteps:
         return True
 
 
+def _deadline(execution: SparkExecution) -> Deadline | None:
+    """The execution's budgets and breaker, from its first step on; ``None`` when unguarded."""
+    safety = execution.safety
+    if safety is None or not safety.guarded:
+        return None
+    if execution.deadline is None:
+        execution.deadline = Deadline(safety)
+    return execution.deadline
+
+
+@contextlib.contextmanager
+def describing(execution: SparkExecution) -> Iterator[None]:
+    """Describe ``execution`` under its safety limits (see ``_safety``).
+
+    Raises:
+        BudgetExceededError: At once, when its breaker is tripped or its budget spent.
+    """
+    safety = execution.safety
+    if safety is None:
+        yield
+        return
+    deadline = _deadline(execution)
+    if deadline is not None:
+        deadline.check()
+    with guarding(safety, deadline):
+        yield
+
+
+def _left_out(execution: SparkExecution, reason: str) -> None:
+    # The agent's "Incomplete lineage" case: the event goes out, lighter, never later.
+    message = f"lineage left out: {reason}; no datasets reported"
+    if message not in execution.problems:
+        log.warning("openlineage: %s", message)
+        execution.problems.append(message)
+    execution.inputs = []
+    execution.output = None
+
+
 def _guarded(execution: SparkExecution, what: str, step: Callable[[], _T], default: _T) -> _T:
     try:
-        with adapter_work():
+        with adapter_work(), describing(execution):
             return step()
+    except BudgetExceededError as error:
+        _left_out(execution, str(error))
+        return default
     except Exception as error:  # never the user's problem
         note_problem(execution.problems, what, error)
         return default
