@@ -750,7 +750,7 @@ CONFS: tuple[ConfDoc, ...] = (
         "an execution, whose events still go out, without datasets, with an `extractionError` "
         "saying why. Memory and GC time are the driver JVM's (classic) or this Python process's "
         "and host's (Spark Connect); `asyncTaskQueue` trips while more executions than "
-        "`queueSize` wait to be reported. See [safety](spark/safety.md).",
+        "`queueSize` wait to be reported.",
     ),
     ConfDoc(
         "circuitBreaker.memoryThreshold",
@@ -790,6 +790,14 @@ CONFS: tuple[ConfDoc, ...] = (
         "number",
         "10",
         "`asyncTaskQueue`: the executions that may wait to be reported before it trips.",
+    ),
+    ConfDoc(
+        "circuitBreaker.<key>",
+        "text",
+        None,
+        "The Java client's other breaker keys (`threadCount`, `blockingTimeInSeconds`, "
+        "`shutdownTimeoutSeconds` of `asyncTaskQueue`): accepted, with no use here (the "
+        "adapter's own finishing thread is the queue).",
     ),
     ConfDoc(
         "timeout.buildDatasetsTimePercentage",

@@ -260,7 +260,7 @@ def parse_breaker(section: Mapping[str, Any], where: str) -> Breaker | None:
 
     Args:
         section: The ``circuitBreaker`` settings (values as text or numbers).
-        where: The prefix of the keys in messages (``spark.openlineage.circuitBreaker.``).
+        where: The prefix of the keys in messages (the conf prefix ``circuitBreaker.`` with ``spark.openlineage.`` before it).
 
     Returns:
         The breaker, or ``None`` when no ``type`` is set.
