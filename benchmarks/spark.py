@@ -350,6 +350,79 @@ def run_sql(spark: Any, driver: Any, source: str, repeat: int, label: str) -> fl
     return ratio
 
 
+def run_jvm_write(spark: Any, source: str, repeat: int, scratch: Path, label: str) -> float:
+    """Time a write started from JVM code (``df._jdf.write().parquet(...)``), plain and with
+    the adapter; returns the ratio of the medians.
+
+    No Python method the adapter wraps sees it: the session's ``QueryExecutionListener`` hears
+    the command on Spark's listener bus, after it ran, and the adapter reports it from there.
+    The timed part is the user's call; the run's report is awaited (``flush``) after it,
+    outside the timed part, and checked: its time is printed as the lineage's delay.
+    """
+    from openlineage_sdk.spark import installed
+
+    df = _frame(spark, source)
+    out = scratch / "jvm-out"
+    out.mkdir(exist_ok=True)
+    counter = iter(range(1_000_000))
+    events = scratch / f"events-{label}.jsonl"
+    client = OpenLineage(transport=FileTransport(events), namespace="bench")
+    clock = _Clock(spark)
+    reported: list[float] = []
+
+    def write() -> None:
+        df._jdf.write().parquet(str(out / f"jvm-{next(counter)}"))
+
+    def once(traced: bool) -> float:
+        if traced:
+            install(spark, client)
+        try:
+            wall = clock.measure(write)[0]
+            if traced:
+                adapter = installed(spark)
+                assert adapter is not None
+                start = time.perf_counter()
+                adapter.flush()
+                reported.append(time.perf_counter() - start)
+            return wall
+        finally:
+            if traced:
+                uninstall(spark)
+            for child in out.iterdir():
+                shutil.rmtree(child, ignore_errors=True)
+
+    once(False)
+    once(True)
+    times: dict[bool, list[float]] = {False: [], True: []}
+    for round_ in range(repeat):
+        for traced in (round_ % 2 == 1, round_ % 2 == 0):
+            times[traced].append(once(traced))
+    plain, with_adapter = statistics.median(times[False]), statistics.median(times[True])
+    ratio = with_adapter / plain
+    print(f"\n{label}: df._jdf.write().parquet(...) of the orders; median of {repeat}")
+    print(f"  plain   {plain:8.3f} s   " + ", ".join(f"{t:.2f}" for t in times[False]))
+    print(f"  adapter {with_adapter:8.3f} s   " + ", ".join(f"{t:.2f}" for t in times[True]))
+    paired = within_round(times[True], times[False])
+    print(f"  ratio within a round (median of {repeat}): {paired:.3f}x")
+    print(verdict(times[True], times[False]))
+    print(
+        "  after the call, until its run was reported (flush; median): "
+        f"{statistics.median(reported) * 1000:.0f} ms"
+    )
+    lines = [json.loads(line) for line in events.read_text(encoding="utf-8").splitlines()]
+    written = [e for e in lines if e.get("outputs")]
+    runs = {e["run"]["runId"] for e in written}
+    # Each traced write is one run (START and COMPLETE), with its statistics.
+    assert len(runs) == repeat + 1, (len(runs), repeat + 1)
+    last = written[-1]["outputs"][0].get("outputFacets", {}).get("outputStatistics", {})
+    print(
+        f"  runs reported: {len(runs)} (one per traced write); outputStatistics of the last: "
+        f"{ {k: v for k, v in last.items() if not k.startswith('_')} }"
+    )
+    client.close()
+    return ratio
+
+
 def run_connect_sql(spark: Any, driver: Any, source: str, repeat: int, scratch: Path) -> float:
     """``INSERT INTO ... SELECT`` through ``spark.sql`` under Connect, with and without lineage.
 
@@ -1045,6 +1118,9 @@ def main(argv: list[str]) -> None:
     parser.add_argument(
         "--jdbc-only", action="store_true", help="only the JDBC read from a local PostgreSQL"
     )
+    parser.add_argument(
+        "--jvm-only", action="store_true", help="only the write started from JVM code"
+    )
     parser.add_argument("--jdbc-rows", type=int, default=1_000_000)
     _small_options(parser)
     options = parser.parse_args(argv)
@@ -1071,10 +1147,15 @@ def main(argv: list[str]) -> None:
         return
     try:
         source = _source(spark, options.rows, scratch)
+        if options.jvm_only:
+            run_jvm_write(spark, source, options.repeat, scratch, "classic, from JVM code")
+            return
         if options.mode in ("classic", "both"):
             if not options.sql_only:
                 run(spark, spark, source, options.repeat, scratch, "classic")
             run_sql(spark, spark, source, options.repeat, "classic SQL")
+            if not options.sql_only:
+                run_jvm_write(spark, source, options.repeat, scratch, "classic, from JVM code")
         if options.mode in ("connect", "both"):
             from pyspark.sql.connect.session import SparkSession as ConnectSession
 

@@ -30,7 +30,7 @@ import dataclasses
 import logging
 import threading
 import warnings
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, Literal
 
 from openlineage_sdk.lifecycle import LineageRun
@@ -45,7 +45,11 @@ from openlineage_sdk.spark.events._facets import application_facets
 from openlineage_sdk.spark.events._sinks import IntoCurrentRun, RunPerExecution
 from openlineage_sdk.spark.executions.streams import close_streams
 from openlineage_sdk.spark.observe import _hooks
-from openlineage_sdk.spark.observe._actions import ConnectActions, listen_for_reads
+from openlineage_sdk.spark.observe._actions import (
+    ConnectActions,
+    listen_for_jvm_commands,
+    listen_for_reads,
+)
 from openlineage_sdk.spark.observe._merges import hook_classic_merge
 from openlineage_sdk.spark.observe._pipelines import ConnectPipelines
 from openlineage_sdk.spark.observe._rdd_saves import hook_rdd_saves
@@ -141,6 +145,7 @@ class SparkLineage:
                 log.warning("openlineage: pipelines will not be reported: %s", error)
         else:
             listen_for_reads(self)
+            listen_for_jvm_commands(self)
 
     @property
     def session_kind(self) -> str:
@@ -474,7 +479,12 @@ def application_run(
     if namespace is None and settings.namespace is not None:
         namespace = client.namespace
     run_facets, job_facets = application_facets(version, client.producer)
-    return _ApplicationRun(
+    failed_children: Callable[[str], int] | None = None
+    if settings.fail_on_child_failure and adapter is not None:
+        counts = getattr(adapter.reporter, "failed_children", None)
+        if isinstance(counts, dict):
+            failed_children = lambda run_id: int(counts.get(run_id, 0))  # noqa: E731
+    application = _ApplicationRun(
         client,
         job_name(app_name, None, None),
         namespace=namespace,
@@ -484,6 +494,10 @@ def application_run(
         nominal_time=nominal_time,
         parent=parent,
     )
+    application.failed_children = failed_children
+    if adapter is not None and hasattr(adapter.reporter, "default_parent"):
+        application.sink = adapter.reporter
+    return application
 
 
 class _ApplicationRun(LineageRun):
@@ -491,11 +505,42 @@ class _ApplicationRun(LineageRun):
 
     An ``INSERT``'s end may still be on the adapter's finishing thread when the application's
     block ends: its COMPLETE, FAIL or ABORT waits (bounded) for those first, so the application's
-    end is its last event.
+    end is its last event. With ``spark.openlineage.application.failOnChildFailure``
+    (``failed_children`` set) a COMPLETE becomes a FAIL when runs under it failed.
     """
+
+    #: How many runs under a run (by its id) ended FAIL; ``None``: the application's end
+    #: does not depend on them (the conf is off, as by default).
+    failed_children: Callable[[str], int] | None = None
+    #: The adapter's sink: while the run is open, its ``heard_parent``, the parent of the
+    #: commands heard from Spark's listener bus (started from JVM code), which no call of the
+    #: user's, in no thread's run, gives one.
+    sink: Any = None
+
+    def start(self, **metadata: Unpack[EventMetadata]) -> RunEvent:
+        event = super().start(**metadata)
+        sink = self.sink
+        if sink is not None and getattr(sink, "heard_parent", None) is None:
+            sink.heard_parent = self
+        return event
+
+    def _released(self) -> None:
+        sink = self.sink
+        if sink is not None and getattr(sink, "heard_parent", None) is self:
+            sink.heard_parent = None
 
     def complete(self, **metadata: Unpack[EventMetadata]) -> RunEvent:
         wait_finished(FLUSH_TIMEOUT_S)
+        self._released()
+        counted = self.failed_children
+        failed = counted(self.run_id) if counted is not None else 0
+        if failed:
+            plural = "run" if failed == 1 else "runs"
+            return super().fail(
+                f"{failed} {plural} of the application failed "
+                "(spark.openlineage.application.failOnChildFailure)",
+                **metadata,
+            )
         return super().complete(**metadata)
 
     def fail(
@@ -506,10 +551,12 @@ class _ApplicationRun(LineageRun):
         **metadata: Unpack[EventMetadata],
     ) -> RunEvent:
         wait_finished(FLUSH_TIMEOUT_S)
+        self._released()
         return super().fail(error, stack_trace=stack_trace, **metadata)
 
     def abort(self, **metadata: Unpack[EventMetadata]) -> RunEvent:
         wait_finished(FLUSH_TIMEOUT_S)
+        self._released()
         return super().abort(**metadata)
 
 

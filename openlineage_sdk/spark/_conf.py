@@ -148,6 +148,8 @@ class SparkConfSettings:
         disabled: ``spark.openlineage.disabled``.
         stream_interval: ``streaming.runningInterval``: seconds between two RUNNING events of
             a stream's run; ``None`` when not set.
+        fail_on_child_failure: ``application.failOnChildFailure``: the application's run ends
+            FAIL when a run under it failed.
         job_name_workspace: The Databricks workspace's part of job names
             (``spark.databricks.workspaceUrl``): executions' job names have it for
             ``databricks_shell``.
@@ -175,6 +177,7 @@ class SparkConfSettings:
     descriptions: bool = False
     disabled: bool = False
     stream_interval: float | None = None
+    fail_on_child_failure: bool = False
     job_name_workspace: str | None = None
     platform: platforms.Platform | None = field(default=None, compare=False)
     safety: Safety = field(default_factory=Safety, compare=False)
@@ -461,6 +464,7 @@ def parse_confs(confs: Mapping[str, str], *, strict: bool = False) -> SparkConfS
     read("dataset_lineage", lambda: flag("columnLineage.datasetLineageEnabled", True))
     read("descriptions", lambda: flag("columnLineage.descriptionsEnabled", False))
     read("disabled", lambda: flag("disabled", False))
+    read("fail_on_child_failure", lambda: flag("application.failOnChildFailure", False))
     read("stream_interval", lambda: _seconds(STREAM_INTERVAL_CONF, confs.get(STREAM_INTERVAL_CONF)))
     read("safety", lambda: _safety(confs))
     # -- the platforms' naming rules, from the confs alone (see platforms._glue, _databricks)
@@ -811,6 +815,14 @@ CONFS: tuple[ConfDoc, ...] = (
         None,
         "The share of `circuitBreaker.timeoutInSeconds` for column lineage (the facet that "
         "costs); past it, the datasets keep everything but their column lineage.",
+    ),
+    ConfDoc(
+        "application.failOnChildFailure",
+        "boolean",
+        "false",
+        "`true`: the application's run ends FAIL, its errorMessage giving how many runs under "
+        "it failed, when any did (otherwise it ends COMPLETE whatever its runs did, as the "
+        "agent's). The SDK's own: the agent has no such conf.",
     ),
 )
 

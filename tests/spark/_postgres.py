@@ -21,12 +21,20 @@ import socket
 import subprocess
 import tempfile
 import time
+from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-__all__ = ["JDBC_JAR", "Postgres", "missing", "postgres_server"]
+__all__ = [
+    "JDBC_JAR",
+    "Postgres",
+    "assert_same_statements",
+    "caches_request_roots_only",
+    "missing",
+    "postgres_server",
+]
 
 JDBC_JAR = "/usr/share/java/postgresql.jar"
 USER = "openlineage"
@@ -241,3 +249,43 @@ def postgres_server() -> Iterator[Postgres]:
                 process.kill()
                 process.wait(timeout=10)
         shutil.rmtree(folder, ignore_errors=True)
+
+
+def caches_request_roots_only(spark: Any) -> bool:
+    """Whether ``spark`` is a client of a Spark Connect 4.0 server, whose plan cache keeps and
+    finds only the relation a request was about (``SessionHolder.usePlanCache``: both the lookup
+    and the store need the request's ``cachePlan``, which only the request's root has).
+
+    Args:
+        spark: a classic session or a Connect client.
+
+    Returns:
+        True on a Connect 4.0 server.
+    """
+    server = tuple(int(part) for part in spark.version.split(".")[:2])
+    return type(spark).__module__.startswith("pyspark.sql.connect") and server < (4, 1)
+
+
+def assert_same_statements(spark: Any, with_adapter: list[str], without: list[str]) -> None:
+    """Asserts that the database saw the statements of the plain run with the adapter too.
+
+    A Spark Connect server of 4.0 resolves a JDBC relation fewer times with the adapter: its plan
+    cache (``SessionHolder.usePlanCache``) keeps the relation an ``AnalyzePlan`` or
+    ``ExecutePlan`` request was about, not the relations inside it, so the adapter's schema
+    request of a read frame puts the read in the cache and the user's later actions on it find
+    it there; without the adapter each of them resolves the read again (a connection, a
+    ``WHERE 1=0`` query, a catalog query). From 4.1 the server caches every data source read it
+    resolves (``spark.connect.session.planCache.alwaysCacheDataSourceReadsEnabled``), whichever
+    request saw it first, and the statements are the same. So on a 4.0 server the rule is "no
+    statement the plain run has not" (no connection of the adapter's, never one statement more).
+
+    Args:
+        spark: the session the statements came from (classic, or a Connect client).
+        with_adapter: the statements seen with the adapter installed, sorted.
+        without: the statements seen without it, sorted.
+    """
+    if caches_request_roots_only(spark):
+        extra = Counter(with_adapter) - Counter(without)
+        assert not extra, f"statements the plain run has not: {dict(extra)}"
+    else:
+        assert with_adapter == without

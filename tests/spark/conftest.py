@@ -18,11 +18,13 @@ run anywhere.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import os
 import socket
 import sys
 import time
+import weakref
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -109,6 +111,7 @@ def spark(spark_root: Path, connect_port: int) -> Iterator[Any]:
         )
     session = builder.getOrCreate()
     session.sparkContext.setLogLevel("ERROR")
+    _track_connect_clients()
     _shared.append(session)
     yield session
     _shared.clear()
@@ -116,18 +119,58 @@ def spark(spark_root: Path, connect_port: int) -> Iterator[Any]:
 
 
 _shared: list[Any] = []  # the tests' shared classic session, while it runs
+_shared_connect: list[Any] = []  # the tests' shared Connect session, while it runs
+# Every Spark Connect client made in this process (tracked once the driver runs).
+_connect_clients: weakref.WeakSet[Any] = weakref.WeakSet()
+
+
+def _track_connect_clients() -> None:
+    """Have every Spark Connect client made from now on in ``_connect_clients``."""
+    try:
+        from pyspark.sql.connect.client.core import SparkConnectClient
+    except ImportError:  # no Connect client in this PySpark
+        return
+    init = SparkConnectClient.__init__
+    if getattr(init, "_tracked", False):
+        return
+
+    @functools.wraps(init)
+    def tracked(self: Any, *args: Any, **kwargs: Any) -> None:
+        init(self, *args, **kwargs)
+        _connect_clients.add(self)
+
+    tracked._tracked = True  # type: ignore[attr-defined]
+    SparkConnectClient.__init__ = tracked  # type: ignore[method-assign]
+
+
+def _open_connect_clients() -> set[Any]:
+    shared = {s.client for s in _shared_connect}
+    return {c for c in list(_connect_clients) if not c._closed and c not in shared}
 
 
 @pytest.fixture(autouse=True)
 def _the_shared_driver_outlives_each_test(request: pytest.FixtureRequest) -> Iterator[None]:
-    """Ends the run at once when a test stopped the shared driver.
+    """Ends the run at once when a test stopped the shared driver; fails a test that left a
+    Spark Connect session of its own open.
 
     Every later test would fail, and each Spark Connect call would first retry against the
-    stopped server for minutes: one line naming the test is worth more than that.
+    stopped server for minutes: one line naming the test is worth more than that. A Connect
+    client left open sends its cleanup at the interpreter's exit, when the driver is gone, and
+    retries it for minutes: the run hangs after its last test, naming none.
     """
+    before = _open_connect_clients()
     yield
     if _shared and _shared[0].sparkContext._jsc is None:
         pytest.exit(f"{request.node.nodeid} stopped the tests' shared Spark driver", returncode=1)
+    left_open = _open_connect_clients() - before
+    if left_open:
+        for client in left_open:
+            client.close()  # so that the process's exit does not wait on it
+        pytest.fail(
+            f"{request.node.nodeid} left {len(left_open)} Spark Connect session(s) open: "
+            "stop each one it makes",
+            pytrace=False,
+        )
 
 
 @pytest.fixture(scope="session")
@@ -141,7 +184,9 @@ def spark_connect(spark: Any, connect_port: int) -> Iterator[Any]:
     from pyspark.sql.connect.session import SparkSession as ConnectSession
 
     session = ConnectSession.builder.remote(f"sc://127.0.0.1:{connect_port}").getOrCreate()
+    _shared_connect.append(session)
     yield session
+    _shared_connect.clear()
     session.stop()
 
 

@@ -21,7 +21,7 @@ from typing import Any
 
 import pytest
 
-from tests.spark._postgres import Postgres
+from tests.spark._postgres import Postgres, assert_same_statements, caches_request_roots_only
 from tests.spark._support import Captured
 
 SHOP = """
@@ -151,9 +151,17 @@ def test_a_jdbc_read_written_to_another_jdbc_table_has_the_columns_lineage(
 
 
 def test_jdbc_reads_explained_for_their_lineage_send_nothing_to_the_database(
-    mode_spark: Any, client: Any, shop: Postgres, data_dir: Path
+    mode_spark: Any, client: Any, shop: Postgres, data_dir: Path, request: pytest.FixtureRequest
 ) -> None:
-    """The database sees the same statements with the adapter as without, for the shapes above."""
+    """The database sees the same statements with the adapter as without, for the shapes above.
+
+    Not on a 4.0 Connect server (a known difference, docs/spark/versions.md): its plan cache
+    finds a relation only at the root of a request, so the adapter's schema request of a JDBC
+    read that is projected before the write resolves the read once more than the write does
+    (one connection, its set-up and two queries more).
+    """
+    if caches_request_roots_only(mode_spark):
+        request.applymarker(pytest.mark.xfail(strict=True, reason="a 4.0 server's plan cache"))
     from openlineage_sdk.spark import install, uninstall
 
     def statements(work: Any) -> list[str]:
@@ -176,7 +184,7 @@ def test_jdbc_reads_explained_for_their_lineage_send_nothing_to_the_database(
         with_adapter = statements(work)
     finally:
         uninstall(mode_spark)
-    assert with_adapter == without
+    assert_same_statements(mode_spark, with_adapter, without)
     assert any("cl_authors" in s for s in without)
 
 

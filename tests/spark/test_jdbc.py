@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 
-from tests.spark._postgres import PASSWORD, Postgres
+from tests.spark._postgres import PASSWORD, Postgres, assert_same_statements
 from tests.spark._support import Captured, matches
 
 EXPECTED = Path(__file__).resolve().parent.parent / "data" / "jvm-spark" / "expected"
@@ -311,6 +311,7 @@ def test_the_database_sees_the_same_statements_with_the_adapter_as_without(
     """Nothing the adapter does sends a statement to the database (a read, a count, a write).
 
     Every statement counts, the driver's session set-up too: the adapter opens no connection.
+    On a 4.0 Connect server, fewer (``assert_same_statements``).
     """
     from openlineage_sdk.spark import install, uninstall
 
@@ -335,7 +336,7 @@ def test_the_database_sees_the_same_statements_with_the_adapter_as_without(
         with_adapter = statements(work)
     finally:
         uninstall(mode_spark)
-    assert with_adapter == without
+    assert_same_statements(mode_spark, with_adapter, without)
     assert any("FROM authors" in s for s in without)
 
 

@@ -40,9 +40,10 @@ def new_session(spark: Any, connect_port: int) -> Iterator[Callable[[str, dict[s
     """A maker of new sessions of the shared driver with confs of their own, classic or Connect.
 
     Confs set through one Connect session were seen by the test run's other Connect sessions
-    (a later test's column lineage went missing): each is unset when the test ends.
+    (a later test's column lineage went missing): each is unset when the test ends, and each
+    Connect session is stopped (a classic one shares the driver: it stays).
     """
-    made: list[tuple[Any, list[str]]] = []
+    made: list[tuple[Any, list[str], str]] = []
 
     def make(kind: str, confs: dict[str, str]) -> Any:
         if kind == "classic":
@@ -51,15 +52,19 @@ def new_session(spark: Any, connect_port: int) -> Iterator[Callable[[str, dict[s
             from pyspark.sql.connect.session import SparkSession as ConnectSession
 
             session = ConnectSession.builder.remote(f"sc://127.0.0.1:{connect_port}").create()
-        made.append((session, list(confs)))
+        made.append((session, list(confs), kind))
         for key, value in confs.items():
             session.conf.set(key, value)
         return session
 
     yield make
-    for session, keys in made:
+    for session, keys, kind in made:
         for key in keys:
             session.conf.unset(key)
+        if kind == "connect":
+            # A client left open would, at the interpreter's exit, send its cleanup to the
+            # driver stopped by then, and retry for minutes: the run would hang after its tests.
+            session.stop()
 
 
 def _read(path: Path) -> list[dict[str, Any]]:

@@ -153,8 +153,13 @@ class RunPerExecution:
         #: The parent of runs made outside every run, before the confs' parent: the launcher
         #: sets the application run here, which is started but not entered as a block.
         self.default_parent: LineageRun | None = None
+        #: The application run open now (``application_run``): the parent of commands heard
+        #: from Spark's listener bus, started from JVM code, outside every thread's run.
+        self.heard_parent: LineageRun | None = None
         self._lock = threading.Lock()
         self._runs: dict[int, LineageRun] = {}
+        #: Parent run id -> how many runs under it ended FAIL (the application's end reads it).
+        self.failed_children: dict[str, int] = {}
         # The datasets each open run announced with all their facets (see execution_running).
         self._announced: dict[int, set[tuple[str, str, str]]] = {}
 
@@ -245,6 +250,11 @@ class RunPerExecution:
         if error is None:
             run.complete(inputs=inputs, outputs=outputs, run_facets=facets, job_facets=extra.job)
         elif isinstance(error, Exception):
+            parent = run.parent
+            if parent is not None:
+                with self._lock:
+                    count = self.failed_children.get(parent.run_id, 0)
+                    self.failed_children[parent.run_id] = count + 1
             run.fail(error, inputs=inputs, outputs=outputs, run_facets=facets, job_facets=extra.job)
         else:  # KeyboardInterrupt and the like: stopped from outside
             run.abort(inputs=inputs, outputs=outputs, run_facets=facets, job_facets=extra.job)

@@ -33,20 +33,25 @@ from openlineage_sdk.spark.executions._adapters import (
     register,
     unregister,
 )
+from openlineage_sdk.spark.executions._jvm_command import JvmCommandError, report_heard_command
 from openlineage_sdk.spark.executions._merge import MergeCommand
 from openlineage_sdk.spark.executions._rdd_save import RddSave
 from openlineage_sdk.spark.executions._statement import statement_description
+from openlineage_sdk.spark.executions._unknown_command import UnknownCommand
 from openlineage_sdk.spark.executions._write import WriteExecution
 
 __all__ = [
     "ActionRead",
     "Adapter",
+    "JvmCommandError",
     "MergeCommand",
     "RddSave",
+    "UnknownCommand",
     "WriteExecution",
     "adapter_of",
     "adapters",
     "register",
+    "report_heard_command",
     "report_heard_read",
     "statement_description",
     "unregister",

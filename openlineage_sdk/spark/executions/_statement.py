@@ -98,8 +98,9 @@ class TextStatement(ExecutionSteps):
         planned = self._plan()
         if planned is None:
             return False
-        if planned.writes_data:
-            self.window.begin()
+        # Every described command's window opens (one that writes no data's too): the
+        # listener then knows its command as this call's, not as one started from JVM code.
+        self.window.begin()
         return True
 
     def around(self) -> Any:

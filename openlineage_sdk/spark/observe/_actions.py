@@ -20,9 +20,14 @@ from collections.abc import Callable
 from typing import Any
 
 from openlineage_sdk.spark._flow import inside_adapter, run_observed
-from openlineage_sdk.spark.executions import ActionRead, Adapter, report_heard_read
+from openlineage_sdk.spark.executions import (
+    ActionRead,
+    Adapter,
+    report_heard_command,
+    report_heard_read,
+)
 
-__all__ = ["ConnectActions", "listen_for_reads"]
+__all__ = ["ConnectActions", "listen_for_jvm_commands", "listen_for_reads"]
 
 log = logging.getLogger("openlineage_sdk.spark")
 
@@ -41,6 +46,27 @@ def listen_for_reads(adapter: Adapter) -> None:
         report_heard_read(session, adapter.reporter, execution, executed)
 
     session.listen_for_queries(query_executed)
+
+
+def listen_for_jvm_commands(adapter: Adapter) -> None:
+    """Report the commands a classic session's listener hears that no observed call ran: those
+    started from JVM code (``executions._jvm_command``)."""
+    session = adapter.session
+
+    def command_executed(
+        func_name: str, executed: object, failure: object, began_ms: int, parts: list[Any]
+    ) -> None:
+        execution = adapter.execution(func_name)
+        if execution.parent is None:
+            # The application run open now (``application_run``), else the sink's default.
+            application = getattr(adapter.reporter, "heard_parent", None)
+            if application is not None:
+                execution.parent = application.ref
+        report_heard_command(
+            session, adapter.reporter, execution, executed, failure, began_ms / 1000.0, parts
+        )
+
+    session.listen_for_commands(command_executed)
 
 
 class ConnectActions:

@@ -25,7 +25,7 @@ from typing import Any
 
 from openlineage_sdk.spark._flow import inside_adapter, run_observed
 from openlineage_sdk.spark.describe._sql_text import may_write
-from openlineage_sdk.spark.executions import MergeCommand, statement_description
+from openlineage_sdk.spark.executions import MergeCommand, UnknownCommand, statement_description
 from openlineage_sdk.spark.observe._hooks import Adapter, adapter_of, wrap_once
 
 __all__ = ["ConnectCommands", "hook_classic_sql"]
@@ -106,13 +106,24 @@ class ConnectCommands:
             except Exception as error:  # a message of a shape this code does not know
                 log.debug("openlineage: reading a Connect command failed: %s", error)
         if text is None:
-            merge = False
+            merge = extension = False
             if not inside_adapter():
                 try:
                     session.remember_command(command)
-                    merge = command.WhichOneof("command_type") == "merge_into_table_command"
+                    kind = command.WhichOneof("command_type")
+                    merge = kind == "merge_into_table_command"
+                    extension = kind == "extension"
                 except Exception as error:
                     log.debug("openlineage: reading a Connect command failed: %s", error)
+            if extension:
+                # A server plugin's command (Delta Connect's ...): a run all the same.
+                execution = adapter.execution("extension")
+                return run_observed(
+                    adapter.reporter,
+                    execution,
+                    UnknownCommand(execution, "extension", command.extension.type_url),
+                    original,
+                )
             if not merge:
                 return original()
             execution = adapter.execution("mergeInto")

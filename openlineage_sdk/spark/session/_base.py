@@ -19,6 +19,7 @@ from openlineage_sdk.spark._execution import (
     CatalogInfo,
     DatasetIdentity,
     DatasetLineage,
+    IoStats,
     SessionKind,
     SparkExecution,
 )
@@ -437,6 +438,20 @@ class Session(ABC):
     def query_reads(self, executed: object, execution: SparkExecution) -> bool:
         """What a query an action ran read, into ``execution``; ``False``: nothing stored."""
         raise NotInThisKind(f"a {self.kind} session hears no query Spark ran")
+
+    # -- commands started from JVM code (no call of the user's observed them)
+
+    def listen_for_commands(
+        self, on_command: Callable[[str, object, object, int, list[Any]], None] | None
+    ) -> None:
+        """Have ``on_command(function name, executed, failure or None, began ms, the commands it
+        ran inside it)`` called with each
+        command Spark ran that no observed call of the user's could have run."""
+        raise NotInThisKind(f"a {self.kind} session hears no command Spark ran")
+
+    def command_statistics(self, executed: object, parts: list[Any]) -> IoStats | None:
+        """What a command Spark ran wrote, ``None``: nothing (or not known)."""
+        raise NotInThisKind(f"a {self.kind} session hears no command Spark ran")
 
     def action_reads(self, plan: Any, execution: SparkExecution) -> bool:
         """What an action's client plan reads, into ``execution``; ``False``: no dataset."""

@@ -467,10 +467,42 @@ public class RowLevelCatalog implements TableCatalog, SupportsNamespaces {
 
   static class RowsWriter implements DeltaWriter<InternalRow> {
     private final Written written = new Written();
+    private final StructType replaced;
+
+    /**
+     * @param replaced the table's schema when the rows written replace the table's (copy-on-write),
+     *     else null
+     */
+    RowsWriter(StructType replaced) {
+      this.replaced = replaced;
+    }
 
     @Override
     public void write(InternalRow row) {
-      written.inserted.add(row.copy());
+      written.inserted.add(tableRow(row).copy());
+    }
+
+    /**
+     * The table's columns of a row that Spark hands to {@link #write(InternalRow)}.
+     *
+     * <p>Spark 4.0 and 4.1 plan a copy-on-write command whose operation reads no metadata column
+     * as a {@code DataWritingSparkTask} ({@code ReplaceDataExec.writingTask}), which writes the
+     * rows of {@code ReplaceData}'s query as they are: the row operation code first
+     * ({@code RowDeltaUtils.WRITE_OPERATION}, 5), then the table's columns. Spark 3.5 hands the
+     * table's columns alone, and 4.2 on project them first ({@code
+     * DataWithProjectionWritingSparkTask}). So a copy-on-write row one column wider than the table
+     * is read without its first column.
+     */
+    private InternalRow tableRow(InternalRow row) {
+      if (replaced == null || row.numFields() != replaced.fields().length + 1) {
+        return row;
+      }
+      StructField[] fields = replaced.fields();
+      Object[] values = new Object[fields.length];
+      for (int i = 0; i < fields.length; i++) {
+        values[i] = row.isNullAt(i + 1) ? null : row.get(i + 1, fields[i].dataType());
+      }
+      return new GenericInternalRow(values);
     }
 
     @Override
@@ -502,9 +534,16 @@ public class RowLevelCatalog implements TableCatalog, SupportsNamespaces {
   }
 
   static class RowsWriterFactory implements DataWriterFactory, DeltaWriterFactory {
+    private final StructType replaced;
+
+    /** @param replaced see {@link RowsWriter#RowsWriter(StructType)} */
+    RowsWriterFactory(StructType replaced) {
+      this.replaced = replaced;
+    }
+
     @Override
     public DeltaWriter<InternalRow> createWriter(int partitionId, long taskId) {
-      return new RowsWriter();
+      return new RowsWriter(replaced);
     }
   }
 
@@ -512,6 +551,7 @@ public class RowLevelCatalog implements TableCatalog, SupportsNamespaces {
   static class AppendBuilder implements WriteBuilder, SupportsTruncate, Write, BatchWrite {
     private final MemoryTable table;
     private boolean truncate;
+    private boolean replaces;
 
     AppendBuilder(MemoryTable table) {
       this.table = table;
@@ -520,6 +560,13 @@ public class RowLevelCatalog implements TableCatalog, SupportsNamespaces {
     @Override
     public WriteBuilder truncate() {
       truncate = true;
+      return this;
+    }
+
+    /** The rows written replace the table's: a copy-on-write command's. */
+    AppendBuilder replacing() {
+      truncate = true;
+      replaces = true;
       return this;
     }
 
@@ -535,7 +582,7 @@ public class RowLevelCatalog implements TableCatalog, SupportsNamespaces {
 
     @Override
     public DataWriterFactory createBatchWriterFactory(PhysicalWriteInfo info) {
-      return new RowsWriterFactory();
+      return new RowsWriterFactory(replaces ? table.schema() : null);
     }
 
     @Override
@@ -580,7 +627,7 @@ public class RowLevelCatalog implements TableCatalog, SupportsNamespaces {
 
     @Override
     public WriteBuilder newWriteBuilder(LogicalWriteInfo info) {
-      return new AppendBuilder(table).truncate();
+      return new AppendBuilder(table).replacing();
     }
   }
 
@@ -623,7 +670,7 @@ public class RowLevelCatalog implements TableCatalog, SupportsNamespaces {
               return new DeltaBatchWrite() {
                 @Override
                 public DeltaWriterFactory createBatchWriterFactory(PhysicalWriteInfo info) {
-                  return new RowsWriterFactory();
+                  return new RowsWriterFactory(null);
                 }
 
                 @Override

@@ -47,6 +47,7 @@ from openlineage_sdk.spark.session.classic._jvm import (
 from openlineage_sdk.spark.session.classic._metrics import (
     ListenerRegistration,
     WriteMetricsListener,
+    command_metrics,
     executed_query_name,
     start_callback_server,
     wait_for_listeners,
@@ -196,6 +197,7 @@ class ClassicSession(Session):
             start_callback_server(spark)
             listener = WriteMetricsListener(spark._jvm)
             listener.on_query = self._query_executed
+            listener.alive = self.running
             self._registration = ListenerRegistration(spark, listener)
             self.listener = listener
         except Exception as error:
@@ -205,6 +207,15 @@ class ClassicSession(Session):
         on_query = self.on_query
         if on_query is not None:
             on_query(func_name, qe)
+
+    def running(self) -> bool:
+        """Whether the session's driver still runs (PySpark drops its context when stopped).
+
+        Returns:
+            ``False`` once ``stop()`` began on the JVM's side or ended on Python's.
+        """
+        jsc = self.spark.sparkContext._jsc
+        return jsc is not None and not jsc.sc().isStopped()
 
     # -- what the session is asked
 
@@ -303,6 +314,21 @@ class ClassicSession(Session):
 
     def listen_for_queries(self, on_query: Callable[[str, object], None] | None) -> None:
         self.on_query = on_query
+
+    def listen_for_commands(
+        self, on_command: Callable[[str, object, object, int, list[Any]], None] | None
+    ) -> None:
+        if self.listener is not None:
+            self.listener.on_command = on_command
+
+    def command_statistics(self, executed: object, parts: list[Any]) -> IoStats | None:
+        """What a command Spark ran wrote (its write node's metrics, or those of the command it
+        ran inside it: ``parts``), ``None``: nothing."""
+        for qe in (executed, *parts):  # a CTAS's metrics are its own write's
+            metrics = command_metrics(self.spark._jvm, qe)
+            if metrics is not None:
+                return metrics.output
+        return None
 
     def query_reads(self, executed: object, execution: SparkExecution) -> bool:
         """What a query that ran in an action read, into ``execution``; ``False``: nothing stored.
@@ -437,8 +463,9 @@ class ClassicSession(Session):
         if self.listener is None:
             return
         try:
-            if not self.spark._jsc.sc().isStopped():
+            if self.running():
                 wait_for_listeners(self.spark, self.listener_timeout_ms)
+            self.listener.release_held()  # nothing, once the session stopped
         except Exception as error:  # the session or its JVM is already gone
             log.debug("openlineage: draining the listener bus failed: %s", error)
 
@@ -446,8 +473,9 @@ class ClassicSession(Session):
         self.drain()
         self.on_query = None
         if self.listener is not None:
-            # Whatever the session still delivers to it, it reports nothing from now on.
-            self.listener.on_query = None
+            # Whatever the session still delivers to it, it reports nothing from now on, and
+            # the held command's timer is cancelled: no thread calls into a stopping session.
+            self.listener.shutdown()
             self.listener = None
         if self._registration is not None:
             try:

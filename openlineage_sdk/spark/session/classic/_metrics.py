@@ -16,6 +16,7 @@ from __future__ import annotations
 import logging
 import re
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -34,6 +35,10 @@ __all__ = [
 ]
 
 log = logging.getLogger("openlineage_sdk.spark")
+
+#: A command started from JVM code is reported this long (seconds) after it was heard, or when
+#: the next one is heard or the bus drained, if no command it ran inside ended in the meantime.
+HELD_COMMAND_S = 1.0
 
 # Upper bound on physical plan nodes visited for scan metrics, so a huge plan costs bounded time.
 _MAX_PLAN_NODES = 400
@@ -190,8 +195,36 @@ class WriteMetricsListener:
         self._count = 0  # windows begun and closed so far, in order
         # Called with (function name, QueryExecution) for what ran while no write was in flight.
         self.on_query: Callable[[str, Any], None] | None = None
+        # Called with (function name, QueryExecution, exception or None, began ms, the commands it
+        # ran inside it) for a command that no
+        # window of the adapter's could have run: one started from JVM code.
+        self.on_command: Callable[[str, Any, Any, int, list[Any]], None] | None = None
+        self._last_close_ms = 0  # wall-clock time the last window closed or ended
+        # The last command heard with no window, held until it is known not to be a command
+        # nested in a later one (a CTAS's insert is delivered before the CTAS itself).
+        self._held: tuple[str, Any, Any, int, list[Any]] | None = None
+        self._held_timer: threading.Timer | None = None
+        self._shut = False  # :meth:`shutdown` was called: nothing more is reported
+        # Whether the session still runs (no JVM call once it stopped); ``None``: always.
+        self.alive: Callable[[], bool] | None = None
 
     # -- the adapter's side
+
+    def shutdown(self) -> None:
+        """Report nothing more: the held command is dropped and its timer cancelled.
+
+        The session calls it when it closes, after reporting what it holds (:meth:`release_held`),
+        so that no timer thread calls into the JVM of a session that stops. A report already
+        under way on the timer's thread is not waited for: stopping never waits on lineage.
+        """
+        with self._lock:
+            self._shut = True
+            self._held = None
+            self.on_query = None
+            self.on_command = None
+            if self._held_timer is not None:
+                self._held_timer.cancel()
+                self._held_timer = None
 
     def begin(self) -> int:
         """Start collecting for a write; returns its token."""
@@ -208,6 +241,7 @@ class WriteMetricsListener:
             if collector is not None and collector.closed is None:
                 self._count += 1
                 collector.closed = self._count
+            self._last_close_ms = int(time.time() * 1000)
 
     def collector(self, token: int) -> _Collector:
         """What has arrived so far for a write."""
@@ -217,6 +251,7 @@ class WriteMetricsListener:
     def end(self, token: int) -> _Collector:
         """Stop collecting for a write and return what arrived."""
         with self._lock:
+            self._last_close_ms = int(time.time() * 1000)
             return self._active.pop(token, _Collector(0))
 
     def _in_flight(self) -> list[_Collector]:
@@ -246,6 +281,8 @@ class WriteMetricsListener:
             waiting = self._in_flight()
             owner = self._owner(waiting)
         if not waiting:
+            if self._unhooked_command(func_name, qe, None):
+                return
             on_query = self.on_query
             if on_query is not None:
                 try:
@@ -274,14 +311,109 @@ class WriteMetricsListener:
     def onFailure(self, func_name: str, qe: Any, exception: Any) -> None:  # noqa: N802
         """A failed command: no metrics; its plan, for a statement described after it ran."""
         with self._lock:
-            owner = self._owner(self._in_flight())
+            waiting = self._in_flight()
+            owner = self._owner(waiting)
+        if not waiting:
+            self._unhooked_command(func_name, qe, exception)
+            return
+        with self._lock:
             if owner is not None:
                 owner.failed.append(qe)
                 if owner.closed is not None:
                     owner.taken_closed += 1
 
+    def _unhooked_command(self, func_name: str, qe: Any, exception: Any) -> bool:
+        """Hand a command no window could have run to ``on_command``; ``False``: not one.
+
+        A command of a call the adapter observed was posted to the bus before that call's window
+        closed, so it began before the window's close: one that began after every window closed
+        (and while none was open) was started by code the adapter did not observe.
+        """
+        on_command = self.on_command
+        if on_command is None:
+            return False
+        try:
+            if executed_query_name(qe) is not None:
+                return False  # a query an action ran: a read
+            if _class_name(qe) == "IncrementalExecution":
+                return True  # a streaming query's batch: its stream's run reports it
+            began = _began_ms(qe)
+            if began <= self._last_close_ms:
+                return True  # it may be an observed call's command: never reported twice
+        except Exception as error:  # never let an exception travel back into Spark
+            log.debug("reading a command started from JVM code failed: %s", error)
+            return True
+        with self._lock:
+            if self._shut:
+                return True
+            held = self._held
+            parts: list[Any] = []
+            if held is not None and held[3] >= began:
+                parts = [held[1], *held[4]]  # ran inside this one: its part
+                held = None
+            self._held = (func_name, qe, exception, began, parts)
+            if self._held_timer is not None:
+                self._held_timer.cancel()
+            timer = self._held_timer = threading.Timer(HELD_COMMAND_S, self.release_held)
+        timer.daemon = True
+        timer.start()
+        # The bus delivers in the order commands ended: one held that began after this one
+        # began ran inside it (a CTAS's or a MERGE's own write), and is the outer one's part.
+        if held is not None:
+            self._report(held)
+        return True
+
+    def release_held(self) -> None:
+        """Report the command held back, if any: nothing it could be nested in ended since.
+
+        Once the session stopped it is dropped, with a warning: describing it would call into
+        the JVM of a stopped session (from the timer's thread, while the driver goes away).
+        """
+        with self._lock:
+            held, self._held = self._held, None
+            if self._held_timer is not None:
+                self._held_timer.cancel()
+                self._held_timer = None
+        if held is None:
+            return
+        alive = self.alive
+        try:
+            running = alive is None or alive()
+        except Exception as error:  # the JVM is gone
+            log.debug("openlineage: asking whether the session runs failed: %s", error)
+            running = False
+        if not running:
+            log.warning(
+                "openlineage: a command started from JVM code (%s) was not reported: the "
+                "session stopped before it was known whether it ran inside a later one",
+                held[0],
+            )
+            return
+        self._report(held)
+
+    def _report(self, held: tuple[str, Any, Any, int, list[Any]]) -> None:
+        with self._lock:
+            on_command = None if self._shut else self.on_command
+        if on_command is None:
+            return
+        try:
+            on_command(*held)
+        except Exception as error:  # never let an exception travel back into Spark
+            log.debug("reporting a command started from JVM code failed: %s", error)
+
     class Java:
         implements = ["org.apache.spark.sql.util.QueryExecutionListener"]  # noqa: RUF012
+
+
+def _began_ms(qe: Any) -> int:
+    """When Spark began to plan ``qe`` (wall-clock ms): the earliest phase its tracker timed."""
+    phases = qe.tracker().phases()
+    iterator = phases.valuesIterator()
+    began = None
+    while iterator.hasNext():
+        start = int(iterator.next().startTimeMs())
+        began = start if began is None else min(began, start)
+    return began if began is not None else int(time.time() * 1000)
 
 
 def start_callback_server(spark: Any) -> None:

@@ -123,6 +123,12 @@ def client_plan_reads(relation: Any) -> ClientPlanReads:
             found.sql.append(node.sql.query)
             if SQL_INPUTS_UNKNOWN not in found.problems:
                 found.problems.append(SQL_INPUTS_UNKNOWN)
+        if kind == "extension":
+            # A server plugin's relation (Delta Connect's ...): what it reads is its own.
+            found.problems.append(
+                f"inputs: a relation extension of type {node.extension.type_url!r} is not one "
+                "the adapter reads: what it reads is unknown"
+            )
         if kind != "read":
             continue
         read = node.read
