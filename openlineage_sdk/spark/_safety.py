@@ -97,7 +97,11 @@ def _meminfo() -> tuple[int, int] | None:
 
 
 class _PythonGcTime:
-    """Seconds Python's collector has run in this process (from ``gc.callbacks``)."""
+    """Seconds Python's collector has run in this process (from ``gc.callbacks``).
+
+    One for the process (:func:`_python_gc_time`): a callback per breaker would stay in
+    ``gc.callbacks`` for good and slow every collection a little more.
+    """
 
     def __init__(self) -> None:
         self.total = 0.0
@@ -106,9 +110,23 @@ class _PythonGcTime:
 
     def _on_gc(self, phase: str, _info: Mapping[str, Any]) -> None:
         if phase == "start":
-            self._began = time.perf_counter()
+            self._began = _perf_counter()
         elif self._began:
-            self.total += time.perf_counter() - self._began
+            self.total += _perf_counter() - self._began
+
+
+_perf_counter = time.perf_counter  # bound once: the collector's callback runs anywhere
+_gc_time: list[_PythonGcTime] = []
+_gc_time_lock = threading.Lock()
+
+
+def _python_gc_time() -> _PythonGcTime:
+    """The process's one :class:`_PythonGcTime`, made at its first use."""
+    if not _gc_time:
+        with _gc_time_lock:
+            if not _gc_time:
+                _gc_time.append(_PythonGcTime())
+    return _gc_time[0]
 
 
 class Runtime:
@@ -117,7 +135,6 @@ class Runtime:
     def __init__(self, jvm: Any = None) -> None:
         self.jvm = jvm
         self._gc_bean: Any = None
-        self._python_gc: _PythonGcTime | None = None
 
     def free_memory_percent(self) -> float | None:
         """As the agent: 100 * (free + (max - total)) / max of the heap; else this host's."""
@@ -137,9 +154,7 @@ class Runtime:
                 # The agent's rule: the collector that ran least is the old generation's.
                 self._gc_bean = min(beans, key=lambda b: b.getCollectionCount())
             return float(self._gc_bean.getCollectionTime()) / 1000.0
-        if self._python_gc is None:
-            self._python_gc = _PythonGcTime()
-        return self._python_gc.total
+        return _python_gc_time().total
 
 
 # ------------------------------------------------------------------------------- breakers

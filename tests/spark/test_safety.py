@@ -36,7 +36,7 @@ KINDS = ["classic", pytest.param("connect", marks=pytest.mark.connect)]
 @pytest.fixture
 def new_session(spark: Any, connect_port: int) -> Iterator[Callable[[str, dict[str, str]], Any]]:
     """New sessions of the shared driver with confs of their own, unset when the test ends."""
-    made: list[tuple[Any, list[str]]] = []
+    made: list[tuple[str, Any, list[str]]] = []
 
     def make(kind: str, confs: dict[str, str]) -> Any:
         if kind == "classic":
@@ -45,15 +45,18 @@ def new_session(spark: Any, connect_port: int) -> Iterator[Callable[[str, dict[s
             from pyspark.sql.connect.session import SparkSession as ConnectSession
 
             session = ConnectSession.builder.remote(f"sc://127.0.0.1:{connect_port}").create()
-        made.append((session, list(confs)))
+        made.append((kind, session, list(confs)))
         for key, value in confs.items():
             session.conf.set(key, value)
         return session
 
     yield make
-    for session, keys in made:
-        for key in keys:
-            session.conf.unset(key)
+    for kind, session, keys in made:
+        if kind == "classic":
+            for key in keys:
+                session.conf.unset(key)
+        else:
+            session.stop()  # its confs end with it
 
 
 def _write(
@@ -275,6 +278,19 @@ def test_a_breaker_is_read_once_per_interval() -> None:
     assert breaker.tripped() == "circuit breaker tripped (static)"
     breaker._next = 0.0
     assert breaker.tripped() == "circuit breaker tripped (static: no more values)"
+
+
+def test_pythons_gc_time_is_read_by_one_callback_for_the_process() -> None:
+    """Breakers reading this process's GC time (Connect) share one ``gc.callbacks`` entry."""
+    import gc
+
+    for _ in range(3):
+        _safety.Runtime().gc_seconds()
+    before = len(gc.callbacks)
+    spent = [_safety.Runtime().gc_seconds() for _ in range(5)]
+    assert len(gc.callbacks) == before
+    gc.collect()
+    assert _safety.Runtime().gc_seconds() >= spent[-1] > -1
 
 
 def test_the_task_queue_breaker_trips_on_the_executions_waiting() -> None:
