@@ -373,22 +373,52 @@ class Safety:
 
 
 class Deadline:
-    """One execution's description under a :class:`Safety`: its budgets and its breaker."""
+    """One execution's description under a :class:`Safety`: its budgets and its breaker.
 
-    def __init__(self, safety: Safety) -> None:
+    The budgets count the adapter's own time: the steps of the description, between
+    :meth:`resume` and :meth:`pause` (steps that run at once on two threads count once), never
+    the user's call between them. A new deadline counts from its creation unless ``running``
+    is false.
+    """
+
+    def __init__(self, safety: Safety, *, running: bool = True) -> None:
         self.safety = safety
-        datasets, facets = safety.budgets()
-        now = time.monotonic()
-        self.datasets = now + datasets if datasets is not None else None
-        self.facets = now + facets if facets is not None else None
+        self.datasets, self.facets = safety.budgets()
         self.stopped: str | None = None
+        self._spent = 0.0
+        self._active = 1 if running else 0
+        self._since = time.monotonic() if running else 0.0
+        self._lock = threading.Lock()
+
+    def resume(self) -> None:
+        """A step of the description begins: its time counts."""
+        if self.datasets is None and self.facets is None:
+            return
+        with self._lock:
+            if self._active == 0:
+                self._since = time.monotonic()
+            self._active += 1
+
+    def pause(self) -> None:
+        """A step of the description ends (the user's call does not count)."""
+        if self.datasets is None and self.facets is None:
+            return
+        with self._lock:
+            self._active -= 1
+            if self._active == 0:
+                self._spent += time.monotonic() - self._since
+
+    def _elapsed(self) -> float:
+        with self._lock:
+            running = time.monotonic() - self._since if self._active else 0.0
+            return self._spent + running
 
     def check(self, *, facets: bool = False) -> None:
         """Raise :class:`BudgetExceededError` when the budget is spent or the breaker tripped."""
         if self.stopped is not None:
             raise BudgetExceededError(self.stopped)
         limit = self.facets if facets and self.facets is not None else self.datasets
-        if limit is not None and time.monotonic() > limit:
+        if limit is not None and self._elapsed() > limit:
             timeout = self.safety.breaker.timeout_s if self.safety.breaker else None
             what = "column lineage" if facets and self.facets is not None else "the description"
             self.stopped = f"the time budget of {what} was spent (timeoutInSeconds {timeout:g})"

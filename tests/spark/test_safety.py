@@ -204,17 +204,22 @@ class _Clock:
         return self.now
 
 
-@pytest.mark.parametrize("kind", ["classic"])
+@pytest.mark.parametrize("kind", KINDS)
 def test_a_spent_time_budget_leaves_the_rest_out(
     new_session: Any, data_dir: Path, kind: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Each reading of the budget's clock is 0.4 s later: a 1 s budget is spent at once."""
-    monkeypatch.setattr(_safety, "time", types.SimpleNamespace(monotonic=_Clock(0.4).monotonic))
+    """Each reading of the budget's clock is 0.6 s later: a 1 s budget is spent at the
+    description's first checkpoint, before the START (a write's whole description, on Spark
+    Connect as on classic sessions)."""
+    monkeypatch.setattr(_safety, "time", types.SimpleNamespace(monotonic=_Clock(0.6).monotonic))
     confs = {f"{BREAKER}type": "timeout", f"{BREAKER}timeoutInSeconds": "1"}
     events = _write(new_session, kind, data_dir, "budget", confs)
     assert sorted(e["eventType"] for e in events) == ["COMPLETE", "START"]
+    for event in events:  # the START too: the run's datasets are the START's and the end's
+        assert event["outputs"] == [], event["eventType"]
+        assert event["inputs"] == [], event["eventType"]
     complete = next(e for e in events if e["eventType"] == "COMPLETE")
-    assert complete["outputs"] == []
+    assert "; no datasets reported" in _errors(complete)
     assert "the time budget of the description was spent (timeoutInSeconds 1)" in _errors(complete)
     # A budget the description stays within changes nothing.
     confs[f"{BREAKER}timeoutInSeconds"] = "100000"
@@ -315,6 +320,25 @@ def test_a_checkpoint_stops_a_description_past_its_budget(monkeypatch: pytest.Mo
         with pytest.raises(BudgetExceededError):  # stopped for good
             checkpoint()
     checkpoint()  # outside a description: nothing to check
+
+
+def test_the_budget_counts_the_descriptions_steps_not_the_users_call(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    clock = _Clock(1.0)
+    monkeypatch.setattr(_safety, "time", types.SimpleNamespace(monotonic=clock.monotonic))
+    safety = Safety(Breaker("timeout", timeout_s=3.0))
+    deadline = Deadline(safety, running=False)
+    deadline.resume()  # 1
+    deadline.resume()  # a step on another thread at the same time: counted once
+    deadline.pause()
+    deadline.pause()  # 2: 1 s spent
+    clock.now += 3600.0  # the user's call
+    deadline.resume()  # 3603
+    deadline.check()  # 3604: 2 s spent
+    deadline.check()  # 3605: 3 s, not past the budget
+    with pytest.raises(BudgetExceededError, match="the description"):
+        deadline.check()  # 3606: 4 s
 
 
 def test_the_schema_size_limit_outside_and_inside_a_description() -> None:
