@@ -367,11 +367,12 @@ def describing(execution: SparkExecution) -> Iterator[None]:
 
 def _left_out(execution: SparkExecution, reason: str, *, started: bool) -> None:
     # The agent's "Incomplete lineage" case: the event goes out, lighter, never later.
+    said = f"lineage left out: {reason};"
     if started:  # the START's datasets are the run's: the end adds none of its own
-        message = f"lineage left out: {reason}; no datasets reported after the START"
+        message = f"{said} no datasets reported after the START"
     else:
-        message = f"lineage left out: {reason}; no datasets reported"
-    if message not in execution.problems:
+        message = f"{said} no datasets reported"
+    if not any(problem.startswith(said) for problem in execution.problems):  # said once
         log.warning("openlineage: %s", message)
         execution.problems.append(message)
     execution.inputs = []

@@ -155,6 +155,7 @@ def test_a_tripped_breaker_sends_the_events_lighter(
     assert complete["inputs"] == []
     assert complete["outputs"] == []
     assert "lineage left out: circuit breaker tripped at memory" in _errors(complete)
+    assert _errors(complete).count("lineage left out") == 1  # said once, by the step it stopped
     # Off: a threshold of 0 never trips, and the write is reported whole.
     confs[f"{BREAKER}memoryThreshold"] = "0"
     events = _write(new_session, kind, data_dir, f"closed_{breaker}", confs)
