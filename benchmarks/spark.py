@@ -292,6 +292,26 @@ def run(
     return medians
 
 
+def _alternated(once: Callable[[bool], float], repeat: int, title: str) -> float:
+    """Warm both variants up, then time ``repeat`` rounds of plain and traced in alternating
+    order; print the medians, the within-round ratio and the verdict, and return the ratio
+    of the medians."""
+    once(False)
+    once(True)
+    times: dict[bool, list[float]] = {False: [], True: []}
+    for round_ in range(repeat):
+        for traced in (round_ % 2 == 1, round_ % 2 == 0):
+            times[traced].append(once(traced))
+    plain, with_adapter = statistics.median(times[False]), statistics.median(times[True])
+    print(f"\n{title}; median of {repeat}")
+    print(f"  plain   {plain:8.3f} s   " + ", ".join(f"{t:.2f}" for t in times[False]))
+    print(f"  adapter {with_adapter:8.3f} s   " + ", ".join(f"{t:.2f}" for t in times[True]))
+    paired = within_round(times[True], times[False])
+    print(f"  ratio within a round (median of {repeat}): {paired:.3f}x")
+    print(verdict(times[True], times[False]))
+    return with_adapter / plain
+
+
 def _statement_reported(spark: Any, statement: str) -> None:
     """Run ``statement`` until its run's end was reported (an INSERT's goes out once its call
     returned, on the adapter's finishing thread)."""
@@ -330,20 +350,7 @@ def run_sql(spark: Any, driver: Any, source: str, repeat: int, label: str) -> fl
                 uninstall(spark)
             spark.sql("TRUNCATE TABLE bench_sql_out")
 
-    once(False)
-    once(True)
-    times: dict[bool, list[float]] = {False: [], True: []}
-    for round_ in range(repeat):
-        for traced in (round_ % 2 == 1, round_ % 2 == 0):
-            times[traced].append(once(traced))
-    plain, with_adapter = statistics.median(times[False]), statistics.median(times[True])
-    ratio = with_adapter / plain
-    print(f"\n{label}: spark.sql INSERT INTO ... SELECT over the orders; median of {repeat}")
-    print(f"  plain   {plain:8.3f} s   " + ", ".join(f"{t:.2f}" for t in times[False]))
-    print(f"  adapter {with_adapter:8.3f} s   " + ", ".join(f"{t:.2f}" for t in times[True]))
-    paired = within_round(times[True], times[False])
-    print(f"  ratio within a round (median of {repeat}): {paired:.3f}x")
-    print(verdict(times[True], times[False]))
+    ratio = _alternated(once, repeat, f"{label}: spark.sql INSERT INTO ... SELECT over the orders")
     spark.sql("DROP TABLE IF EXISTS bench_sql_out")
     client.close()
     shutil.rmtree(scratch, ignore_errors=True)
@@ -391,20 +398,7 @@ def run_jvm_write(spark: Any, source: str, repeat: int, scratch: Path, label: st
             for child in out.iterdir():
                 shutil.rmtree(child, ignore_errors=True)
 
-    once(False)
-    once(True)
-    times: dict[bool, list[float]] = {False: [], True: []}
-    for round_ in range(repeat):
-        for traced in (round_ % 2 == 1, round_ % 2 == 0):
-            times[traced].append(once(traced))
-    plain, with_adapter = statistics.median(times[False]), statistics.median(times[True])
-    ratio = with_adapter / plain
-    print(f"\n{label}: df._jdf.write().parquet(...) of the orders; median of {repeat}")
-    print(f"  plain   {plain:8.3f} s   " + ", ".join(f"{t:.2f}" for t in times[False]))
-    print(f"  adapter {with_adapter:8.3f} s   " + ", ".join(f"{t:.2f}" for t in times[True]))
-    paired = within_round(times[True], times[False])
-    print(f"  ratio within a round (median of {repeat}): {paired:.3f}x")
-    print(verdict(times[True], times[False]))
+    ratio = _alternated(once, repeat, f"{label}: df._jdf.write().parquet(...) of the orders")
     print(
         "  after the call, until its run was reported (flush; median): "
         f"{statistics.median(reported) * 1000:.0f} ms"

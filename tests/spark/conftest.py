@@ -24,6 +24,7 @@ import os
 import socket
 import sys
 import time
+import warnings
 import weakref
 from collections.abc import Iterator
 from pathlib import Path
@@ -127,8 +128,14 @@ _connect_clients: weakref.WeakSet[Any] = weakref.WeakSet()
 def _track_connect_clients() -> None:
     """Have every Spark Connect client made from now on in ``_connect_clients``."""
     try:
-        from pyspark.sql.connect.client.core import SparkConnectClient
-    except ImportError:  # no Connect client in this PySpark
+        with warnings.catch_warnings():
+            # PySpark 3.5's Connect client checks pandas' version with distutils' LooseVersion,
+            # which warns on import: the tests' -W error would make that an error here.
+            warnings.filterwarnings(
+                "ignore", "distutils Version classes are deprecated", DeprecationWarning
+            )
+            from pyspark.sql.connect.client.core import SparkConnectClient
+    except ImportError:  # no Connect client (or none of its dependencies) in this PySpark
         return
     init = SparkConnectClient.__init__
     if getattr(init, "_tracked", False):

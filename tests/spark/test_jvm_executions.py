@@ -9,6 +9,7 @@ call ran is reported once, by its hook.
 from __future__ import annotations
 
 import itertools
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -68,13 +69,25 @@ def test_a_jvm_side_ctas_is_one_run_of_the_agents_command(
         spark.sql(f"DROP TABLE IF EXISTS {name}")
 
 
-def test_a_jvm_side_write_to_a_table_is_one_run(spark: Any, classic_auto: Captured) -> None:
+@pytest.mark.parametrize(
+    ("made_first", "write"),
+    [
+        (True, lambda df, name: df._jdf.write().mode("append").insertInto(name)),
+        (False, lambda df, name: df._jdf.writeTo(name).using("parquet").create()),
+    ],
+    ids=["insert_into", "write_to_v2"],
+)
+def test_a_jvm_side_write_to_a_table_is_one_run(
+    spark: Any, classic_auto: Captured, made_first: bool, write: Callable[[Any, str], None]
+) -> None:
+    """``_jdf.write().insertInto`` a table made beforehand; ``_jdf.writeTo(...).create()``."""
     name = _table("write_to")
-    spark.sql(f"CREATE TABLE {name} (id BIGINT) USING parquet")
+    if made_first:
+        spark.sql(f"CREATE TABLE {name} (id BIGINT) USING parquet")
     try:
         df = spark.range(3)
         classic_auto.clear()
-        df._jdf.write().mode("append").insertInto(name)
+        write(df, name)
         _heard(spark, classic_auto)
         run = classic_auto.only_write()
         assert run.types == ["START", "COMPLETE"]
@@ -236,21 +249,6 @@ def test_a_librarys_jvm_merge_into_the_test_catalog_is_one_run(
     finally:
         spark.sql(f"DROP TABLE IF EXISTS {target}")
         spark.sql(f"DROP TABLE IF EXISTS {source}")
-
-
-def test_a_jvm_side_write_to_a_v2_table_is_one_run(spark: Any, classic_auto: Captured) -> None:
-    name = _table("jvm_write_to")
-    df = spark.range(6)
-    classic_auto.clear()
-    df._jdf.writeTo(name).using("parquet").create()
-    _heard(spark, classic_auto)
-    try:
-        run = classic_auto.only_write()
-        assert run.types == ["START", "COMPLETE"]
-        (output,) = run.end.to_dict()["outputs"]
-        assert output["name"].endswith(f"/{name}")
-    finally:
-        spark.sql(f"DROP TABLE IF EXISTS {name}")
 
 
 def test_a_jvm_side_write_in_the_application_block_has_the_application_as_parent(
