@@ -323,6 +323,7 @@ class OpenLineage:
                 "filters": full.filters,
                 "tags": full.tags,
                 "dataset": full.dataset,
+                "circuit_breaker": full.circuit_breaker,
                 "config_file": full.config_file,
             }
         )

@@ -77,6 +77,9 @@ class OpenLineageConfig(BaseModel):
         namespace: the default job namespace (``OPENLINEAGE_NAMESPACE``), if set.
         facets, filters, tags, dataset: sections of the official layout, kept as
             given for the parts of the SDK that use them.
+        circuit_breaker: the Java client's ``circuitBreaker`` section, as given: the PySpark
+            adapter's circuit breaker when no ``spark.openlineage.circuitBreaker.*`` conf sets
+            one.
         config_file: the file the settings were read from, if any.
         sources: where settings came from, for diagnostics (no values).
     """
@@ -90,6 +93,7 @@ class OpenLineageConfig(BaseModel):
     filters: list[Any] = Field(default_factory=list)
     tags: dict[str, Any] = Field(default_factory=dict)
     dataset: dict[str, Any] = Field(default_factory=dict)
+    circuit_breaker: dict[str, Any] = Field(default_factory=dict)
     config_file: Path | None = None
     sources: tuple[str, ...] = ()
 
@@ -252,8 +256,8 @@ def _apply_legacy_url(transport: Any, env: Mapping[str, str]) -> Any:
 
 
 #: The top-level sections read here, and those of the Java client this SDK has no use for.
-_SECTIONS = ("transport", "facets", "filters", "tags", "dataset", "disabled")
-_JAVA_ONLY_SECTIONS = ("circuitBreaker", "metrics", "run", "job")
+_SECTIONS = ("transport", "facets", "filters", "tags", "dataset", "disabled", "circuitBreaker")
+_JAVA_ONLY_SECTIONS = ("metrics", "run", "job")
 
 
 def _where(path: str, origins: Sequence[tuple[str, Mapping[str, Any]]]) -> str:
@@ -490,6 +494,7 @@ def load_config(
     filters = section_of("filters", list)
     tags = section_of("tags", dict)
     dataset = section_of("dataset", dict)
+    circuit_breaker = section_of("circuitBreaker", dict)
     if check_sections and (facets or filters or tags or dataset):
         _check_event_sections(facets, filters, tags, dataset, origins)
     return OpenLineageConfig(
@@ -500,6 +505,7 @@ def load_config(
         filters=filters,
         tags=tags,
         dataset=dataset,
+        circuit_breaker=circuit_breaker,
         config_file=path,
         sources=tuple(sources),
     )
@@ -520,7 +526,9 @@ _SECTION_DOCS: dict[str, str] = {
     "tags": "Tags added to the `tags` facets of jobs (`job`) and runs (`run`).",
     "dataset": "Dataset names trimmed and reduced, and dataset namespaces resolved.",
     "disabled": "`true`: emit nothing (as `OPENLINEAGE_DISABLED=true`).",
-    "circuitBreaker": "A section of the Java client: not used here; a warning names it.",
+    "circuitBreaker": "The circuit breaker of the PySpark adapter, keyed as the Java client's "
+    "(`type`, `memoryThreshold`, `timeoutInSeconds`...); `spark.openlineage.circuitBreaker.*` "
+    "confs win.",
     "metrics": "A section of the Java client: not used here; a warning names it.",
     "run": "A section of the Java client: not used here; a warning names it.",
     "job": "A section of the Java client: not used here; a warning names it.",

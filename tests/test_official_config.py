@@ -535,9 +535,20 @@ def test_the_source_of_a_bad_setting_is_named(tmp_path: Path) -> None:
 
 
 def test_java_only_sections_are_named_in_a_warning(caplog: pytest.LogCaptureFixture) -> None:
-    config = load_config({}, search_paths=[], overrides={"circuitBreaker": {"type": "static"}})
+    config = load_config({}, search_paths=[], overrides={"run": {"id": "x"}})
     assert config.transport is None
-    assert "'circuitBreaker' section of the Java client is not used" in caplog.text
+    assert "'run' section of the Java client is not used" in caplog.text
+
+
+def test_the_circuit_breaker_section_is_kept_for_the_spark_adapter(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    section = {"type": "simpleMemory", "memoryThreshold": 30}
+    config = load_config({}, search_paths=[], overrides={"circuitBreaker": section})
+    assert config.circuit_breaker == section
+    assert "circuitBreaker" not in caplog.text
+    with pytest.raises(ConfigError, match="circuitBreaker"):
+        load_config({}, search_paths=[], overrides={"circuitBreaker": ["static"]})
 
 
 def test_a_client_with_a_bad_section_logs_and_keeps_emitting(

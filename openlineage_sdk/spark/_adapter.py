@@ -26,6 +26,7 @@ as it would without the adapter, and its result or exception reaches the user un
 from __future__ import annotations
 
 import atexit
+import dataclasses
 import logging
 import threading
 import warnings
@@ -36,7 +37,8 @@ from openlineage_sdk.lifecycle import LineageRun
 from openlineage_sdk.models.base import RunFacet
 from openlineage_sdk.spark import _conf, platforms
 from openlineage_sdk.spark._execution import SparkExecution, job_name
-from openlineage_sdk.spark._flow import LineageSink, earlier_sink_names, wait_finished
+from openlineage_sdk.spark._flow import LineageSink, earlier_sink_names, pending, wait_finished
+from openlineage_sdk.spark._safety import Runtime, Safety, SafetyError, parse_breaker
 from openlineage_sdk.spark.events._client import configured_client, fallback_parent
 from openlineage_sdk.spark.events._extensions import FacetBuilder, FacetBuilders, FacetContext
 from openlineage_sdk.spark.events._facets import application_facets
@@ -127,6 +129,8 @@ class SparkLineage:
         self.input_only_runs = input_only_runs
         #: Seconds between two RUNNING events of a streaming query's run (``None``: 60).
         self.stream_interval: float | None = None
+        #: The circuit breaker, time budgets and schema size limit (``spark._safety``).
+        self.safety = Safety()
         self.session: Session = open_session(spark)
         self._closers: list[Any] = []
         if self.session.kind == "connect":
@@ -172,6 +176,7 @@ class SparkLineage:
             session.app_name,
             method,
             spark_version=session.spark_version,
+            safety=self.safety,
         )
 
     def replace_sink(self, sink: LineageSink, owned_client: OpenLineage | None = None) -> None:
@@ -322,11 +327,13 @@ def install(
         existing.input_only_runs = input_only_runs
         existing.session.descriptions = descriptions
         existing.stream_interval = interval
+        existing.safety = _session_safety(existing.session, settings, owned or client)
         _name_catalog_tables(existing.session, settings)
         return existing
     adapter = SparkLineage(spark, chosen, owned_client=owned, input_only_runs=input_only_runs)
     adapter.session.descriptions = descriptions
     adapter.stream_interval = interval
+    adapter.safety = _session_safety(adapter.session, settings, owned or client)
     _name_catalog_tables(adapter.session, settings)
     _hooks.register(spark, adapter)
     hook_writers(adapter.session.kind)
@@ -341,6 +348,25 @@ def install(
             atexit.register(_drain_at_exit)
             _drain_registered = True
     return adapter
+
+
+def _session_safety(
+    session: Session, settings: _conf.SparkConfSettings | None, client: OpenLineage | None
+) -> Safety:
+    """The session's safety limits: its confs', else the client configuration's breaker."""
+    safety = dataclasses.replace(settings.safety) if settings is not None else Safety()
+    section = client.config.circuit_breaker if client is not None else {}
+    if safety.breaker is None and section:
+        try:
+            safety.breaker = parse_breaker(section, "circuitBreaker.")
+        except SafetyError as error:
+            log.error("openlineage: the configuration's circuit breaker is left out: %s", error)
+    if safety.breaker is not None:
+        jvm = getattr(session.spark, "_jvm", None) if session.kind == "classic" else None
+        safety.breaker.runtime = Runtime(jvm)
+        safety.breaker.pending = pending
+        safety.breaker.start()
+    return safety
 
 
 # -- the platform the driver runs on (see spark.platforms)

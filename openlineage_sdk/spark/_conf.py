@@ -88,6 +88,12 @@ from typing import Any, NamedTuple
 from openlineage_sdk.config import ConfigError
 from openlineage_sdk.lifecycle import RunRef
 from openlineage_sdk.spark import platforms
+from openlineage_sdk.spark._safety import (
+    SCHEMA_SIZE_LIMIT,
+    Safety,
+    SafetyError,
+    parse_breaker,
+)
 from openlineage_sdk.transports._registry import TransportConfigError, parse_transport_config
 
 __all__ = [
@@ -149,6 +155,8 @@ class SparkConfSettings:
             ``databricks_shell``.
         platform: Where the driver runs and what says so (facets, catalog naming); ``None``
             until :func:`session_settings` detects it.
+        safety: The circuit breaker, time budgets and schema size limit
+            (``circuitBreaker.*``, ``timeout.*``, ``columnLineage.schemaSizeLimit``).
         problems: The confs that could not be used, each with its rule (never its value).
     """
 
@@ -172,6 +180,7 @@ class SparkConfSettings:
     fail_on_child_failure: bool = False
     job_name_workspace: str | None = None
     platform: platforms.Platform | None = field(default=None, compare=False)
+    safety: Safety = field(default_factory=Safety, compare=False)
     problems: tuple[str, ...] = ()
 
     @property
@@ -457,11 +466,47 @@ def parse_confs(confs: Mapping[str, str], *, strict: bool = False) -> SparkConfS
     read("disabled", lambda: flag("disabled", False))
     read("fail_on_child_failure", lambda: flag("application.failOnChildFailure", False))
     read("stream_interval", lambda: _seconds(STREAM_INTERVAL_CONF, confs.get(STREAM_INTERVAL_CONF)))
+    read("safety", lambda: _safety(confs))
     # -- the platforms' naming rules, from the confs alone (see platforms._glue, _databricks)
     if values.get("app_name") is None:
         values["app_name"] = platforms.application_name(confs)
     values["job_name_workspace"] = platforms.workspace_id(confs)
     return SparkConfSettings(**values, problems=tuple(problems))
+
+
+BREAKER_PREFIX = f"{CONF_PREFIX}circuitBreaker."
+
+
+def _safety(confs: Mapping[str, str]) -> Safety:
+    """The ``circuitBreaker.*``, ``timeout.*`` and ``columnLineage.schemaSizeLimit`` confs."""
+    section = {
+        k[len(BREAKER_PREFIX) :]: v for k, v in confs.items() if k.startswith(BREAKER_PREFIX)
+    }
+
+    def number(key: str, *, percent: bool = False) -> int | None:
+        value = confs.get(CONF_PREFIX + key)
+        if value is None or not value.strip():
+            return None
+        try:
+            number = int(value.strip())
+        except ValueError:
+            raise SparkConfError(f"{CONF_PREFIX}{key}: {value!r} is not a whole number") from None
+        if number < 0 or (percent and number > 100):
+            rule = "a percentage (0 to 100)" if percent else "at least 0"
+            raise SparkConfError(f"{CONF_PREFIX}{key}: must be {rule}, got {number}")
+        return number
+
+    try:
+        breaker = parse_breaker(section, BREAKER_PREFIX)
+    except SafetyError as error:
+        raise SparkConfError(str(error)) from None
+    limit = number("columnLineage.schemaSizeLimit")
+    return Safety(
+        breaker,
+        number("timeout.buildDatasetsTimePercentage", percent=True),
+        number("timeout.facetsBuildingTimePercentage", percent=True),
+        SCHEMA_SIZE_LIMIT if limit is None else limit,
+    )
 
 
 #: The conf of the seconds between two RUNNING events of a streaming query's run.
@@ -694,6 +739,84 @@ CONFS: tuple[ConfDoc, ...] = (
         "`true`: no events for the session.",
     ),
     ConfDoc(
+        "columnLineage.schemaSizeLimit",
+        "number, 0 or more",
+        "1000",
+        "An output with more fields than this gets no column lineage (the agent's rule), and "
+        "its `extractionError` says so; the wider the schema, the more time and bytes column "
+        "lineage costs.",
+    ),
+    ConfDoc(
+        "circuitBreaker.type",
+        "`simpleMemory`, `javaRuntime`, `static`, `timeout`, `asyncTaskQueue` or `noop`",
+        None,
+        "The circuit breaker (the Java client's types): a tripped one stops the description of "
+        "an execution, whose events still go out, without datasets, with an `extractionError` "
+        "saying why. Memory and GC time are the driver JVM's (classic) or this Python process's "
+        "and host's (Spark Connect); `asyncTaskQueue` trips while more executions than "
+        "`queueSize` wait to be reported.",
+    ),
+    ConfDoc(
+        "circuitBreaker.memoryThreshold",
+        "percentage",
+        "20",
+        "`simpleMemory`, `javaRuntime`: trips at or below this share of free memory.",
+    ),
+    ConfDoc(
+        "circuitBreaker.gcCpuThreshold",
+        "percentage",
+        "10",
+        "`javaRuntime`: trips when, besides the memory threshold, at least this share of the "
+        "time since the last reading went to garbage collection.",
+    ),
+    ConfDoc(
+        "circuitBreaker.circuitCheckIntervalInMillis",
+        "milliseconds",
+        "1000",
+        "The breaker's state is read at most this often; in between, its last reading holds.",
+    ),
+    ConfDoc(
+        "circuitBreaker.timeoutInSeconds",
+        "seconds, 1 or more",
+        None,
+        "The time budget of describing one execution (required by `timeout`; any breaker "
+        "may have one); shared out by `timeout.*`. Past it, the rest of the description is "
+        "left out at its next checkpoint.",
+    ),
+    ConfDoc(
+        "circuitBreaker.valuesReturned",
+        "`true`/`false`, comma-separated",
+        None,
+        "`static`: the states returned in turn (`true`: tripped), then tripped.",
+    ),
+    ConfDoc(
+        "circuitBreaker.queueSize",
+        "number",
+        "10",
+        "`asyncTaskQueue`: the executions that may wait to be reported before it trips.",
+    ),
+    ConfDoc(
+        "circuitBreaker.<key>",
+        "text",
+        None,
+        "The Java client's other breaker keys (`threadCount`, `blockingTimeInSeconds`, "
+        "`shutdownTimeoutSeconds` of `asyncTaskQueue`): accepted, with no use here (the "
+        "adapter's own finishing thread is the queue).",
+    ),
+    ConfDoc(
+        "timeout.buildDatasetsTimePercentage",
+        "percentage",
+        None,
+        "The share of `circuitBreaker.timeoutInSeconds` for describing the datasets.",
+    ),
+    ConfDoc(
+        "timeout.facetsBuildingTimePercentage",
+        "percentage",
+        None,
+        "The share of `circuitBreaker.timeoutInSeconds` for column lineage (the facet that "
+        "costs); past it, the datasets keep everything but their column lineage.",
+    ),
+    ConfDoc(
         "application.failOnChildFailure",
         "boolean",
         "false",
@@ -705,14 +828,7 @@ CONFS: tuple[ConfDoc, ...] = (
 
 #: Confs of the JVM agent the adapter does not read, and why.
 CONFS_NOT_READ: tuple[ConfDoc, ...] = (
-    ConfDoc(
-        "columnLineage.schemaSizeLimit",
-        "number",
-        None,
-        "Not read: it steers the JVM agent's plan analysis.",
-    ),
     ConfDoc("filter.<key>", "text", None, "Not read: it steers the JVM agent's plan analysis."),
-    ConfDoc("timeout.<key>", "text", None, "Not read: it steers the JVM agent's plan analysis."),
     ConfDoc("vendors.<key>", "text", None, "Not read: it steers the JVM agent's plan analysis."),
     ConfDoc("facets.variables", "text", None, "Not read: it steers the JVM agent's plan analysis."),
 )

@@ -24,6 +24,7 @@ from openlineage_sdk.models.records import (
     SchemaDatasetFacetFields,
 )
 from openlineage_sdk.naming import DatasetName, dataset_from_uri, trim_dataset_name
+from openlineage_sdk.spark._safety import Deadline, Safety
 
 if TYPE_CHECKING:
     from openlineage_sdk.lifecycle import RunRef
@@ -223,6 +224,10 @@ class SparkExecution:
     """The SQL text the execution ran (a statement, the query a write or read was built from, a
     pipeline flow's definition): the ``sql`` job facet, dialect ``spark``, as the JVM agent
     sends it."""
+    safety: Safety | None = field(default=None, repr=False, compare=False)
+    """The session's safety limits (circuit breaker, time budgets, schema size limit)."""
+    deadline: Deadline | None = field(default=None, repr=False, compare=False)
+    """Its description's budgets and breaker, from its first step on (``_flow``)."""
 
     @property
     def job_name(self) -> str:

@@ -43,14 +43,17 @@ from typing import Any, Literal, Protocol, TypeVar
 
 from openlineage_sdk.spark._execution import SparkExecution, note_problem
 from openlineage_sdk.spark._inside import _inside, adapter_work, inside_adapter
+from openlineage_sdk.spark._safety import BudgetExceededError, Deadline, guarding
 
 __all__ = [
     "ExecutionSteps",
     "LineageSink",
     "adapter_work",
+    "describing",
     "earlier_sink_names",
     "finish_later",
     "inside_adapter",
+    "pending",
     "report_done",
     "report_finished",
     "report_running",
@@ -163,6 +166,11 @@ _finisher = _Finisher()
 
 # How long a START waits for the ends of earlier executions before it goes out regardless.
 ORDER_WAIT_S = 10.0
+
+
+def pending() -> int:
+    """How many executions wait on the adapter's finishing thread."""
+    return _finisher.pending
 
 
 def finish_later(work: Callable[[], None]) -> bool:
@@ -309,11 +317,83 @@ class ExecutionSteps:
         """Statistics, and what only exists once the call ran; ``False``: not reported."""
         return True
 
+    def left_out(self) -> None:
+        """The description was left out (a tripped breaker, a spent budget): let go of what
+        the steps still hold (a statistics window ``after()`` would have read)."""
 
-def _guarded(execution: SparkExecution, what: str, step: Callable[[], _T], default: _T) -> _T:
+
+def _deadline(execution: SparkExecution) -> Deadline | None:
+    """The execution's budgets and breaker, from its first step on; ``None`` when unguarded."""
+    safety = execution.safety
+    if safety is None or not safety.guarded:
+        return None
+    if execution.deadline is None:
+        execution.deadline = Deadline(safety, running=False)
+    return execution.deadline
+
+
+@contextlib.contextmanager
+def describing(execution: SparkExecution) -> Iterator[None]:
+    """Describe ``execution`` under its safety limits (see ``_safety``).
+
+    Its time counts against the execution's budgets; the user's call between two steps does
+    not.
+
+    Raises:
+        BudgetExceededError: At once, when its breaker is tripped or its budget spent; at the
+            end, when a checkpoint inside stopped the description and the step went on (a
+            step that notes its parts' failures and carries on must not report what it found
+            after the stop, nor before it: the description as a whole is left out).
+    """
+    safety = execution.safety
+    if safety is None:
+        yield
+        return
+    deadline = _deadline(execution)
+    if deadline is None:
+        with guarding(safety, None):
+            yield
+        return
+    deadline.resume()
     try:
-        with adapter_work():
+        deadline.check()
+        with guarding(safety, deadline):
+            yield
+    finally:
+        deadline.pause()
+    if deadline.stopped is not None:
+        raise BudgetExceededError(deadline.stopped)
+
+
+def _left_out(execution: SparkExecution, reason: str, *, started: bool) -> None:
+    # The agent's "Incomplete lineage" case: the event goes out, lighter, never later.
+    said = f"lineage left out: {reason};"
+    if started:  # the START's datasets are the run's: the end adds none of its own
+        message = f"{said} no datasets reported after the START"
+    else:
+        message = f"{said} no datasets reported"
+    if not any(problem.startswith(said) for problem in execution.problems):  # said once
+        log.warning("openlineage: %s", message)
+        execution.problems.append(message)
+    execution.inputs = []
+    execution.output = None
+
+
+def _guarded(
+    execution: SparkExecution,
+    what: str,
+    step: Callable[[], _T],
+    default: _T,
+    *,
+    started: bool = False,
+    budgeted: bool = True,
+) -> _T:
+    try:
+        with adapter_work(), describing(execution) if budgeted else contextlib.nullcontext():
             return step()
+    except BudgetExceededError as error:
+        _left_out(execution, str(error), started=started)
+        return default
     except Exception as error:  # never the user's problem
         note_problem(execution.problems, what, error)
         return default
@@ -353,7 +433,13 @@ def run_observed(
     if description.describes_beside or description.start == "beside":
 
         def describe_beside() -> None:
-            reported[0] = _guarded(execution, "lineage", description.beside, True)
+            reported[0] = _guarded(
+                execution,
+                "lineage",
+                description.beside,
+                True,
+                started=description.start == "before",
+            )
             if description.start == "beside" and reported[0]:
                 _in_order()
                 _report(reporter, "execution_started", execution)
@@ -365,7 +451,18 @@ def run_observed(
             execution.finished = time.time()
         if beside is not None:
             beside.join()
-        after = _guarded(execution, "after the execution", description.after, True)
+        after = _guarded(
+            execution,
+            "after the execution",
+            description.after,
+            True,
+            started=reported[0] and description.start != "after",
+        )
+        if execution.deadline is not None and execution.deadline.stopped is not None:
+            try:
+                description.left_out()
+            except Exception as error:  # never the user's problem
+                note_problem(execution.problems, "after the execution", error)
         if not reported[0]:
             return
         if description.start == "after":
@@ -376,7 +473,10 @@ def run_observed(
         _report(reporter, "execution_finished", execution)
 
     around: contextlib.AbstractContextManager[Any] = contextlib.nullcontext()
-    around = _guarded(execution, "statistics", description.around, around)
+    # Not budgeted: statistics are no description, and their window tells the listener which
+    # commands are this call's (a command it cannot place is reported as one started from JVM
+    # code, a second run of the same write).
+    around = _guarded(execution, "statistics", description.around, around, budgeted=False)
     token = _inside.set(True)
     try:
         with around:

@@ -31,6 +31,7 @@ from openlineage_sdk.models.records import (
     InputFieldTransformation,
 )
 from openlineage_sdk.spark._execution import ColumnLineageRecord, DatasetIdentity
+from openlineage_sdk.spark._safety import checkpoint, schema_size_check
 
 __all__ = [
     "Attribute",
@@ -215,6 +216,7 @@ def _expressions(value: Any) -> list[Expr]:
 
 def parse_plan(nodes: Sequence[JsonNode]) -> PlanNode:
     """The plan tree of Catalyst's ``toJSON`` output."""
+    checkpoint()
     root, end = _parse_tree(nodes, 0, PlanNode)
     if end != len(nodes):
         raise ValueError(f"plan JSON has {len(nodes) - end} nodes past the root's subtree")
@@ -455,6 +457,7 @@ def _visit(
     leaf_datasets: Mapping[int, Sequence[DatasetIdentity]],
     leaf_columns: LeafColumns,
 ) -> None:
+    checkpoint(facets=True)
     for child in node.children:
         _visit(child, walk, leaf_datasets, leaf_columns)
     cls = node.cls
@@ -600,6 +603,8 @@ def column_lineage(
     ``leaf_columns`` gives, for a leaf whose columns are not its datasets' own columns (a JDBC
     query's), where each of its columns comes from.
     """
+    schema_size_check(len(output))
+    checkpoint(facets=True)
     walk = _Walk(text=text)
     _visit(plan, walk, leaf_datasets, leaf_columns or {})
     names = list(output_names) if output_names is not None else [a.name for a in output]

@@ -13,7 +13,7 @@ from __future__ import annotations
 import logging
 
 from openlineage_sdk.spark._execution import SparkExecution
-from openlineage_sdk.spark._flow import ExecutionSteps, LineageSink, report_done
+from openlineage_sdk.spark._flow import ExecutionSteps, LineageSink, describing, report_done
 from openlineage_sdk.spark.session import Session
 
 __all__ = ["ActionRead", "report_heard_read"]
@@ -42,8 +42,10 @@ def report_heard_read(
 ) -> None:
     """Report a query the session's listener heard an action run, if it read stored datasets."""
     try:
-        if not session.query_reads(executed, execution):
-            return
+        # A tripped breaker: not reported, since only its description says what it read.
+        with describing(execution):
+            if not session.query_reads(executed, execution):
+                return
     except Exception as error:  # never let an exception travel back into Spark
         log.debug("openlineage: reporting a query failed: %s", error)
         return

@@ -106,6 +106,9 @@ class TextStatement(ExecutionSteps):
     def around(self) -> Any:
         return _Marking(self.ran, self.window)
 
+    def left_out(self) -> None:
+        self.window.discard()
+
     def beside(self) -> bool:
         if self.ran.wait(INSERT_DESCRIBED_BESIDE_AFTER_S):
             # It ran already: described from its own execution, whose plans nothing the user
@@ -146,7 +149,9 @@ class _Marking:
         self.window = window
 
     def __enter__(self) -> None:
-        return None
+        # Open already, unless the description was left out before it opened (a tripped
+        # breaker): the listener must still know the command as this call's.
+        self.window.begin()
 
     def __exit__(self, *exc: object) -> None:
         self.window.close()
@@ -176,6 +181,9 @@ class BoundStatement(ExecutionSteps):
 
     def around(self) -> Any:
         return self.window.around()
+
+    def left_out(self) -> None:
+        self.window.discard()
 
     def after(self) -> bool:
         execution, session = self.execution, self.session

@@ -48,6 +48,7 @@ class WriteExecution(ExecutionSteps):
         self.target: WriteTarget | None = None
         self.command: Command | None = None
         self.statistics: WriteStatistics | None = None
+        self._statistics_read = False
         self.start = "beside" if self.session.describes_writes_beside else "before"
 
     def before(self) -> bool:
@@ -92,10 +93,7 @@ class WriteExecution(ExecutionSteps):
                     location=output.identity.name if output is not None else None,
                 ),
             )
-        try:
-            self.statistics = session.write_statistics(self.writer, execution)
-        except Exception as error:
-            _note(execution.problems, "statistics", error)
+        self._read_statistics()
         if self.start == "before":
             self.beside()
         return True
@@ -121,9 +119,25 @@ class WriteExecution(ExecutionSteps):
             _note(self.execution.problems, "inputs", error)
         return True
 
+    def _read_statistics(self) -> None:
+        if self._statistics_read:
+            return
+        self._statistics_read = True
+        try:
+            self.statistics = self.session.write_statistics(self.writer, self.execution)
+        except Exception as error:
+            _note(self.execution.problems, "statistics", error)
+
     def around(self) -> Any:
+        # Read in before(), unless its description was left out first (a tripped breaker):
+        # the statistics' window still tells the listener the write's commands are this call's.
+        self._read_statistics()
         statistics = self.statistics
         return statistics.around() if statistics is not None else super().around()
+
+    def left_out(self) -> None:
+        if self.statistics is not None:
+            self.statistics.discard()
 
     def after(self) -> bool:
         execution, target, command = self.execution, self.target, self.command

@@ -23,6 +23,7 @@ from openlineage_sdk.spark._execution import (
     DatasetIdentity,
     DatasetLineage,
 )
+from openlineage_sdk.spark._safety import BudgetExceededError, SchemaSizeExceededError
 from openlineage_sdk.spark.describe._jdbc import JdbcRead, JdbcSource, resolve_jdbc
 from openlineage_sdk.spark.describe._lineage import (
     Attribute,
@@ -512,6 +513,8 @@ def _lineage(
         try:
             text = _JvmPlanText(jplan, tree)
             return column_lineage(tree, output, by_index, output_names, text, columns)
+        except (SchemaSizeExceededError, BudgetExceededError):
+            raise
         except Exception as error:
             found.problems.append(f"column lineage descriptions: {error}")
     return column_lineage(tree, output, by_index, output_names, leaf_columns=columns)

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from openlineage_sdk.spark._execution import ColumnLineageRecord, DatasetIdentity
+from openlineage_sdk.spark._safety import checkpoint, schema_size_check
 from openlineage_sdk.spark.describe import _lineage
 from openlineage_sdk.spark.session.connect._explain import (
     _ATTRIBUTE_ID,
@@ -372,6 +373,8 @@ def text_column_lineage(
     Returns a ``ColumnLineageRecord``, or ``None`` when the plan's text cannot be read as one
     tree.
     """
+    schema_size_check(len(output_names))
+    checkpoint(facets=True)
     _plan = _lineage
     sections = plan_sections(text)
     section = lineage_section(sections)
