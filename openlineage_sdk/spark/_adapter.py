@@ -469,8 +469,15 @@ def application_run(
     else:
         app_name, version = _application(spark)
     # The session's spark.openlineage.* confs: app name, run id, parent, namespace (see _conf).
-    if client is None and adapter is not None:
-        client = getattr(adapter.reporter, "client", None)
+    # The automatic mode's sink (a RunPerExecution) holds the client, the failed children's
+    # counts and the parent of the commands heard from Spark's listener bus; other sinks none.
+    sink = (
+        adapter.reporter
+        if adapter is not None and isinstance(adapter.reporter, RunPerExecution)
+        else None
+    )
+    if client is None and sink is not None:
+        client = sink.client
     client, settings = configured_client(spark, client, runtime_confs)
     app_name = settings.app_name or app_name
     run_id = run_id if run_id is not None else settings.application_run_id
@@ -480,10 +487,9 @@ def application_run(
         namespace = client.namespace
     run_facets, job_facets = application_facets(version, client.producer)
     failed_children: Callable[[str], int] | None = None
-    if settings.fail_on_child_failure and adapter is not None:
-        counts = getattr(adapter.reporter, "failed_children", None)
-        if isinstance(counts, dict):
-            failed_children = lambda run_id: int(counts.get(run_id, 0))  # noqa: E731
+    if settings.fail_on_child_failure and sink is not None:
+        counts = sink.failed_children
+        failed_children = lambda run_id: counts.get(run_id, 0)  # noqa: E731
     application = _ApplicationRun(
         client,
         job_name(app_name, None, None),
@@ -495,8 +501,7 @@ def application_run(
         parent=parent,
     )
     application.failed_children = failed_children
-    if adapter is not None and hasattr(adapter.reporter, "default_parent"):
-        application.sink = adapter.reporter
+    application.sink = sink
     return application
 
 
@@ -515,18 +520,18 @@ class _ApplicationRun(LineageRun):
     #: The adapter's sink: while the run is open, its ``heard_parent``, the parent of the
     #: commands heard from Spark's listener bus (started from JVM code), which no call of the
     #: user's, in no thread's run, gives one.
-    sink: Any = None
+    sink: RunPerExecution | None = None
 
     def start(self, **metadata: Unpack[EventMetadata]) -> RunEvent:
         event = super().start(**metadata)
         sink = self.sink
-        if sink is not None and getattr(sink, "heard_parent", None) is None:
+        if sink is not None and sink.heard_parent is None:
             sink.heard_parent = self
         return event
 
     def _released(self) -> None:
         sink = self.sink
-        if sink is not None and getattr(sink, "heard_parent", None) is self:
+        if sink is not None and sink.heard_parent is self:
             sink.heard_parent = None
 
     def complete(self, **metadata: Unpack[EventMetadata]) -> RunEvent:

@@ -482,6 +482,7 @@ def _on_session(session: Any) -> None:
     """Install the adapter on a session the script made; the first one starts the application."""
     try:
         from openlineage_sdk.spark import application_run, install, installed
+        from openlineage_sdk.spark.events._sinks import RunPerExecution
 
         if installed(session) is not None:
             return
@@ -494,7 +495,7 @@ def _on_session(session: Any) -> None:
             if _state["run"] is not None:
                 return
             run = application_run(session)
-            if hasattr(adapter.reporter, "default_parent"):
+            if isinstance(adapter.reporter, RunPerExecution):
                 adapter.reporter.default_parent = run  # the writes' parent, from any thread
             _state["run"], _state["spark"] = run, session
             # Registered after PySpark's own exit handlers, so it runs before them, while the
