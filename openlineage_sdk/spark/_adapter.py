@@ -41,7 +41,7 @@ from openlineage_sdk.spark._flow import LineageSink, earlier_sink_names, pending
 from openlineage_sdk.spark._safety import Runtime, Safety, SafetyError, parse_breaker
 from openlineage_sdk.spark.events._client import configured_client, fallback_parent
 from openlineage_sdk.spark.events._extensions import FacetBuilder, FacetBuilders, FacetContext
-from openlineage_sdk.spark.events._facets import application_facets
+from openlineage_sdk.spark.events._facets import JOB_DETAILS_KEY, application_facets
 from openlineage_sdk.spark.events._sinks import IntoCurrentRun, RunPerExecution
 from openlineage_sdk.spark.executions.streams import close_streams
 from openlineage_sdk.spark.observe import _hooks
@@ -326,12 +326,14 @@ def install(
         existing.replace_sink(chosen, owned)
         existing.input_only_runs = input_only_runs
         existing.session.descriptions = descriptions
+        existing.session.job_details = _job_details(settings)
         existing.stream_interval = interval
         existing.safety = _session_safety(existing.session, settings, owned or client)
         _name_catalog_tables(existing.session, settings)
         return existing
     adapter = SparkLineage(spark, chosen, owned_client=owned, input_only_runs=input_only_runs)
     adapter.session.descriptions = descriptions
+    adapter.session.job_details = _job_details(settings)
     adapter.stream_interval = interval
     adapter.safety = _session_safety(adapter.session, settings, owned or client)
     _name_catalog_tables(adapter.session, settings)
@@ -367,6 +369,11 @@ def _session_safety(
         safety.breaker.pending = pending
         safety.breaker.start()
     return safety
+
+
+def _job_details(settings: _conf.SparkConfSettings | None) -> bool:
+    """Whether the calls' Spark jobs are read: unless ``spark_jobDetails`` is disabled."""
+    return settings is None or JOB_DETAILS_KEY not in settings.disabled_facets
 
 
 # -- the platform the driver runs on (see spark.platforms)

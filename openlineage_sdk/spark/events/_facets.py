@@ -69,6 +69,7 @@ if TYPE_CHECKING:
     from openlineage_sdk.spark.events._extensions import AnyDatasetFacet, Built
 
 __all__ = [
+    "JOB_DETAILS_KEY",
     "application_facets",
     "definition_facets",
     "errors",
@@ -80,6 +81,7 @@ __all__ = [
     "run_facets",
     "running_datasets",
     "sql_facet",
+    "with_job_details",
 ]
 
 log = logging.getLogger("openlineage_sdk.spark")
@@ -479,6 +481,44 @@ def run_facets(
         if error_facet is not None:
             facets["extractionError"] = error_facet
     return facets
+
+
+#: The key of the JVM agent's ``SparkJobDetailsFacet``.
+JOB_DETAILS_KEY = "spark_jobDetails"
+
+
+def with_job_details(
+    facets: list[RunFacet], execution: SparkExecution, producer: str
+) -> list[RunFacet] | dict[str, RunFacet]:
+    """The end's run ``facets``, with ``spark_jobDetails`` when the call ran a Spark job.
+
+    The facet has no schema of its own: a JSON object with the generic ``_schemaURL``, as the
+    agent writes it (``jobId``, ``jobDescription``, ``jobGroup``, ``jobCallSite``), under the
+    agent's key. A facet builder's own ``spark_jobDetails`` replaces it.
+
+    Args:
+        facets: The end's other run facets, each under its own key.
+        execution: The execution; its ``job_details`` come from the session.
+        producer: The events' producer.
+
+    Returns:
+        ``facets`` unchanged, or the facets by key with ``spark_jobDetails`` first.
+    """
+    details = execution.job_details
+    if not details or any(type(facet).facet_key is None for facet in facets):
+        return facets  # (a facet without a key is refused where the run takes them)
+    from openlineage_sdk.spark.platforms import GENERIC_RUN_FACET
+
+    job = _attempt(
+        execution,
+        "spark_jobDetails facet",
+        lambda: RunFacet.model_validate(
+            {"_producer": producer, "_schemaURL": GENERIC_RUN_FACET, **details}
+        ),
+    )
+    keyed: dict[str, RunFacet] = {JOB_DETAILS_KEY: job} if job is not None else {}
+    keyed.update((str(type(facet).facet_key), facet) for facet in facets)
+    return keyed
 
 
 def application_facets(

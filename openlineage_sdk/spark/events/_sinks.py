@@ -48,6 +48,7 @@ from openlineage_sdk.spark.events._facets import (
     processing_engine_facet,
     run_facets,
     running_datasets,
+    with_job_details,
 )
 from openlineage_sdk.spark.platforms import prettify_job_name
 
@@ -246,7 +247,11 @@ class RunPerExecution:
         extra = built_facets(self.builders, execution, state)
         inputs = input_datasets(execution, producer, finished=True, extra=extra)
         outputs = output_datasets(execution, producer, finished=True, extra=extra)
-        facets = [*run_facets(execution, producer, finished=True).values(), *extra.run]
+        facets = with_job_details(
+            [*run_facets(execution, producer, finished=True).values(), *extra.run],
+            execution,
+            producer,
+        )
         if error is None:
             run.complete(inputs=inputs, outputs=outputs, run_facets=facets, job_facets=extra.job)
         elif isinstance(error, Exception):

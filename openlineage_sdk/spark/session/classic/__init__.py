@@ -34,11 +34,13 @@ from openlineage_sdk.spark.describe._stream_datasets import StreamSink, StreamSo
 from openlineage_sdk.spark.session._base import (
     BatchFunction,
     CommandWindow,
+    JobWindow,
     Session,
     StreamEvents,
     WriteStatistics,
 )
 from openlineage_sdk.spark.session.classic import _rdd_lineage
+from openlineage_sdk.spark.session.classic._jobs import TaggedJobs
 from openlineage_sdk.spark.session.classic._jvm import (
     frame_schema,
     qualify_path,
@@ -393,6 +395,9 @@ class ClassicSession(Session):
         for problem in found.problems:
             execution.problems.append(problem)
             log.warning("openlineage: %s", problem)
+
+    def job_window(self) -> JobWindow:
+        return TaggedJobs(self.spark) if self.job_details else JobWindow()
 
     def tag_jobs(self) -> str | None:
         """Tag the jobs this thread starts from now on, beside the user's own tags."""
