@@ -75,13 +75,14 @@ __all__ = [
     "errors",
     "extraction_error",
     "input_datasets",
+    "job_details_facet",
     "job_type_facet",
+    "keyed_with",
     "output_datasets",
     "processing_engine_facet",
     "run_facets",
     "running_datasets",
     "sql_facet",
-    "with_job_details",
 ]
 
 log = logging.getLogger("openlineage_sdk.spark")
@@ -487,26 +488,16 @@ def run_facets(
 JOB_DETAILS_KEY = "spark_jobDetails"
 
 
-def with_job_details(
-    facets: list[RunFacet], execution: SparkExecution, producer: str
-) -> list[RunFacet] | dict[str, RunFacet]:
-    """The end's run ``facets``, with ``spark_jobDetails`` when the call ran a Spark job.
+def job_details_facet(execution: SparkExecution, producer: str) -> dict[str, RunFacet]:
+    """``spark_jobDetails`` of the end, by key, when the call ran a Spark job.
 
     The facet has no schema of its own: a JSON object with the generic ``_schemaURL``, as the
     agent writes it (``jobId``, ``jobDescription``, ``jobGroup``, ``jobCallSite``), under the
-    agent's key. A facet builder's own ``spark_jobDetails`` replaces it.
-
-    Args:
-        facets: The end's other run facets, each under its own key.
-        execution: The execution; its ``job_details`` come from the session.
-        producer: The events' producer.
-
-    Returns:
-        ``facets`` unchanged, or the facets by key with ``spark_jobDetails`` first.
+    agent's key.
     """
     details = execution.job_details
-    if not details or any(type(facet).facet_key is None for facet in facets):
-        return facets  # (a facet without a key is refused where the run takes them)
+    if not details:
+        return {}
     from openlineage_sdk.spark.platforms import GENERIC_RUN_FACET
 
     job = _attempt(
@@ -516,7 +507,25 @@ def with_job_details(
             {"_producer": producer, "_schemaURL": GENERIC_RUN_FACET, **details}
         ),
     )
-    keyed: dict[str, RunFacet] = {JOB_DETAILS_KEY: job} if job is not None else {}
+    return {JOB_DETAILS_KEY: job} if job is not None else {}
+
+
+def keyed_with(
+    facets: list[RunFacet], more: dict[str, RunFacet]
+) -> list[RunFacet] | dict[str, RunFacet]:
+    """Run ``facets`` (each under its own key) with ``more``, facets without a key of their own.
+
+    Args:
+        facets: Facets whose classes have a key.
+        more: Facets by the key they go under; one of ``facets`` under the same key replaces
+            it (a facet builder's own ``spark_jobDetails``).
+
+    Returns:
+        ``facets`` unchanged when there is nothing more, else every facet by key.
+    """
+    if not more or any(type(facet).facet_key is None for facet in facets):
+        return facets  # (a facet without a key is refused where the run takes them)
+    keyed = dict(more)
     keyed.update((str(type(facet).facet_key), facet) for facet in facets)
     return keyed
 

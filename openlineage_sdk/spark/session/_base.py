@@ -497,6 +497,29 @@ class Session(ABC):
         """An RDD save's job name, output folder and inputs, into ``execution``."""
         raise NotInThisKind(f"a {self.kind} session has no RDDs")
 
+    def debug_facts(self) -> dict[str, Any]:
+        """What the ``debug`` facet says of the driver that does not change while it runs:
+        ``classpath``, ``system``, ``config`` (those this kind of session can see)."""
+        import platform
+
+        import pyspark
+
+        facts: dict[str, Any] = {
+            "python": {
+                "version": platform.python_version(),
+                "implementation": platform.python_implementation(),
+                "pysparkVersion": pyspark.__version__,
+                "sessionKind": self.kind,
+            }
+        }
+        if self.spark_version:
+            facts["classpath"] = {"sparkVersion": self.spark_version}
+        return facts
+
+    def debug_memory(self) -> dict[str, Any] | None:
+        """The driver's memory now, for the ``debug`` facet; ``None``: not seen from here."""
+        return None
+
     def job_window(self) -> JobWindow:
         """The jobs the next call on this thread starts (see :class:`JobWindow`)."""
         return JobWindow()

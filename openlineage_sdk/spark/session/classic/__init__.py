@@ -39,7 +39,7 @@ from openlineage_sdk.spark.session._base import (
     StreamEvents,
     WriteStatistics,
 )
-from openlineage_sdk.spark.session.classic import _rdd_lineage
+from openlineage_sdk.spark.session.classic import _debug, _rdd_lineage
 from openlineage_sdk.spark.session.classic._jobs import TaggedJobs
 from openlineage_sdk.spark.session.classic._jvm import (
     frame_schema,
@@ -395,6 +395,12 @@ class ClassicSession(Session):
         for problem in found.problems:
             execution.problems.append(problem)
             log.warning("openlineage: %s", problem)
+
+    def debug_facts(self) -> dict[str, Any]:
+        return {**super().debug_facts(), **_debug.driver_facts(self.spark)}
+
+    def debug_memory(self) -> dict[str, Any] | None:
+        return _debug.driver_memory(self.spark)
 
     def job_window(self) -> JobWindow:
         return TaggedJobs(self.spark) if self.job_details else JobWindow()
