@@ -388,7 +388,18 @@ def _debug_facet(
     except Exception as error:  # the facet still says what the driver is
         log.debug("openlineage: reading the confs for the debug facet failed: %s", error)
         confs = {}
-    sink.debug = DebugSource(settings.debug, confs, session.debug_facts, session.debug_memory)
+    registry = sink.client.metrics
+
+    def metrics() -> list[dict[str, Any]]:
+        return [meter.to_dict() for meter in registry.snapshot()] if registry else []
+
+    sink.debug = DebugSource(
+        settings.debug,
+        confs,
+        session.debug_facts,
+        session.debug_memory,
+        metrics if registry is not None else None,
+    )
 
 
 def _job_details(settings: _conf.SparkConfSettings | None) -> bool:

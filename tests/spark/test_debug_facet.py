@@ -176,3 +176,24 @@ def test_a_bad_debug_conf_is_named_with_its_rule() -> None:
     assert settings.debug.enabled
     assert settings.debug.smart
     assert not parse_confs({}).debug.active
+
+
+@pytest.mark.spark
+def test_it_lists_the_clients_metrics_unless_disabled(
+    spark: Any, memory: Any, data_dir: Path
+) -> None:
+    from openlineage_sdk.client import OpenLineage
+
+    on = {"facets.debug.disabled": "false"}
+    with OpenLineage(transport=memory, config={"metrics": {"type": "simple"}}) as client:
+        events = _write_events(spark, client, memory, data_dir / "out", on, read=None)
+        memory.clear()
+        off = {**on, "debug.metricsDisabled": "true"}
+        quiet = _write_events(spark, client, memory, data_dir / "out", off, read=None)
+    nodes = {n["name"]: n for n in _debug(events[-1])["metrics"]["metrics"]}
+    # The COMPLETE is built after its START went out: one emit started and completed before.
+    assert nodes["openlineage.emit.start"]["value"] >= 1
+    assert nodes["openlineage.emit.start"]["tags"] == [
+        {"key": "openlineage.transport", "value": "MemoryTransport"}
+    ]
+    assert "metrics" not in _debug(quiet[-1])
