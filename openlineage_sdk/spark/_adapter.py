@@ -327,7 +327,7 @@ def install(
         existing.replace_sink(chosen, owned)
         existing.input_only_runs = input_only_runs
         existing.session.descriptions = descriptions
-        existing.session.job_details = _job_details(settings)
+        existing.session.job_details = _job_details(chosen, settings)
         _debug_facet(chosen, existing.session, settings)
         existing.stream_interval = interval
         existing.safety = _session_safety(existing.session, settings, owned or client)
@@ -335,7 +335,7 @@ def install(
         return existing
     adapter = SparkLineage(spark, chosen, owned_client=owned, input_only_runs=input_only_runs)
     adapter.session.descriptions = descriptions
-    adapter.session.job_details = _job_details(settings)
+    adapter.session.job_details = _job_details(chosen, settings)
     _debug_facet(chosen, adapter.session, settings)
     adapter.stream_interval = interval
     adapter.safety = _session_safety(adapter.session, settings, owned or client)
@@ -402,8 +402,11 @@ def _debug_facet(
     )
 
 
-def _job_details(settings: _conf.SparkConfSettings | None) -> bool:
-    """Whether the calls' Spark jobs are read: unless ``spark_jobDetails`` is disabled."""
+def _job_details(sink: LineageSink, settings: _conf.SparkConfSettings | None) -> bool:
+    """Whether the calls' Spark jobs are read: unless ``spark_jobDetails`` is disabled, or the
+    executions go into the user's run (explicit mode), which spans many jobs."""
+    if isinstance(sink, IntoCurrentRun):
+        return False
     return settings is None or JOB_DETAILS_KEY not in settings.disabled_facets
 
 

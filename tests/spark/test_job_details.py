@@ -164,3 +164,25 @@ def test_a_connect_client_sees_no_job(
     events = _events(memory)
     assert [e["eventType"] for e in events] == ["START", "COMPLETE"]
     assert all("spark_jobDetails" not in e["run"]["facets"] for e in events)
+
+
+@pytest.mark.spark
+def test_explicit_mode_reads_no_job(
+    spark: Any, client: Any, memory: Any, data_dir: Path, job_group: str
+) -> None:
+    earlier = set(_group_jobs(spark, job_group))
+    install(spark, mode="explicit")
+    try:
+        with client.run("orders.daily_load"):
+            spark.range(3).write.mode("overwrite").parquet(str(data_dir / "explicit"))
+    finally:
+        uninstall(spark)
+    events = _events(memory)
+    assert [e["eventType"] for e in events] == ["START", "COMPLETE"]
+    assert all("spark_jobDetails" not in e["run"].get("facets", {}) for e in events)
+    store = spark.sparkContext._jsc.sc().statusStore()
+    ran = set(_group_jobs(spark, job_group)) - earlier
+    assert ran
+    for job_id in ran:
+        tags = store.job(job_id).jobTags()
+        assert not any(str(tags.apply(i)).startswith("openlineage") for i in range(tags.size()))
