@@ -40,7 +40,7 @@ from openlineage_sdk.spark.session._base import (
     WriteStatistics,
 )
 from openlineage_sdk.spark.session.classic import _debug, _rdd_lineage
-from openlineage_sdk.spark.session.classic._jobs import TaggedJobs
+from openlineage_sdk.spark.session.classic._jobs import StatusReader, TaggedJobs
 from openlineage_sdk.spark.session.classic._jvm import (
     frame_schema,
     qualify_path,
@@ -193,6 +193,7 @@ class ClassicSession(Session):
         self.fast_wait_s = 0.25
         #: The readers of the session's Spark version (see ``_readers``), chosen once.
         self.readers: ClassicReaders = select_readers(self.spark_version)
+        self._status = StatusReader(spark)  # for spark_jobDetails
         #: Called with each query that ran in an action, ``(function name, QueryExecution)``.
         self.on_query: Callable[[str, object], None] | None = None
         try:
@@ -403,7 +404,7 @@ class ClassicSession(Session):
         return _debug.driver_memory(self.spark)
 
     def job_window(self) -> JobWindow:
-        return TaggedJobs(self.spark) if self.job_details else JobWindow()
+        return TaggedJobs(self.spark, self._status) if self.job_details else JobWindow()
 
     def tag_jobs(self) -> str | None:
         """Tag the jobs this thread starts from now on, beside the user's own tags."""

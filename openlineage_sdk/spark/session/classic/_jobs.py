@@ -14,7 +14,7 @@ interface has no per-event subscription), so the adapter reads what Spark alread
   runs) gives the tagged jobs, and of the last one its id, description and group, which the
   store keeps from the same properties.
 
-Three py4j calls on the calling thread (tag, call site, untag), and three to six when the end is
+Three py4j calls on the calling thread (tag, call site, untag), and six to eight when the end is
 built; nothing when ``spark_jobDetails`` is disabled.
 """
 
@@ -26,7 +26,7 @@ from typing import Any
 
 from openlineage_sdk.spark.session._base import JobWindow
 
-__all__ = ["TaggedJobs"]
+__all__ = ["StatusReader", "TaggedJobs"]
 
 log = logging.getLogger("openlineage_sdk.spark")
 
@@ -38,15 +38,32 @@ def _option(value: Any) -> str | None:
     return None if value.isEmpty() else str(value.get())
 
 
+class StatusReader:
+    """Spark's status tracker and status store of a session, asked for once."""
+
+    def __init__(self, spark: Any) -> None:
+        self._spark = spark
+        self._both: tuple[Any, Any] | None = None
+
+    def get(self) -> tuple[Any, Any]:
+        """The ``SparkStatusTracker`` and the ``AppStatusStore``."""
+        if self._both is None:
+            sc = self._spark._jsc.sc()
+            self._both = (sc.statusTracker(), sc.statusStore())
+        return self._both
+
+
 class TaggedJobs(JobWindow):
     """The jobs one call starts, tagged around it on its thread and read from the status store.
 
     Args:
         spark: The classic ``SparkSession``.
+        status: Its status tracker and store.
     """
 
-    def __init__(self, spark: Any) -> None:
+    def __init__(self, spark: Any, status: StatusReader) -> None:
         self._spark = spark
+        self._status = status
         self._tag: str | None = None
         self._call_site: str | None = None
 
@@ -79,13 +96,16 @@ class TaggedJobs(JobWindow):
         """
         if self._tag is None:
             return None
-        sc = self._spark._jsc.sc()
-        ids = sc.statusTracker().getJobIdsForTag(self._tag)
+        tracker, store = self._status.get()
+        ids = tracker.getJobIdsForTag(self._tag)
         if len(ids) == 0:
             return None
-        job = sc.statusStore().job(max(int(i) for i in ids))
+        # The tracker lists the store's jobs newest first (AppStatusStore.jobsList reads its
+        # view reversed): the first is the call's last job, read with one call.
+        job_id = int(ids[0])
+        job = store.job(job_id)
         fields: dict[str, Any] = {
-            "jobId": int(job.jobId()),
+            "jobId": job_id,
             "jobDescription": _option(job.description()),
             "jobGroup": _option(job.jobGroup()),
             "jobCallSite": self._call_site,
