@@ -23,6 +23,7 @@ from __future__ import annotations
 import copy
 import logging
 import os
+import time
 from collections.abc import Iterable, Mapping
 from datetime import datetime
 from pathlib import Path
@@ -38,6 +39,7 @@ from openlineage_sdk.config import (
     environment_settings,
     load_config,
 )
+from openlineage_sdk.metrics import Metrics, MetricsConfigError, metrics_from_config
 from openlineage_sdk.transports._registry import TransportConfigError, create_transport
 from openlineage_sdk.transports.base import (
     Emittable,
@@ -170,6 +172,10 @@ class OpenLineage:
         self.producer = producer
         self.namespace = namespace or self.config.namespace or DEFAULT_NAMESPACE
         self._events = self._event_config(self.config, raise_on_error=raise_on_error)
+        #: The metrics registry the configuration's ``metrics`` section asks for (``None``:
+        #: none); ``metrics.snapshot()`` reads it (see :mod:`openlineage_sdk.metrics`).
+        self.metrics: Metrics | None = self._metrics(self.config, raise_on_error=raise_on_error)
+        self._metric_tags: tuple[tuple[str, str], ...] = ()
         # Where the environmentVariables facet reads: os.environ, or the mapping given to
         # from_environment.
         self._env: Mapping[str, str] | None = None
@@ -294,7 +300,8 @@ class OpenLineage:
         config_file: str | os.PathLike[str] | None = None,
     ) -> OpenLineageConfig:
         """A transport given in code: ``OPENLINEAGE_DISABLED`` and ``_NAMESPACE``, and the
-        ``facets``, ``filters``, ``tags`` and ``dataset`` sections of the configuration (given
+        ``facets``, ``filters``, ``tags``, ``dataset``, ``circuitBreaker`` and ``metrics``
+        sections of the configuration (given
         in code, the file, ``OPENLINEAGE__`` variables), as the official client applies them to
         a transport it is given; their transport settings are not read."""
         basics = environment_settings()
@@ -324,6 +331,7 @@ class OpenLineage:
                 "tags": full.tags,
                 "dataset": full.dataset,
                 "circuit_breaker": full.circuit_breaker,
+                "metrics": full.metrics,
                 "config_file": full.config_file,
             }
         )
@@ -352,6 +360,20 @@ class OpenLineage:
                 log.error("OpenLineage: %s; the %r section is ignored", exc, name)
                 sections[name] = None
         return None
+
+    @staticmethod
+    def _metrics(config: OpenLineageConfig, *, raise_on_error: bool) -> Metrics | None:
+        """The registry of the ``metrics`` section; a section that cannot be used is logged and
+        left out (raised with ``raise_on_error``)."""
+        if not config.metrics:
+            return None
+        try:
+            return metrics_from_config(config.metrics)
+        except MetricsConfigError as exc:
+            if raise_on_error:
+                raise ConfigError(str(exc)) from None
+            log.error("OpenLineage: %s; the 'metrics' section is ignored", exc)
+            return None
 
     def _build(self, section: TransportConfig | None) -> Transport:
         if section is None:
@@ -398,6 +420,9 @@ class OpenLineage:
         """
         if self.disabled:
             return
+        if self.metrics is not None:
+            self._emit_measured(event, self.metrics)
+            return
         try:
             # This package's events take no detour (a set lookup of their type): the other
             # kinds are told apart only after it.
@@ -412,6 +437,39 @@ class OpenLineage:
             if self.raise_on_error:
                 raise
             log.exception("OpenLineage: the event could not be emitted")
+
+    def _emit_measured(
+        self, event: Emittable | Mapping[str, Any] | OfficialEvent, metrics: Metrics
+    ) -> None:
+        """:meth:`emit`, counting and timing it in ``metrics`` (see :mod:`openlineage_sdk.metrics`)."""
+        tags = self._metric_tags
+        if not tags or tags[0][1] != type(self.transport).__name__:
+            tags = self._metric_tags = (("openlineage.transport", type(self.transport).__name__),)
+        lines: list[tuple[str, str, float, tuple[tuple[str, str], ...]]] = [
+            ("openlineage.emit.start", "counter", 1, tags)
+        ]
+        try:
+            sent: Any = event if type(event) in _SENDABLE else _sendable(event)
+            if self._events is not None:
+                changed = self._events.apply(sent, producer=self.producer, env=self._env)
+                if changed is None:
+                    lines.append(("openlineage.emit.filtered", "counter", 1, tags))
+                    return
+                sent = changed
+            began = time.perf_counter()
+            self.transport.emit(sent)
+            lines.append(("openlineage.emit.time", "timer", time.perf_counter() - began, tags))
+            lines.append(("openlineage.emit.complete", "counter", 1, tags))
+        except Exception:
+            lines.append(("openlineage.emit.failed", "counter", 1, tags))
+            if self.raise_on_error:
+                raise
+            log.exception("OpenLineage: the event could not be emitted")
+        finally:
+            try:
+                metrics.record(lines)
+            except Exception as error:  # metrics never break an emit
+                log.debug("OpenLineage: recording metrics failed: %s", error)
 
     def filter_event(self, event: _E) -> _E | None:
         """``event``, or ``None`` when a configured filter drops it, as :meth:`emit` would.
@@ -562,6 +620,8 @@ class OpenLineage:
         return self._finish("close", timeout)
 
     def _finish(self, method: str, timeout: float | None) -> FlushResult:
+        if method == "close" and self.metrics is not None:
+            self.metrics.close()
         try:
             result: FlushResult = getattr(self.transport, method)(timeout)
         except Exception:

@@ -80,6 +80,8 @@ class OpenLineageConfig(BaseModel):
         circuit_breaker: the Java client's ``circuitBreaker`` section, as given: the PySpark
             adapter's circuit breaker when no ``spark.openlineage.circuitBreaker.*`` conf sets
             one.
+        metrics: the ``metrics`` section, as given: the client's metrics registry (see
+            :mod:`openlineage_sdk.metrics`).
         config_file: the file the settings were read from, if any.
         sources: where settings came from, for diagnostics (no values).
     """
@@ -94,6 +96,7 @@ class OpenLineageConfig(BaseModel):
     tags: dict[str, Any] = Field(default_factory=dict)
     dataset: dict[str, Any] = Field(default_factory=dict)
     circuit_breaker: dict[str, Any] = Field(default_factory=dict)
+    metrics: dict[str, Any] = Field(default_factory=dict)
     config_file: Path | None = None
     sources: tuple[str, ...] = ()
 
@@ -256,8 +259,17 @@ def _apply_legacy_url(transport: Any, env: Mapping[str, str]) -> Any:
 
 
 #: The top-level sections read here, and those of the Java client this SDK has no use for.
-_SECTIONS = ("transport", "facets", "filters", "tags", "dataset", "disabled", "circuitBreaker")
-_JAVA_ONLY_SECTIONS = ("metrics", "run", "job")
+_SECTIONS = (
+    "transport",
+    "facets",
+    "filters",
+    "tags",
+    "dataset",
+    "disabled",
+    "circuitBreaker",
+    "metrics",
+)
+_JAVA_ONLY_SECTIONS = ("run", "job")
 
 
 def _where(path: str, origins: Sequence[tuple[str, Mapping[str, Any]]]) -> str:
@@ -495,6 +507,7 @@ def load_config(
     tags = section_of("tags", dict)
     dataset = section_of("dataset", dict)
     circuit_breaker = section_of("circuitBreaker", dict)
+    metrics = section_of("metrics", dict)
     if check_sections and (facets or filters or tags or dataset):
         _check_event_sections(facets, filters, tags, dataset, origins)
     return OpenLineageConfig(
@@ -506,6 +519,7 @@ def load_config(
         tags=tags,
         dataset=dataset,
         circuit_breaker=circuit_breaker,
+        metrics=metrics,
         config_file=path,
         sources=tuple(sources),
     )
@@ -529,7 +543,9 @@ _SECTION_DOCS: dict[str, str] = {
     "circuitBreaker": "The circuit breaker of the PySpark adapter, keyed as the Java client's "
     "(`type`, `memoryThreshold`, `timeoutInSeconds`...); `spark.openlineage.circuitBreaker.*` "
     "confs win.",
-    "metrics": "A section of the Java client: not used here; a warning names it.",
+    "metrics": "The client's metrics, keyed as the Java client's: `type` `simple` (read with "
+    "`client.metrics.snapshot()`), `statsd` (`host`, `port`, `flavor`: UDP datagrams) or "
+    "`composite` (`registries`); see the configuration guide.",
     "run": "A section of the Java client: not used here; a warning names it.",
     "job": "A section of the Java client: not used here; a warning names it.",
 }

@@ -40,8 +40,9 @@ from openlineage_sdk.spark._execution import SparkExecution, job_name
 from openlineage_sdk.spark._flow import LineageSink, earlier_sink_names, pending, wait_finished
 from openlineage_sdk.spark._safety import Runtime, Safety, SafetyError, parse_breaker
 from openlineage_sdk.spark.events._client import configured_client, fallback_parent
+from openlineage_sdk.spark.events._debug import DebugSource
 from openlineage_sdk.spark.events._extensions import FacetBuilder, FacetBuilders, FacetContext
-from openlineage_sdk.spark.events._facets import application_facets
+from openlineage_sdk.spark.events._facets import JOB_DETAILS_KEY, application_facets
 from openlineage_sdk.spark.events._sinks import IntoCurrentRun, RunPerExecution
 from openlineage_sdk.spark.executions.streams import close_streams
 from openlineage_sdk.spark.observe import _hooks
@@ -326,12 +327,16 @@ def install(
         existing.replace_sink(chosen, owned)
         existing.input_only_runs = input_only_runs
         existing.session.descriptions = descriptions
+        existing.session.job_details = _job_details(chosen, settings)
+        _debug_facet(chosen, existing.session, settings)
         existing.stream_interval = interval
         existing.safety = _session_safety(existing.session, settings, owned or client)
         _name_catalog_tables(existing.session, settings)
         return existing
     adapter = SparkLineage(spark, chosen, owned_client=owned, input_only_runs=input_only_runs)
     adapter.session.descriptions = descriptions
+    adapter.session.job_details = _job_details(chosen, settings)
+    _debug_facet(chosen, adapter.session, settings)
     adapter.stream_interval = interval
     adapter.safety = _session_safety(adapter.session, settings, owned or client)
     _name_catalog_tables(adapter.session, settings)
@@ -367,6 +372,42 @@ def _session_safety(
         safety.breaker.pending = pending
         safety.breaker.start()
     return safety
+
+
+def _debug_facet(
+    sink: LineageSink, session: Session, settings: _conf.SparkConfSettings | None
+) -> None:
+    """Give the sink what builds the ``debug`` facet, when the confs ask for it."""
+    if not isinstance(sink, RunPerExecution):
+        return
+    if settings is None or not settings.debug.active:
+        sink.debug = None
+        return
+    try:
+        confs = _conf.session_confs(session.spark, runtime_confs)
+    except Exception as error:  # the facet still says what the driver is
+        log.debug("openlineage: reading the confs for the debug facet failed: %s", error)
+        confs = {}
+    registry = sink.client.metrics
+
+    def metrics() -> list[dict[str, Any]]:
+        return [meter.to_dict() for meter in registry.snapshot()] if registry else []
+
+    sink.debug = DebugSource(
+        settings.debug,
+        confs,
+        session.debug_facts,
+        session.debug_memory,
+        metrics if registry is not None else None,
+    )
+
+
+def _job_details(sink: LineageSink, settings: _conf.SparkConfSettings | None) -> bool:
+    """Whether the calls' Spark jobs are read: unless ``spark_jobDetails`` is disabled, or the
+    executions go into the user's run (explicit mode), which spans many jobs."""
+    if isinstance(sink, IntoCurrentRun):
+        return False
+    return settings is None or JOB_DETAILS_KEY not in settings.disabled_facets
 
 
 # -- the platform the driver runs on (see spark.platforms)

@@ -123,6 +123,33 @@ class SparkConfError(ConfigError):
 
 
 @dataclass(frozen=True)
+class DebugSettings:
+    """The ``debug`` run facet, as the JVM agent's ``DebugConfig`` asks for it.
+
+    Attributes:
+        enabled: ``facets.debug.disabled=false``: every event of an execution carries it (off
+            by default, as the agent's).
+        smart: ``debug.smart``: a COMPLETE carries it when datasets are missing.
+        smart_mode: ``debug.smartMode``: ``any-missing`` (inputs or outputs) or
+            ``output-missing``.
+        metrics_disabled: ``debug.metricsDisabled``: the facet leaves the client's metrics out.
+        payload_limit_kb: ``debug.payloadSizeLimitInKilobytes``: a larger facet is replaced by
+            one log line saying its size.
+    """
+
+    enabled: bool = False
+    smart: bool = False
+    smart_mode: str = "any-missing"
+    metrics_disabled: bool = False
+    payload_limit_kb: int = 100
+
+    @property
+    def active(self) -> bool:
+        """Whether any event may carry the facet."""
+        return self.enabled or self.smart
+
+
+@dataclass(frozen=True)
 class SparkConfSettings:
     """What a session's ``spark.openlineage.*`` confs ask for (see the module's documentation).
 
@@ -157,6 +184,7 @@ class SparkConfSettings:
             until :func:`session_settings` detects it.
         safety: The circuit breaker, time budgets and schema size limit
             (``circuitBreaker.*``, ``timeout.*``, ``columnLineage.schemaSizeLimit``).
+        debug: The ``debug`` facet (``facets.debug.disabled``, ``debug.*``).
         problems: The confs that could not be used, each with its rule (never its value).
     """
 
@@ -181,6 +209,7 @@ class SparkConfSettings:
     job_name_workspace: str | None = None
     platform: platforms.Platform | None = field(default=None, compare=False)
     safety: Safety = field(default_factory=Safety, compare=False)
+    debug: DebugSettings = field(default_factory=DebugSettings)
     problems: tuple[str, ...] = ()
 
     @property
@@ -467,6 +496,7 @@ def parse_confs(confs: Mapping[str, str], *, strict: bool = False) -> SparkConfS
     read("fail_on_child_failure", lambda: flag("application.failOnChildFailure", False))
     read("stream_interval", lambda: _seconds(STREAM_INTERVAL_CONF, confs.get(STREAM_INTERVAL_CONF)))
     read("safety", lambda: _safety(confs))
+    read("debug", lambda: _debug(confs))
     # -- the platforms' naming rules, from the confs alone (see platforms._glue, _databricks)
     if values.get("app_name") is None:
         values["app_name"] = platforms.application_name(confs)
@@ -523,6 +553,40 @@ def _seconds(key: str, value: str | None) -> float | None:
     if not seconds >= 0 or seconds == float("inf"):
         raise SparkConfError(f"{key} must be a number of seconds, 0 or more")
     return seconds
+
+
+_SMART_MODES = ("any-missing", "output-missing")
+
+
+def _debug(confs: Mapping[str, str]) -> DebugSettings:
+    """The ``debug`` facet's confs: on only when ``facets.debug.disabled`` is ``false``."""
+    switch = confs.get(f"{CONF_PREFIX}facets.debug.disabled")
+    enabled = switch is not None and not _flag(f"{CONF_PREFIX}facets.debug.disabled", switch)
+
+    def flag(key: str) -> bool:
+        value = confs.get(CONF_PREFIX + key)
+        return value is not None and _flag(CONF_PREFIX + key, value)
+
+    mode = (confs.get(f"{CONF_PREFIX}debug.smartMode") or "").strip().lower() or "any-missing"
+    if mode not in _SMART_MODES:
+        raise SparkConfError(f"{CONF_PREFIX}debug.smartMode must be any-missing or output-missing")
+    limit_key = f"{CONF_PREFIX}debug.payloadSizeLimitInKilobytes"
+    limit_text = (confs.get(limit_key) or "").strip()
+    limit = 100
+    if limit_text:
+        try:
+            limit = int(limit_text)
+        except ValueError:
+            raise SparkConfError(f"{limit_key} must be a whole number of kilobytes") from None
+        if limit < 1:
+            raise SparkConfError(f"{limit_key} must be 1 or more")
+    return DebugSettings(
+        enabled=enabled,
+        smart=flag("debug.smart"),
+        smart_mode=mode,
+        metrics_disabled=flag("debug.metricsDisabled"),
+        payload_limit_kb=limit,
+    )
 
 
 def _run_id(value: str | None) -> str | None:
@@ -817,6 +881,41 @@ CONFS: tuple[ConfDoc, ...] = (
         "costs); past it, the datasets keep everything but their column lineage.",
     ),
     ConfDoc(
+        "facets.debug.disabled",
+        "boolean",
+        "true",
+        "`false`: every event of an execution's run carries the `debug` run facet (what the "
+        "adapter saw: Spark, Python, the system, the confs, what was left out and why), as "
+        "the JVM agent's `DebugRunFacet`. Off by default, as the agent's: it is for finding "
+        "why lineage is missing, not for production.",
+    ),
+    ConfDoc(
+        "debug.smart",
+        "boolean",
+        "false",
+        "`true`: a COMPLETE whose datasets are missing (see `debug.smartMode`) carries the "
+        "`debug` facet, with a log line per missing side, even with the facet disabled.",
+    ),
+    ConfDoc(
+        "debug.smartMode",
+        "`any-missing` or `output-missing`",
+        "any-missing",
+        "When `debug.smart` adds the facet: no inputs or no outputs, or no outputs.",
+    ),
+    ConfDoc(
+        "debug.metricsDisabled",
+        "boolean",
+        "false",
+        "`true`: the `debug` facet leaves the client's metrics out.",
+    ),
+    ConfDoc(
+        "debug.payloadSizeLimitInKilobytes",
+        "number, 1 or more",
+        "100",
+        "A `debug` facet larger than this (as JSON) is replaced by one log line giving its "
+        "size, as the agent's.",
+    ),
+    ConfDoc(
         "application.failOnChildFailure",
         "boolean",
         "false",
@@ -831,4 +930,10 @@ CONFS_NOT_READ: tuple[ConfDoc, ...] = (
     ConfDoc("filter.<key>", "text", None, "Not read: it steers the JVM agent's plan analysis."),
     ConfDoc("vendors.<key>", "text", None, "Not read: it steers the JVM agent's plan analysis."),
     ConfDoc("facets.variables", "text", None, "Not read: it steers the JVM agent's plan analysis."),
+    ConfDoc(
+        "debug.logPlanAsJson",
+        "boolean",
+        None,
+        "Not read: it writes the JVM agent's plan to its log.",
+    ),
 )

@@ -207,6 +207,8 @@ class SparkExecution:
     finished: float | None = None
     error: BaseException | None = None
     spark_version: str | None = None
+    #: ``spark_jobDetails``'s fields: the last Spark job the user's call started (classic).
+    job_details: dict[str, Any] | None = None
     output_changed: bool = False
     """The output was (re)described after the execution ran: the end carries all its facets."""
     job_type: JobType = "SQL_JOB"

@@ -44,6 +44,7 @@ from typing import Any, Literal, Protocol, TypeVar
 from openlineage_sdk.spark._execution import SparkExecution, note_problem
 from openlineage_sdk.spark._inside import _inside, adapter_work, inside_adapter
 from openlineage_sdk.spark._safety import BudgetExceededError, Deadline, guarding
+from openlineage_sdk.spark.session import JobWindow, Session
 
 __all__ = [
     "ExecutionSteps",
@@ -317,6 +318,12 @@ class ExecutionSteps:
         """Statistics, and what only exists once the call ran; ``False``: not reported."""
         return True
 
+    def job_window(self) -> JobWindow:
+        """The Spark jobs the call starts (``spark_jobDetails``): its session's window, opened
+        around the call; a window that sees none for steps without a session."""
+        session = getattr(self, "session", None)
+        return session.job_window() if isinstance(session, Session) else JobWindow()
+
     def left_out(self) -> None:
         """The description was left out (a tripped breaker, a spent budget): let go of what
         the steps still hold (a statistics window ``after()`` would have read)."""
@@ -458,6 +465,9 @@ def run_observed(
             True,
             started=reported[0] and description.start != "after",
         )
+        execution.job_details = _guarded(
+            execution, "spark_jobDetails", jobs.details, None, budgeted=False
+        )
         if execution.deadline is not None and execution.deadline.stopped is not None:
             try:
                 description.left_out()
@@ -477,9 +487,12 @@ def run_observed(
     # commands are this call's (a command it cannot place is reported as one started from JVM
     # code, a second run of the same write).
     around = _guarded(execution, "statistics", description.around, around, budgeted=False)
+    jobs = _guarded(
+        execution, "spark_jobDetails", description.job_window, JobWindow(), budgeted=False
+    )
     token = _inside.set(True)
     try:
-        with around:
+        with around, jobs:
             result = call()
     except BaseException as error:
         execution.error = error

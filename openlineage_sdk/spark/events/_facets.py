@@ -69,12 +69,15 @@ if TYPE_CHECKING:
     from openlineage_sdk.spark.events._extensions import AnyDatasetFacet, Built
 
 __all__ = [
+    "JOB_DETAILS_KEY",
     "application_facets",
     "definition_facets",
     "errors",
     "extraction_error",
     "input_datasets",
+    "job_details_facet",
     "job_type_facet",
+    "keyed_with",
     "output_datasets",
     "processing_engine_facet",
     "run_facets",
@@ -479,6 +482,52 @@ def run_facets(
         if error_facet is not None:
             facets["extractionError"] = error_facet
     return facets
+
+
+#: The key of the JVM agent's ``SparkJobDetailsFacet``.
+JOB_DETAILS_KEY = "spark_jobDetails"
+
+
+def job_details_facet(execution: SparkExecution, producer: str) -> dict[str, RunFacet]:
+    """``spark_jobDetails`` of the end, by key, when the call ran a Spark job.
+
+    The facet has no schema of its own: a JSON object with the generic ``_schemaURL``, as the
+    agent writes it (``jobId``, ``jobDescription``, ``jobGroup``, ``jobCallSite``), under the
+    agent's key.
+    """
+    details = execution.job_details
+    if not details:
+        return {}
+    from openlineage_sdk.spark.platforms import GENERIC_RUN_FACET
+
+    job = _attempt(
+        execution,
+        "spark_jobDetails facet",
+        lambda: RunFacet.model_validate(
+            {"_producer": producer, "_schemaURL": GENERIC_RUN_FACET, **details}
+        ),
+    )
+    return {JOB_DETAILS_KEY: job} if job is not None else {}
+
+
+def keyed_with(
+    facets: list[RunFacet], more: dict[str, RunFacet]
+) -> list[RunFacet] | dict[str, RunFacet]:
+    """Run ``facets`` (each under its own key) with ``more``, facets without a key of their own.
+
+    Args:
+        facets: Facets whose classes have a key.
+        more: Facets by the key they go under; one of ``facets`` under the same key replaces
+            it (a facet builder's own ``spark_jobDetails``).
+
+    Returns:
+        ``facets`` unchanged when there is nothing more, else every facet by key.
+    """
+    if not more or any(type(facet).facet_key is None for facet in facets):
+        return facets  # (a facet without a key is refused where the run takes them)
+    keyed = dict(more)
+    keyed.update((str(type(facet).facet_key), facet) for facet in facets)
+    return keyed
 
 
 def application_facets(

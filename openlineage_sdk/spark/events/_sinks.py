@@ -28,6 +28,7 @@ from datetime import datetime, timezone
 from typing import TYPE_CHECKING
 
 from openlineage_sdk.lifecycle import LineageRun, RunRef, current_run
+from openlineage_sdk.models.base import RunFacet
 from openlineage_sdk.models.records import (
     ColumnLineageDatasetFacetField,
     ExtractionErrorRunFacetError,
@@ -36,6 +37,7 @@ from openlineage_sdk.models.records import (
 from openlineage_sdk.spark._conf import SparkConfSettings
 from openlineage_sdk.spark._execution import ColumnLineageRecord, SparkExecution, job_name
 from openlineage_sdk.spark.events._client import fallback_parent
+from openlineage_sdk.spark.events._debug import DEBUG_KEY, DebugSource
 from openlineage_sdk.spark.events._extensions import EventType, FacetBuilders, built_facets
 from openlineage_sdk.spark.events._facets import (
     _attempt,
@@ -43,7 +45,9 @@ from openlineage_sdk.spark.events._facets import (
     errors,
     extraction_error,
     input_datasets,
+    job_details_facet,
     job_type_facet,
+    keyed_with,
     output_datasets,
     processing_engine_facet,
     run_facets,
@@ -160,6 +164,8 @@ class RunPerExecution:
         self._runs: dict[int, LineageRun] = {}
         #: Parent run id -> how many runs under it ended FAIL (the application's end reads it).
         self.failed_children: dict[str, int] = {}
+        #: Builds the ``debug`` facet, when the confs ask for it (set by ``install``).
+        self.debug: DebugSource | None = None
         # The datasets each open run announced with all their facets (see execution_running).
         self._announced: dict[int, set[tuple[str, str, str]]] = {}
 
@@ -168,6 +174,18 @@ class RunPerExecution:
         with self._lock:
             run = self._runs.get(id(execution))
         return run.ref if run is not None else None
+
+    def _debug(self, execution: SparkExecution, event_type: EventType) -> dict[str, RunFacet]:
+        """The ``debug`` facet of an event, by key, when the confs ask for it."""
+        debug = self.debug
+        if debug is None:
+            return {}
+        facet = _attempt(
+            execution,
+            "debug facet",
+            lambda: debug.facet(execution, event_type, self.client.producer),
+        )
+        return {DEBUG_KEY: facet} if facet is not None else {}
 
     def execution_running(self, execution: SparkExecution) -> None:
         """Emit a RUNNING event of an open run: the statistics its datasets have now.
@@ -208,7 +226,10 @@ class RunPerExecution:
             namespace=self.client.namespace if settings and settings.namespace else None,
             inputs=inputs,
             outputs=outputs,
-            run_facets=[*run_facets(execution, producer).values(), *extra.run],
+            run_facets=keyed_with(
+                [*run_facets(execution, producer).values(), *extra.run],
+                self._debug(execution, "START"),
+            ),
             job_facets=[
                 *([job_type] if job_type is not None else []),
                 *definition_facets(execution, producer),
@@ -246,7 +267,10 @@ class RunPerExecution:
         extra = built_facets(self.builders, execution, state)
         inputs = input_datasets(execution, producer, finished=True, extra=extra)
         outputs = output_datasets(execution, producer, finished=True, extra=extra)
-        facets = [*run_facets(execution, producer, finished=True).values(), *extra.run]
+        facets = keyed_with(
+            [*run_facets(execution, producer, finished=True).values(), *extra.run],
+            {**job_details_facet(execution, producer), **self._debug(execution, state)},
+        )
         if error is None:
             run.complete(inputs=inputs, outputs=outputs, run_facets=facets, job_facets=extra.job)
         elif isinstance(error, Exception):

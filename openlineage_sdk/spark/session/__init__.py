@@ -18,6 +18,7 @@ from typing import Any
 from openlineage_sdk.spark.session._base import (
     BatchFunction,
     CommandWindow,
+    JobWindow,
     NotInThisKind,
     ServerStatement,
     Session,
@@ -30,6 +31,7 @@ from openlineage_sdk.spark.session._versions import SparkVersionError, check_ver
 __all__ = [
     "BatchFunction",
     "CommandWindow",
+    "JobWindow",
     "NotInThisKind",
     "ServerStatement",
     "Session",

@@ -47,6 +47,7 @@ from openlineage_sdk.spark.describe._tables import (
 __all__ = [
     "BatchFunction",
     "CommandWindow",
+    "JobWindow",
     "NotInThisKind",
     "ServerStatement",
     "Session",
@@ -105,6 +106,25 @@ class CommandWindow(WriteStatistics):
 
     def heard(self, failed: bool) -> object | None:
         """As :meth:`executed`, once every event was delivered (the listener bus drained)."""
+        return None
+
+
+class JobWindow:
+    """The Spark jobs one of the user's calls starts, for ``spark_jobDetails``.
+
+    Open around the call (a context manager, on the calling thread); :meth:`details` after it.
+    This window is told of no job: a Spark Connect client sees none of the server's.
+    """
+
+    def __enter__(self) -> None:
+        """The call is about to run."""
+
+    def __exit__(self, *exc: object) -> None:
+        """The call returned or raised."""
+
+    def details(self) -> dict[str, Any] | None:
+        """``spark_jobDetails``'s fields for the call's last job; ``None``: it ran no job (that
+        Spark's status store has heard of)."""
         return None
 
 
@@ -211,11 +231,14 @@ class Session(ABC):
             DataFrame's plan twice if both were sent at once).
         descriptions: Whether column lineage carries Spark's SQL text of each transformation
             (``columnLineage.descriptionsEnabled``; classic sessions only).
+        job_details: Whether each call's Spark jobs are read for ``spark_jobDetails`` (unless
+            that facet is disabled; a session that sees no job reads none).
     """
 
     kind: SessionKind
     describes_writes_beside: bool = False
     descriptions: bool = False
+    job_details: bool = False
 
     def __init__(self, spark: Any) -> None:
         self.spark = spark
@@ -473,6 +496,33 @@ class Session(ABC):
     ) -> None:
         """An RDD save's job name, output folder and inputs, into ``execution``."""
         raise NotInThisKind(f"a {self.kind} session has no RDDs")
+
+    def debug_facts(self) -> dict[str, Any]:
+        """What the ``debug`` facet says of the driver that does not change while it runs:
+        ``classpath``, ``system``, ``config`` (those this kind of session can see)."""
+        import platform
+
+        import pyspark
+
+        facts: dict[str, Any] = {
+            "python": {
+                "version": platform.python_version(),
+                "implementation": platform.python_implementation(),
+                "pysparkVersion": pyspark.__version__,
+                "sessionKind": self.kind,
+            }
+        }
+        if self.spark_version:
+            facts["classpath"] = {"sparkVersion": self.spark_version}
+        return facts
+
+    def debug_memory(self) -> dict[str, Any] | None:
+        """The driver's memory now, for the ``debug`` facet; ``None``: not seen from here."""
+        return None
+
+    def job_window(self) -> JobWindow:
+        """The jobs the next call on this thread starts (see :class:`JobWindow`)."""
+        return JobWindow()
 
     def tag_jobs(self) -> str | None:
         """Tag the Spark jobs this thread starts from now on; the tag (``None``: cannot)."""

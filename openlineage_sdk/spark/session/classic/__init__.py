@@ -34,11 +34,13 @@ from openlineage_sdk.spark.describe._stream_datasets import StreamSink, StreamSo
 from openlineage_sdk.spark.session._base import (
     BatchFunction,
     CommandWindow,
+    JobWindow,
     Session,
     StreamEvents,
     WriteStatistics,
 )
-from openlineage_sdk.spark.session.classic import _rdd_lineage
+from openlineage_sdk.spark.session.classic import _debug, _rdd_lineage
+from openlineage_sdk.spark.session.classic._jobs import StatusReader, TaggedJobs
 from openlineage_sdk.spark.session.classic._jvm import (
     frame_schema,
     qualify_path,
@@ -191,6 +193,7 @@ class ClassicSession(Session):
         self.fast_wait_s = 0.25
         #: The readers of the session's Spark version (see ``_readers``), chosen once.
         self.readers: ClassicReaders = select_readers(self.spark_version)
+        self._status = StatusReader(spark)  # for spark_jobDetails
         #: Called with each query that ran in an action, ``(function name, QueryExecution)``.
         self.on_query: Callable[[str, object], None] | None = None
         try:
@@ -393,6 +396,15 @@ class ClassicSession(Session):
         for problem in found.problems:
             execution.problems.append(problem)
             log.warning("openlineage: %s", problem)
+
+    def debug_facts(self) -> dict[str, Any]:
+        return {**super().debug_facts(), **_debug.driver_facts(self.spark)}
+
+    def debug_memory(self) -> dict[str, Any] | None:
+        return _debug.driver_memory(self.spark)
+
+    def job_window(self) -> JobWindow:
+        return TaggedJobs(self.spark, self._status) if self.job_details else JobWindow()
 
     def tag_jobs(self) -> str | None:
         """Tag the jobs this thread starts from now on, beside the user's own tags."""

@@ -128,6 +128,23 @@ class ConnectSession(Session):
         except Exception as error:
             log.warning("openlineage: reading the session configuration failed: %s", error)
 
+    def debug_facts(self) -> dict[str, Any]:
+        """The Spark version and the server's confs the agent reports: the classpath, system
+        and memory of the driver are the server's, out of the client's sight."""
+        facts = super().debug_facts()
+        conf = self.spark.conf
+        config = {
+            field: conf.get(key, None)
+            for field, key in (
+                ("extraListeners", "spark.extraListeners"),
+                ("extensions", "spark.sql.extensions"),
+            )
+        }
+        known = {field: value for field, value in config.items() if value is not None}
+        if known:
+            facts["config"] = known
+        return facts
+
     @property
     def client(self) -> Any:
         """The session's gRPC client."""
