@@ -265,6 +265,110 @@ def test_a_jvm_side_write_in_the_application_block_has_the_application_as_parent
     assert parent["run"]["runId"] == app.run_id
 
 
+# ------------------------------------------------------------- RDD jobs that write, from the JVM
+
+
+def _rdd_runs(captured: Captured) -> list[Any]:
+    return [r for r in captured.runs() if r.job_type() == "RDD_JOB"]
+
+
+def _text_folder(folder: Path, count: int) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "part.txt").write_text("".join(f"line {i}\n" for i in range(count)))
+    return folder
+
+
+def test_a_jvm_side_rdd_save_of_a_dataframe_is_one_rdd_run_under_the_application(
+    spark: Any, client: Any, classic_auto: Captured, tmp_path: Path
+) -> None:
+    from openlineage_sdk.spark import application_run
+
+    source = tmp_path / "frame_in"
+    spark.range(6).write.parquet(str(source))
+    out = tmp_path / "frame_rdd_out"
+    classic_auto.clear()
+    with application_run(spark, client) as app:
+        spark.read.parquet(str(source))._jdf.javaRDD().saveAsTextFile(str(out))
+        _heard(spark, classic_auto)
+    [run] = _rdd_runs(classic_auto)
+    assert classic_auto.write_runs() == []  # no SQL run beside it
+    assert run.types == ["START", "COMPLETE"]
+    assert run.start.to_dict()["run"]["facets"]["parent"]["run"]["runId"] == app.run_id
+    # The agent's name: the final RDD and its dependencies, by class where unnamed.
+    assert run.job_name.startswith("openlineage_sdk_tests.map_partitions_")
+    end = run.end.to_dict()
+    [output] = end["outputs"]
+    assert output["name"] == str(out)
+    assert output["outputFacets"]["outputStatistics"]["rowCount"] == 6
+    # The DataFrame's file scan, under its RDD: the folder it read.
+    assert [i["name"] for i in end["inputs"]] == [str(source)]
+    assert run.start.event_time <= run.end.event_time
+
+
+def test_a_jvm_side_rdd_save_names_its_job_reads_its_input_and_counts_rows(
+    spark: Any, classic_auto: Captured, tmp_path: Path
+) -> None:
+    source = _text_folder(tmp_path / "lines_in", 7)
+    out = tmp_path / "lines_out"
+    lines = spark.sparkContext.textFile(str(source))
+    classic_auto.clear()
+    lines._jrdd.saveAsTextFile(str(out))
+    _heard(spark, classic_auto)
+    [run] = _rdd_runs(classic_auto)
+    # textFile's mapped RDD and its HadoopRDD, both named after the path: named by class.
+    assert run.job_name == "openlineage_sdk_tests.map_partitions_hadoop"
+    end = run.end.to_dict()
+    [read] = end["inputs"]
+    assert read["name"] == str(source)
+    assert read["inputFacets"]["inputStatistics"]["rowCount"] == 7
+    [output] = end["outputs"]
+    assert output["name"] == str(out)
+    assert output["outputFacets"]["outputStatistics"]["rowCount"] == 7
+
+
+def test_a_librarys_rdd_save_is_one_rdd_run(
+    spark: Any, classic_auto: Captured, tmp_path: Path
+) -> None:
+    library = _library(spark)
+    source = _text_folder(tmp_path / "library_lines", 3)
+    out = tmp_path / "library_copy"
+    classic_auto.clear()
+    library.copyTextFiles(spark._jsparkSession, str(source), str(out))
+    _heard(spark, classic_auto)
+    [run] = _rdd_runs(classic_auto)
+    end = run.end.to_dict()
+    assert [i["name"] for i in end["inputs"]] == [str(source)]
+    assert [o["name"] for o in end["outputs"]] == [str(out)]
+    assert end["outputs"][0]["outputFacets"]["outputStatistics"]["rowCount"] == 3
+
+
+def test_a_failing_jvm_side_rdd_save_is_one_failed_run(
+    spark: Any, classic_auto: Captured, tmp_path: Path
+) -> None:
+    failing = spark.sql("SELECT assert_true(id < 2, 'row too big') AS ok FROM range(5)")
+    classic_auto.clear()
+    with pytest.raises(Exception, match="row too big"):
+        failing._jdf.javaRDD().saveAsTextFile(str(tmp_path / "never"))
+    _heard(spark, classic_auto)
+    [run] = _rdd_runs(classic_auto)
+    assert run.types == ["START", "FAIL"]
+    error = run.end.to_dict()["run"]["facets"]["errorMessage"]
+    assert "row too big" in error["message"]
+
+
+def test_a_python_side_rdd_save_stays_one_run_and_a_jvm_side_action_is_none(
+    spark: Any, classic_auto: Captured, tmp_path: Path
+) -> None:
+    source = _text_folder(tmp_path / "py_lines", 4)
+    rdd = spark.sparkContext.textFile(str(source))
+    classic_auto.clear()
+    rdd.map(str.upper).saveAsTextFile(str(tmp_path / "py_out"))
+    assert rdd._jrdd.count() == 4  # a job that writes nothing
+    _heard(spark, classic_auto)
+    [run] = _rdd_runs(classic_auto)
+    assert run.job_name == "openlineage_sdk_tests.map_partitions_python_map_partitions_hadoop"
+
+
 # ------------------------------------------------------ the application's end tells the truth
 
 
