@@ -369,6 +369,133 @@ def test_a_python_side_rdd_save_stays_one_run_and_a_jvm_side_action_is_none(
     assert run.job_name == "openlineage_sdk_tests.map_partitions_python_map_partitions_hadoop"
 
 
+# ------------------------------------- Delta's DeltaTable commands, heard (over stand-in plans)
+
+
+class _DeltaNode:
+    """A JVM plan node of a class the test driver does not have (a Delta command), built from
+    real plans of the driver for the parts the adapter reads; no SQL text (``DeltaTable``'s
+    API parses none)."""
+
+    def __init__(self, spark: Any, name: str, **parts: Any) -> None:
+        self._name = name
+        leaf = spark._jsparkSession.range(1).queryExecution().logical()
+        self._parts = {"origin": leaf.origin(), "children": leaf.children(), **parts}
+
+    def getClass(self) -> Any:
+        name = self._name
+
+        class _Class:
+            def getSimpleName(self) -> str:
+                return name
+
+        return _Class()
+
+    def __getattr__(self, part: str) -> Any:
+        return lambda: self._parts[part]
+
+
+class _HeardExecution:
+    """A ``QueryExecution`` as the session's listener is given it for a ``DeltaTable`` call:
+    its plans are the Delta command's; its tracker and physical plan a real JVM command's."""
+
+    def __init__(self, real: Any, command: _DeltaNode, *, text_fails: bool = False) -> None:
+        self._real = real
+        self._command = command
+        self._text_fails = text_fails
+
+    def analyzed(self) -> Any:
+        return self._command
+
+    def logical(self) -> Any:
+        if self._text_fails:
+            raise RuntimeError("the parsed plan cannot be read")
+        return self._command
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._real, name)
+
+
+def _hear_delta_command(
+    spark: Any, captured: Captured, command: str, *, text_fails: bool = False
+) -> tuple[str, str]:
+    """Have the session's listener hear a Delta ``command`` on a table (a MERGE from another),
+    as Spark hands it over once ``DeltaTable``'s call ran it; the target's and source's names."""
+    from openlineage_sdk.spark import installed
+
+    target, source = _table("delta_target"), _table("delta_source")
+    spark.range(3).selectExpr("id", "id * 2 AS v").write.saveAsTable(target)
+    spark.range(2).selectExpr("id", "id * 3 AS w").write.saveAsTable(source)
+    parts = {"target": spark.table(target)._jdf.queryExecution().analyzed()}
+    if command == "MergeIntoCommand":
+        parts["source"] = spark.table(source)._jdf.queryExecution().analyzed()
+    # A real command run from the JVM after every hooked call returned: its tracker dates the
+    # stand-in after them, as a DeltaTable call's command is.
+    real = spark._jsparkSession.sql("SHOW TABLES").queryExecution()
+    _heard(spark, captured)
+    captured.clear()
+    adapter = installed(spark)
+    assert adapter is not None
+    heard = _HeardExecution(real, _DeltaNode(spark, command, **parts), text_fails=text_fails)
+    adapter.session.listener.onSuccess("command", heard, 0)
+    _heard(spark, captured)
+    return target, source
+
+
+@pytest.mark.parametrize("command", ["MergeIntoCommand", "UpdateCommand", "DeleteCommand"])
+def test_a_heard_delta_command_is_one_run_named_as_the_agent_names_it(
+    spark: Any, classic_auto: Captured, command: str
+) -> None:
+    target, source = _hear_delta_command(spark, classic_auto, command)
+    try:
+        run = classic_auto.only_write()
+        assert run.types == ["START", "COMPLETE"]
+        snake = {
+            "MergeIntoCommand": "merge_into_command",
+            "UpdateCommand": "update_command",
+            "DeleteCommand": "delete_command",
+        }[command]
+        assert run.job_name == f"openlineage_sdk_tests.execute_{snake}.default_{target}"
+        end = run.end.to_dict()
+        [output] = end["outputs"]
+        assert output["name"].endswith(f"/{target}")
+        expected = [target, source] if command == "MergeIntoCommand" else [target]
+        assert sorted(i["name"].rsplit("/", 1)[-1] for i in end["inputs"]) == sorted(expected)
+        assert "extractionError" not in end["run"]["facets"]
+    finally:
+        spark.sql(f"DROP TABLE IF EXISTS {target}")
+        spark.sql(f"DROP TABLE IF EXISTS {source}")
+
+
+@pytest.mark.parametrize("command", ["OptimizeTableCommand", "VacuumCommand"])
+def test_a_heard_delta_optimize_or_vacuum_is_no_run(
+    spark: Any, classic_auto: Captured, command: str
+) -> None:
+    """The agent has no dataset builder for Delta's OPTIMIZE and VACUUM: they name no dataset,
+    and a command that names none is no run."""
+    target, source = _hear_delta_command(spark, classic_auto, command)
+    try:
+        assert classic_auto.runs() == []
+    finally:
+        spark.sql(f"DROP TABLE IF EXISTS {target}")
+        spark.sql(f"DROP TABLE IF EXISTS {source}")
+
+
+def test_a_heard_command_whose_sql_text_cannot_be_read_is_still_one_run(
+    spark: Any, classic_auto: Captured
+) -> None:
+    target, source = _hear_delta_command(spark, classic_auto, "MergeIntoCommand", text_fails=True)
+    try:
+        run = classic_auto.only_write()
+        end = run.end.to_dict()
+        assert [o["name"].rsplit("/", 1)[-1] for o in end["outputs"]] == [target]
+        (error,) = end["run"]["facets"]["extractionError"]["errors"]
+        assert error["errorMessage"].startswith("sql facet: RuntimeError")
+    finally:
+        spark.sql(f"DROP TABLE IF EXISTS {target}")
+        spark.sql(f"DROP TABLE IF EXISTS {source}")
+
+
 # ------------------------------------------------------ the application's end tells the truth
 
 

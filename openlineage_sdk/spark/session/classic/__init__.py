@@ -293,13 +293,18 @@ class ClassicSession(Session):
     ) -> DescribedCommand | None:
         """What the command of ``executed`` (a JVM ``QueryExecution``) did; ``None``: nothing.
 
-        With ``execution``, the SQL text Spark parsed becomes its. ``ran``: ``executed`` ran the
-        command (the listener's), whose plans Spark already optimized.
+        With ``execution``, the SQL text Spark parsed becomes its; a text that cannot be read
+        is a problem of the execution's (its ``extractionError``), not a reason to leave the
+        command out. ``ran``: ``executed`` ran the command (the listener's), whose plans Spark
+        already optimized.
         """
         qe: Any = executed
-        try:
-            if execution is not None:
+        if execution is not None:
+            try:
                 execution.sql = sql_text(self.spark._jvm, qe.logical())
+            except Exception as error:
+                _note(execution.problems, "sql facet", error)
+        try:
             return plan_executed(
                 self.spark, qe, self.hive_metastore, self.readers, self.descriptions, ran=ran
             )
