@@ -53,7 +53,7 @@ from openlineage_sdk.spark.observe._actions import (
 )
 from openlineage_sdk.spark.observe._merges import hook_classic_merge
 from openlineage_sdk.spark.observe._pipelines import ConnectPipelines
-from openlineage_sdk.spark.observe._rdd_saves import hook_rdd_saves
+from openlineage_sdk.spark.observe._rdd_saves import hook_rdd_saves, listen_for_jvm_rdd_jobs
 from openlineage_sdk.spark.observe._statements import ConnectCommands, hook_classic_sql
 from openlineage_sdk.spark.observe._streams import hook_streams
 from openlineage_sdk.spark.observe._writes import hook_writers
@@ -147,6 +147,7 @@ class SparkLineage:
         else:
             listen_for_reads(self)
             listen_for_jvm_commands(self)
+            listen_for_jvm_rdd_jobs(self)
 
     @property
     def session_kind(self) -> str:

@@ -75,10 +75,10 @@ def _driver_jars() -> tuple[list[str], list[str]]:
     (on the JVM's own classpath, where java.sql.DriverManager finds it by its URL), and the
     row-level test catalog (compiled against the PySpark JARs, when javac is here)."""
     from tests.spark._postgres import JDBC_JAR
-    from tests.spark._row_level import catalog_jar
+    from tests.spark._row_level import catalog_jar, connect_plugin_jar
 
-    built = catalog_jar()
-    return [JDBC_JAR] if Path(JDBC_JAR).exists() else [], [str(built)] if built else []
+    built = [jar for jar in (catalog_jar(), connect_plugin_jar()) if jar is not None]
+    return [JDBC_JAR] if Path(JDBC_JAR).exists() else [], [str(jar) for jar in built]
 
 
 @pytest.fixture(scope="session")
@@ -110,6 +110,12 @@ def spark(spark_root: Path, connect_port: int) -> Iterator[Any]:
             .config("spark.connect.grpc.binding.address", "127.0.0.1")
             .config("spark.connect.grpc.binding.port", str(connect_port))
         )
+        if any("connect-plugin" in jar for jar in jars):
+            from tests.spark._row_level import CONNECT_PLUGIN_CLASS
+
+            builder = builder.config(
+                "spark.connect.extensions.relation.classes", CONNECT_PLUGIN_CLASS
+            )
     session = builder.getOrCreate()
     session.sparkContext.setLogLevel("ERROR")
     _track_connect_clients()

@@ -265,6 +265,237 @@ def test_a_jvm_side_write_in_the_application_block_has_the_application_as_parent
     assert parent["run"]["runId"] == app.run_id
 
 
+# ------------------------------------------------------------- RDD jobs that write, from the JVM
+
+
+def _rdd_runs(captured: Captured) -> list[Any]:
+    return [r for r in captured.runs() if r.job_type() == "RDD_JOB"]
+
+
+def _text_folder(folder: Path, count: int) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "part.txt").write_text("".join(f"line {i}\n" for i in range(count)))
+    return folder
+
+
+def test_a_jvm_side_rdd_save_of_a_dataframe_is_one_rdd_run_under_the_application(
+    spark: Any, client: Any, classic_auto: Captured, tmp_path: Path
+) -> None:
+    from openlineage_sdk.spark import application_run
+
+    source = tmp_path / "frame_in"
+    spark.range(6).write.parquet(str(source))
+    out = tmp_path / "frame_rdd_out"
+    classic_auto.clear()
+    with application_run(spark, client) as app:
+        spark.read.parquet(str(source))._jdf.javaRDD().saveAsTextFile(str(out))
+        _heard(spark, classic_auto)
+    [run] = _rdd_runs(classic_auto)
+    assert classic_auto.write_runs() == []  # no SQL run beside it
+    assert run.types == ["START", "COMPLETE"]
+    assert run.start.to_dict()["run"]["facets"]["parent"]["run"]["runId"] == app.run_id
+    # The agent's name: the final RDD and its dependencies, by class where unnamed.
+    assert run.job_name.startswith("openlineage_sdk_tests.map_partitions_")
+    end = run.end.to_dict()
+    [output] = end["outputs"]
+    assert output["name"] == str(out)
+    assert output["outputFacets"]["outputStatistics"]["rowCount"] == 6
+    # The DataFrame's file scan, under its RDD: the folder it read.
+    assert [i["name"] for i in end["inputs"]] == [str(source)]
+    assert run.start.event_time <= run.end.event_time
+
+
+def test_a_jvm_side_rdd_save_names_its_job_reads_its_input_and_counts_rows(
+    spark: Any, classic_auto: Captured, tmp_path: Path
+) -> None:
+    source = _text_folder(tmp_path / "lines_in", 7)
+    out = tmp_path / "lines_out"
+    lines = spark.sparkContext.textFile(str(source))
+    classic_auto.clear()
+    lines._jrdd.saveAsTextFile(str(out))
+    _heard(spark, classic_auto)
+    [run] = _rdd_runs(classic_auto)
+    # textFile's mapped RDD and its HadoopRDD, both named after the path: named by class.
+    assert run.job_name == "openlineage_sdk_tests.map_partitions_hadoop"
+    end = run.end.to_dict()
+    [read] = end["inputs"]
+    assert read["name"] == str(source)
+    assert read["inputFacets"]["inputStatistics"]["rowCount"] == 7
+    [output] = end["outputs"]
+    assert output["name"] == str(out)
+    assert output["outputFacets"]["outputStatistics"]["rowCount"] == 7
+
+
+def test_a_librarys_rdd_save_is_one_rdd_run(
+    spark: Any, classic_auto: Captured, tmp_path: Path
+) -> None:
+    library = _library(spark)
+    source = _text_folder(tmp_path / "library_lines", 3)
+    out = tmp_path / "library_copy"
+    classic_auto.clear()
+    library.copyTextFiles(spark._jsparkSession, str(source), str(out))
+    _heard(spark, classic_auto)
+    [run] = _rdd_runs(classic_auto)
+    end = run.end.to_dict()
+    assert [i["name"] for i in end["inputs"]] == [str(source)]
+    assert [o["name"] for o in end["outputs"]] == [str(out)]
+    assert end["outputs"][0]["outputFacets"]["outputStatistics"]["rowCount"] == 3
+
+
+def test_a_failing_jvm_side_rdd_save_is_one_failed_run(
+    spark: Any, classic_auto: Captured, tmp_path: Path
+) -> None:
+    failing = spark.sql("SELECT assert_true(id < 2, 'row too big') AS ok FROM range(5)")
+    classic_auto.clear()
+    with pytest.raises(Exception, match="row too big"):
+        failing._jdf.javaRDD().saveAsTextFile(str(tmp_path / "never"))
+    _heard(spark, classic_auto)
+    [run] = _rdd_runs(classic_auto)
+    assert run.types == ["START", "FAIL"]
+    error = run.end.to_dict()["run"]["facets"]["errorMessage"]
+    assert "row too big" in error["message"]
+
+
+def test_a_python_side_rdd_save_stays_one_run_and_a_jvm_side_action_is_none(
+    spark: Any, classic_auto: Captured, tmp_path: Path
+) -> None:
+    source = _text_folder(tmp_path / "py_lines", 4)
+    rdd = spark.sparkContext.textFile(str(source))
+    classic_auto.clear()
+    rdd.map(str.upper).saveAsTextFile(str(tmp_path / "py_out"))
+    assert rdd._jrdd.count() == 4  # a job that writes nothing
+    _heard(spark, classic_auto)
+    [run] = _rdd_runs(classic_auto)
+    assert run.job_name == "openlineage_sdk_tests.map_partitions_python_map_partitions_hadoop"
+
+
+# ------------------------------------- Delta's DeltaTable commands, heard (over stand-in plans)
+
+
+class _DeltaNode:
+    """A JVM plan node of a class the test driver does not have (a Delta command), built from
+    real plans of the driver for the parts the adapter reads; no SQL text (``DeltaTable``'s
+    API parses none)."""
+
+    def __init__(self, spark: Any, name: str, **parts: Any) -> None:
+        self._name = name
+        leaf = spark._jsparkSession.range(1).queryExecution().logical()
+        self._parts = {"origin": leaf.origin(), "children": leaf.children(), **parts}
+
+    def getClass(self) -> Any:
+        name = self._name
+
+        class _Class:
+            def getSimpleName(self) -> str:
+                return name
+
+        return _Class()
+
+    def __getattr__(self, part: str) -> Any:
+        return lambda: self._parts[part]
+
+
+class _HeardExecution:
+    """A ``QueryExecution`` as the session's listener is given it for a ``DeltaTable`` call:
+    its plans are the Delta command's; its tracker and physical plan a real JVM command's."""
+
+    def __init__(self, real: Any, command: _DeltaNode, *, text_fails: bool = False) -> None:
+        self._real = real
+        self._command = command
+        self._text_fails = text_fails
+
+    def analyzed(self) -> Any:
+        return self._command
+
+    def logical(self) -> Any:
+        if self._text_fails:
+            raise RuntimeError("the parsed plan cannot be read")
+        return self._command
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._real, name)
+
+
+def _hear_delta_command(
+    spark: Any, captured: Captured, command: str, *, text_fails: bool = False
+) -> tuple[str, str]:
+    """Have the session's listener hear a Delta ``command`` on a table (a MERGE from another),
+    as Spark hands it over once ``DeltaTable``'s call ran it; the target's and source's names."""
+    from openlineage_sdk.spark import installed
+
+    target, source = _table("delta_target"), _table("delta_source")
+    spark.range(3).selectExpr("id", "id * 2 AS v").write.saveAsTable(target)
+    spark.range(2).selectExpr("id", "id * 3 AS w").write.saveAsTable(source)
+    parts = {"target": spark.table(target)._jdf.queryExecution().analyzed()}
+    if command == "MergeIntoCommand":
+        parts["source"] = spark.table(source)._jdf.queryExecution().analyzed()
+    # A real command run from the JVM after every hooked call returned: its tracker dates the
+    # stand-in after them, as a DeltaTable call's command is.
+    real = spark._jsparkSession.sql("SHOW TABLES").queryExecution()
+    _heard(spark, captured)
+    captured.clear()
+    adapter = installed(spark)
+    assert adapter is not None
+    heard = _HeardExecution(real, _DeltaNode(spark, command, **parts), text_fails=text_fails)
+    adapter.session.listener.onSuccess("command", heard, 0)
+    _heard(spark, captured)
+    return target, source
+
+
+@pytest.mark.parametrize("command", ["MergeIntoCommand", "UpdateCommand", "DeleteCommand"])
+def test_a_heard_delta_command_is_one_run_named_as_the_agent_names_it(
+    spark: Any, classic_auto: Captured, command: str
+) -> None:
+    target, source = _hear_delta_command(spark, classic_auto, command)
+    try:
+        run = classic_auto.only_write()
+        assert run.types == ["START", "COMPLETE"]
+        snake = {
+            "MergeIntoCommand": "merge_into_command",
+            "UpdateCommand": "update_command",
+            "DeleteCommand": "delete_command",
+        }[command]
+        assert run.job_name == f"openlineage_sdk_tests.execute_{snake}.default_{target}"
+        end = run.end.to_dict()
+        [output] = end["outputs"]
+        assert output["name"].endswith(f"/{target}")
+        expected = [target, source] if command == "MergeIntoCommand" else [target]
+        assert sorted(i["name"].rsplit("/", 1)[-1] for i in end["inputs"]) == sorted(expected)
+        assert "extractionError" not in end["run"]["facets"]
+    finally:
+        spark.sql(f"DROP TABLE IF EXISTS {target}")
+        spark.sql(f"DROP TABLE IF EXISTS {source}")
+
+
+@pytest.mark.parametrize("command", ["OptimizeTableCommand", "VacuumCommand"])
+def test_a_heard_delta_optimize_or_vacuum_is_no_run(
+    spark: Any, classic_auto: Captured, command: str
+) -> None:
+    """The agent has no dataset builder for Delta's OPTIMIZE and VACUUM: they name no dataset,
+    and a command that names none is no run."""
+    target, source = _hear_delta_command(spark, classic_auto, command)
+    try:
+        assert classic_auto.runs() == []
+    finally:
+        spark.sql(f"DROP TABLE IF EXISTS {target}")
+        spark.sql(f"DROP TABLE IF EXISTS {source}")
+
+
+def test_a_heard_command_whose_sql_text_cannot_be_read_is_still_one_run(
+    spark: Any, classic_auto: Captured
+) -> None:
+    target, source = _hear_delta_command(spark, classic_auto, "MergeIntoCommand", text_fails=True)
+    try:
+        run = classic_auto.only_write()
+        end = run.end.to_dict()
+        assert [o["name"].rsplit("/", 1)[-1] for o in end["outputs"]] == [target]
+        (error,) = end["run"]["facets"]["extractionError"]["errors"]
+        assert error["errorMessage"].startswith("sql facet: RuntimeError")
+    finally:
+        spark.sql(f"DROP TABLE IF EXISTS {target}")
+        spark.sql(f"DROP TABLE IF EXISTS {source}")
+
+
 # ------------------------------------------------------ the application's end tells the truth
 
 

@@ -296,6 +296,42 @@ def test_a_table_stream_to_a_table_is_named_by_the_tables(
     assert mode_spark.table(target).count() == 20
 
 
+def test_a_trigger_that_ran_no_batch_leaves_the_sinks_statistics_whole(
+    mode_spark: Any, auto: Captured, data_dir: Path
+) -> None:
+    """Spark reports a trigger that found no new data (no batch ran) as a progress of its own
+    once ``noDataProgressEventInterval`` passed since the last one (10 s by default, reached on
+    a loaded machine; 0 here). Its sink wrote nothing (``numOutputRows`` -1, no observed
+    metrics), which must not erase the rows the batches before it wrote."""
+    kind = session_kind(mode_spark)
+    source, target = f"no_data_source_{kind}", f"no_data_target_{kind}"
+    mode_spark.sql(f"DROP TABLE IF EXISTS {source}")
+    mode_spark.sql(f"DROP TABLE IF EXISTS {target}")
+    mode_spark.range(30).selectExpr("id").write.saveAsTable(source)
+    key = "spark.sql.streaming.noDataProgressEventInterval"
+    before = mode_spark.conf.get(key)
+    mode_spark.conf.set(key, "0")
+    try:
+        auto.clear()
+        query = (
+            mode_spark.readStream.table(source)
+            .writeStream.option("checkpointLocation", str(data_dir / "checkpoint"))
+            .trigger(availableNow=True)
+            .toTable(target)
+        )
+        query.awaitTermination()
+        reported = [json.loads(p.json) for p in query.recentProgress]
+        # The no-data trigger was reported, after the batch that wrote the rows.
+        assert any("addBatch" not in p["durationMs"] for p in reported), reported
+        [run] = _stream_runs(auto)
+        assert _rows((run.end.outputs or [])[0], "outputStatistics") == 30
+        assert _rows((run.end.inputs or [])[0], "inputStatistics") == 30
+    finally:
+        mode_spark.conf.set(key, before)
+        mode_spark.sql(f"DROP TABLE IF EXISTS {source}")
+        mode_spark.sql(f"DROP TABLE IF EXISTS {target}")
+
+
 def test_each_file_format_is_its_folder_trimmed_as_batch_paths_are(
     mode_spark: Any, auto: Captured, data_dir: Path
 ) -> None:

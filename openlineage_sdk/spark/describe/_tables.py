@@ -87,6 +87,8 @@ class PlanReads:
         jdbc: Each JDBC read's options, with the session's reading of its relation.
         sql: The queries of SQL relations in it (what they read is asked of the session).
         kafka: Each Kafka read's options.
+        extensions: The type URLs of server plugins' relations in it (what they read is asked
+            of the server's explanation, where it can give one).
         problems: What could not be told.
     """
 
@@ -96,6 +98,7 @@ class PlanReads:
     jdbc: list[tuple[dict[str, str], Any]] = field(default_factory=list)
     sql: list[str] = field(default_factory=list)
     kafka: list[dict[str, str]] = field(default_factory=list)
+    extensions: list[str] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
 
 

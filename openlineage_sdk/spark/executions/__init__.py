@@ -35,6 +35,7 @@ from openlineage_sdk.spark.executions._adapters import (
 )
 from openlineage_sdk.spark.executions._jvm_command import JvmCommandError, report_heard_command
 from openlineage_sdk.spark.executions._merge import MergeCommand
+from openlineage_sdk.spark.executions._rdd_job import RddJobError, report_heard_rdd_job
 from openlineage_sdk.spark.executions._rdd_save import RddSave
 from openlineage_sdk.spark.executions._statement import statement_description
 from openlineage_sdk.spark.executions._unknown_command import UnknownCommand
@@ -45,6 +46,7 @@ __all__ = [
     "Adapter",
     "JvmCommandError",
     "MergeCommand",
+    "RddJobError",
     "RddSave",
     "UnknownCommand",
     "WriteExecution",
@@ -52,6 +54,7 @@ __all__ = [
     "adapters",
     "register",
     "report_heard_command",
+    "report_heard_rdd_job",
     "report_heard_read",
     "statement_description",
     "unregister",

@@ -5,6 +5,11 @@ are wrapped once for the process, as the DataFrame writers are; a save of an RDD
 SparkContext belongs to a session the adapter is installed on is described by that session
 (``session.classic``: the output folder, the inputs its lineage reads, the job name the agent
 gives RDD jobs, the statistics of the jobs it ran). A Spark Connect client has no RDDs.
+
+An RDD saved from JVM code (``rdd._jrdd.saveAsTextFile``, a Scala library's save) passes none
+of those methods: the session hears its job on Spark's listener bus once it ended, and it is
+reported then (:func:`listen_for_jvm_rdd_jobs`). A save the wrapper observes tags its jobs, and
+the session does not hand those over: one run per save.
 """
 
 from __future__ import annotations
@@ -15,10 +20,10 @@ from typing import Any
 
 from openlineage_sdk.spark._flow import inside_adapter, run_observed
 from openlineage_sdk.spark.describe._rdd_writers import RDD_SAVE_METHODS
-from openlineage_sdk.spark.executions import RddSave
+from openlineage_sdk.spark.executions import RddSave, report_heard_rdd_job
 from openlineage_sdk.spark.observe._hooks import Adapter, adapters, wrap_once
 
-__all__ = ["hook_rdd_saves"]
+__all__ = ["hook_rdd_saves", "listen_for_jvm_rdd_jobs"]
 
 
 def hook_rdd_saves() -> None:
@@ -55,3 +60,20 @@ def _wrapper(method: str, original: Callable[..., Any]) -> Callable[..., Any]:
         )
 
     return save
+
+
+def listen_for_jvm_rdd_jobs(adapter: Adapter) -> None:
+    """Report the RDD jobs that wrote files a classic session hears that no observed save ran:
+    those started from JVM code (``executions._rdd_job``), under the application run."""
+    session = adapter.session
+
+    def job_ended(job: object, failure: str | None) -> None:
+        execution = adapter.execution("rdd_job")
+        if execution.parent is None:
+            # The application run open now (``application_run``), else the sink's default.
+            application = getattr(adapter.reporter, "heard_parent", None)
+            if application is not None:
+                execution.parent = application.ref
+        report_heard_rdd_job(session, adapter.reporter, execution, job, failure)
+
+    session.listen_for_rdd_jobs(job_ended)

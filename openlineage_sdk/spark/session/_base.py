@@ -533,6 +533,17 @@ class Session(ABC):
         datasets (unless it failed)."""
         raise NotInThisKind(f"a {self.kind} session has no RDDs")
 
+    def listen_for_rdd_jobs(self, on_job: Callable[[object, str | None], None] | None) -> None:
+        """Have ``on_job(job, failure message or None)`` called with each RDD job that wrote
+        files and that neither a SQL execution nor an observed save ran: one started from JVM
+        code. ``None``: stop listening."""
+        raise NotInThisKind(f"a {self.kind} session has no RDDs")
+
+    def rdd_job_lineage(self, execution: SparkExecution, job: object) -> None:
+        """A heard RDD job's (see :meth:`listen_for_rdd_jobs`) job name, start, output, inputs
+        and statistics, into ``execution``."""
+        raise NotInThisKind(f"a {self.kind} session has no RDDs")
+
     # -- declarative pipelines: what the client registered
 
     def relation_reads(

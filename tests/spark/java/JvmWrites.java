@@ -4,6 +4,7 @@
  */
 package io.openlineage.sdk.tests;
 
+import org.apache.spark.api.java.JavaSparkContext;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
@@ -26,5 +27,11 @@ public final class JvmWrites {
     spark.sql(
         "MERGE INTO " + target + " t USING " + source + " s ON t." + key + " = s." + key
             + " WHEN MATCHED THEN UPDATE SET * WHEN NOT MATCHED THEN INSERT *");
+  }
+
+  /** Copies the lines of the text files under {@code input} into text files under {@code output},
+   * as an RDD job (no SQL execution). */
+  public static void copyTextFiles(SparkSession spark, String input, String output) {
+    JavaSparkContext.fromSparkContext(spark.sparkContext()).textFile(input).saveAsTextFile(output);
   }
 }

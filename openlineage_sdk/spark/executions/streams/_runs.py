@@ -353,6 +353,12 @@ class _StreamRun:
         written = sink.get("numOutputRows")
         if written is not None and int(written) >= 0:
             return int(written)
+        if _ran_no_batch(progress):
+            # A trigger that found no new data is reported once Spark's
+            # noDataProgressEventInterval (10 s) passed since the last progress, as a loaded
+            # machine makes it: no batch ran, so its sink wrote nothing, and says so only by
+            # -1 and no observed metrics. Unknown would erase the rows the batches wrote.
+            return 0
         name = self.rows_observation
         observed = progress.get("observedMetrics") or {}
         if name is None or name not in observed:
@@ -422,6 +428,13 @@ class _StreamRun:
             self.end(StreamUnobserved("the adapter was removed while the query ran"))
         else:
             self.end(self.query_error())
+
+
+def _ran_no_batch(progress: dict[str, Any]) -> bool:
+    """Whether a progress report is of a trigger that ran no micro-batch (no new data): none
+    of its sources read a row, and it spent no time adding a batch to the sink."""
+    durations = progress.get("durationMs") or {}
+    return "addBatch" not in durations and not progress.get("numInputRows")
 
 
 def _key(dataset: DatasetLineage) -> tuple[str, str, str]:

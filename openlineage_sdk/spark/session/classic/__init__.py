@@ -58,6 +58,7 @@ from openlineage_sdk.spark.session.classic._plan import (
     logical_plan_extraction,
     plan_inputs_and_lineage,
 )
+from openlineage_sdk.spark.session.classic._rdd_jobs import TAG_PREFIX, HeardRddJob, RddJobRelay
 from openlineage_sdk.spark.session.classic._readers import ClassicReaders, select_readers
 from openlineage_sdk.spark.session.classic._statement_plans import plan_executed, plan_statement
 from openlineage_sdk.spark.session.classic._stream_io import (
@@ -189,6 +190,7 @@ class ClassicSession(Session):
         super().__init__(spark)
         self.listener: WriteMetricsListener | None = None
         self._registration: ListenerRegistration | None = None
+        self._rdd_jobs: RddJobRelay | None = None
         self.listener_timeout_ms = 10_000
         self.fast_wait_s = 0.25
         #: The readers of the session's Spark version (see ``_readers``), chosen once.
@@ -294,13 +296,18 @@ class ClassicSession(Session):
     ) -> DescribedCommand | None:
         """What the command of ``executed`` (a JVM ``QueryExecution``) did; ``None``: nothing.
 
-        With ``execution``, the SQL text Spark parsed becomes its. ``ran``: ``executed`` ran the
-        command (the listener's), whose plans Spark already optimized.
+        With ``execution``, the SQL text Spark parsed becomes its; a text that cannot be read
+        is a problem of the execution's (its ``extractionError``), not a reason to leave the
+        command out. ``ran``: ``executed`` ran the command (the listener's), whose plans Spark
+        already optimized.
         """
         qe: Any = executed
-        try:
-            if execution is not None:
+        if execution is not None:
+            try:
                 execution.sql = sql_text(self.spark._jvm, qe.logical())
+            except Exception as error:
+                _note(execution.problems, "sql facet", error)
+        try:
             return plan_executed(
                 self.spark, qe, self.hive_metastore, self.readers, self.descriptions, ran=ran
             )
@@ -411,7 +418,7 @@ class ClassicSession(Session):
         global _next_tag
         with _tag_lock:
             _next_tag += 1
-            tag = f"openlineage-sdk-{_next_tag}"
+            tag = f"{TAG_PREFIX}{_next_tag}"
         try:
             self.spark._jsc.addJobTag(tag)
         except Exception as error:  # a Spark without job tags: no statistics
@@ -434,6 +441,58 @@ class ClassicSession(Session):
             return
         # Statistics of an input only when the save read one dataset, as the JVM agent: with
         # several, what each read is not known.
+        if len(execution.inputs) == 1:
+            execution.inputs[0].stats = IoStats(
+                row_count=stats.input_records, size=stats.input_bytes
+            )
+        if execution.output is not None:
+            execution.output.stats = IoStats(
+                row_count=stats.output_records, size=stats.output_bytes
+            )
+
+    def listen_for_rdd_jobs(self, on_job: Callable[[object, str | None], None] | None) -> None:
+        if self._rdd_jobs is not None:
+            self._rdd_jobs.remove()
+            self._rdd_jobs = None
+        if on_job is None:
+            return
+
+        def heard(job: HeardRddJob) -> None:
+            on_job(job, job.failure)
+
+        try:
+            self._rdd_jobs = RddJobRelay(self.spark, heard)
+        except Exception as error:  # no Janino, or it could not compile: the rest still works
+            log.warning(
+                "openlineage: RDD jobs started from JVM code will not be reported: %s", error
+            )
+
+    def rdd_job_lineage(self, execution: SparkExecution, job: object) -> None:
+        """A heard RDD job's job name (the agent's for RDD jobs: its final RDD and that RDD's
+        dependencies), start, output folder, inputs and statistics, into ``execution``."""
+        if not isinstance(job, HeardRddJob):
+            raise TypeError(f"not an RDD job heard by this session: {job!r}")
+        jvm = self.spark._jvm
+        execution.job_type = "RDD_JOB"
+        execution.started = job.began_ms / 1000.0
+        try:
+            execution.name_job(_rdd_lineage.final_rdd_name(jvm, job.final_rdd))
+        except Exception as error:
+            _note(execution.problems, "job name", error)
+            execution.name_job(str(job.job_id))  # the agent's name for a job it cannot name
+        try:
+            execution.output = DatasetLineage(self.path_identity(job.output), "output")
+        except Exception as error:
+            _note(execution.problems, "output dataset", error)
+        found = _rdd_lineage.rdd_inputs(jvm, job.final_rdd)
+        execution.inputs = [DatasetLineage(identity, "input") for identity in found.identities]
+        for problem in found.problems:
+            execution.problems.append(problem)
+            log.warning("openlineage: %s", problem)
+        if job.failure is not None:
+            return
+        # As for a save the hook observed: an input's statistics only when it read one.
+        stats = job.stats
         if len(execution.inputs) == 1:
             execution.inputs[0].stats = IoStats(
                 row_count=stats.input_records, size=stats.input_bytes
@@ -489,6 +548,12 @@ class ClassicSession(Session):
             # the held command's timer is cancelled: no thread calls into a stopping session.
             self.listener.shutdown()
             self.listener = None
+        if self._rdd_jobs is not None:
+            try:
+                self._rdd_jobs.remove()
+            except Exception as error:
+                log.debug("openlineage: unregistering the RDD job listener failed: %s", error)
+            self._rdd_jobs = None
         if self._registration is not None:
             try:
                 self._registration.remove()

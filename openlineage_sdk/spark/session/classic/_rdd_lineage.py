@@ -36,6 +36,7 @@ from openlineage_sdk.spark.session.classic._jvm import as_list, path_uri
 __all__ = [
     "RDD_SAVE_METHODS",
     "RddStats",
+    "final_rdd_name",
     "job_stats",
     "rdd_inputs",
     "rdd_job_suffix",
@@ -150,6 +151,12 @@ def rdd_job_suffix(jvm: Any, source: Any) -> str:
     """
     walk = _Walk(jvm)
     return _joined("map_partitions", [_joined("python", [_rdd_name(walk, source)])])
+
+
+def final_rdd_name(jvm: Any, final_rdd: Any) -> str:
+    """The job-name part the JVM agent gives a job whose final RDD is the JVM RDD ``final_rdd``
+    (one started from JVM code: no PySpark pipeline above it), by the same rule."""
+    return _rdd_name(_Walk(jvm), final_rdd)
 
 
 # ------------------------------------------------------------------------------------- inputs

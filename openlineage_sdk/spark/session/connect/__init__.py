@@ -68,6 +68,7 @@ from openlineage_sdk.spark.session.connect._plan import (
     client_plan_reads,
     connect_writer_settings,
     declared_schema,
+    extension_inputs_unknown,
     path_uri,
     plan_sql_text,
     relations,
@@ -232,24 +233,29 @@ class ConnectSession(Session):
                 reads, execution.problems, frame=(relation, known) if known is not None else None
             ),
         )
-        if output is None or output.schema is None:
+        traced = output is not None and output.schema is not None
+        if not traced and not reads.extensions:
             return
-        # Column lineage (and what SQL in the plan reads) from the server's explanation.
+        # Column lineage (and what SQL or a server plugin's relation in the plan reads) from
+        # the server's explanation.
         try:
             explained = self._explain_relation(relation, reads)
         except Exception as error:
-            _note(output.problems, "column lineage", error)
+            _note(output.problems if traced and output else execution.problems, "explain", error)
             return
         if explained is None:
             return
-        if SQL_INPUTS_UNKNOWN in execution.problems:
-            # The server named what the SQL reads: the inputs the client could not see.
+        unknown = [SQL_INPUTS_UNKNOWN, *map(extension_inputs_unknown, reads.extensions)]
+        if any(problem in execution.problems for problem in unknown):
+            # The server named what the SQL or the plugin's relation reads: the inputs the
+            # client could not see.
             try:
                 _add_inputs(execution, explained_inputs(self, explained, execution.problems))
-                execution.problems.remove(SQL_INPUTS_UNKNOWN)
+                execution.problems[:] = [p for p in execution.problems if p not in unknown]
             except Exception as error:
                 _note(execution.problems, "inputs of SQL", error)
-        traced_lineage(explained, execution.inputs, output)
+        if traced and output is not None:
+            traced_lineage(explained, execution.inputs, output)
 
     def resolve_reads(
         self,
@@ -533,19 +539,30 @@ class ConnectSession(Session):
         problems = [p for p in reads.problems if p != SQL_INPUTS_UNKNOWN]
         # The action's plan names its tables: they exist, or the action fails.
         inputs = self._table_inputs(reads.tables, problems, exists=True)
-        if reads.sql:
-            if any(PATH_QUERY.search(query) for query in reads.sql):
-                # Explaining would make the server infer the files' schema: a job of its own.
-                problems.append(
-                    "inputs: a SQL query reads files by path; asking the server would run a job"
-                )
-            else:
+        explained: ExplainedStatement | None = None
+        if reads.sql and any(PATH_QUERY.search(query) for query in reads.sql):
+            # Explaining would make the server infer the files' schema: a job of its own.
+            problems.append(
+                "inputs: a SQL query reads files by path; asking the server would run a job"
+            )
+        elif reads.sql:
+            explained = self._explain_plan(plan)
+        elif reads.extensions:
+            # A server plugin's relation: the server's explanation says what it reads, when
+            # the server has the plugin (else the action fails there too, and the run says
+            # what was not understood).
+            try:
                 explained = self._explain_plan(plan)
-                inputs.extend(explained_inputs(self, explained, problems))
-                # The plan the server will run names the run, as the agent names it.
-                command = physical_root(explained.text)
-                if command:
-                    execution.name_job(command)
+            except Exception as error:  # the problem noted for the relation says it all
+                log.debug("openlineage: the server did not explain the plan: %s", error)
+        if explained is not None:
+            inputs.extend(explained_inputs(self, explained, problems))
+            unknown = set(map(extension_inputs_unknown, reads.extensions))
+            problems = [p for p in problems if p not in unknown]
+            # The plan the server will run names the run, as the agent names it.
+            command = physical_root(explained.text)
+            if command:
+                execution.name_job(command)
         inputs.extend(self._path_inputs(reads, problems))
         inputs.extend(self._jdbc_inputs(reads, problems))
         inputs.extend(_kafka_inputs(reads, problems))

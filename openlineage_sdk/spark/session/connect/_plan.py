@@ -36,6 +36,7 @@ __all__ = [
     "client_plan_reads",
     "connect_writer_settings",
     "declared_schema",
+    "extension_inputs_unknown",
     "path_uri",
     "plan_sql_text",
     "relations",
@@ -110,6 +111,14 @@ _TEXT_SCHEMA = json.dumps(
 SQL_INPUTS_UNKNOWN = "inputs of a SQL relation are not known on a Connect client"
 
 
+def extension_inputs_unknown(type_url: str) -> str:
+    """The problem noted for a server plugin's relation whose reads are not known (yet)."""
+    return (
+        f"inputs: a relation extension of type {type_url!r} is not one the adapter reads: "
+        "what it reads is unknown"
+    )
+
+
 def client_plan_reads(relation: Any) -> ClientPlanReads:
     """The files, tables, JDBC tables and SQL queries a Connect plan's relation reads.
 
@@ -124,11 +133,10 @@ def client_plan_reads(relation: Any) -> ClientPlanReads:
             if SQL_INPUTS_UNKNOWN not in found.problems:
                 found.problems.append(SQL_INPUTS_UNKNOWN)
         if kind == "extension":
-            # A server plugin's relation (Delta Connect's ...): what it reads is its own.
-            found.problems.append(
-                f"inputs: a relation extension of type {node.extension.type_url!r} is not one "
-                "the adapter reads: what it reads is unknown"
-            )
+            # A server plugin's relation (Delta Connect's ...): what it reads is its own, and
+            # only the server's explanation of the plan can say (``explained_extensions``).
+            found.extensions.append(node.extension.type_url)
+            found.problems.append(extension_inputs_unknown(node.extension.type_url))
         if kind != "read":
             continue
         read = node.read
