@@ -3,7 +3,8 @@
     python -m benchmarks spark --soak [--soak-batches 10000] [--soak-statements 10000]
                                       [--soak-wide-writes 100] [--soak-columns 5000]
                                       [--soak-every 500] [--soak-warmup 1000]
-                                      [--soak-interval 1] [--soak-parts stream,statements,wide]
+                                      [--soak-interval 1] [--soak-minutes M]
+                                      [--soak-parts stream,statements,wide]
                                       [--mode classic|connect|both]
 
 (``python -m benchmarks.spark --soak`` is the same.) Three parts, each on one driver with the
@@ -21,7 +22,9 @@ adapter installed once, every event written to a JSON Lines file:
   the agent's default ``spark.openlineage.columnLineage.schemaSizeLimit`` (1,000: the write gets
   no column lineage) with a limit above the width (it gets column lineage for every column):
   the size of each write's events and the adapter's own time per write (the write's wall time
-  in the adapter less the time inside Spark's writer method).
+  in the adapter less the time inside Spark's writer method). Under Connect the part sets
+  ``spark.sql.debug.maxToStringFields`` above the width, as the Connect page tells users of wide
+  tables to (the client reads a plan's columns from the server's ``EXPLAIN`` text).
 
 The stream and statement parts sample every ``--soak-every`` micro-batches or statements, after
 a full garbage collection: the resident set of this process (the driver's Python process, where
@@ -203,6 +206,19 @@ def _start_stream(spark: Any, out: Path) -> Any:
     )
 
 
+def _quiet_interrupted_writes(driver: Any) -> None:
+    """Leave out the errors Spark logs, with their stacks, for the write ``stop`` interrupts.
+
+    Stopping the stream interrupts the micro-batch under way; its task's writer logs the abort
+    (``Utils``, ``FileFormatWriter``) after ``stop`` returned. Expected here, and only these
+    two loggers are silenced.
+    """
+    jvm = driver._jvm
+    level = jvm.org.apache.logging.log4j.Level.OFF
+    for name in ("org.apache.spark.util.Utils", "org.apache.spark.sql.execution.datasources"):
+        jvm.org.apache.logging.log4j.core.config.Configurator.setLevel(name, level)
+
+
 def _batch_id(query: Any) -> int:
     """The last completed micro-batch's id (-1 before the first)."""
     progress = query.lastProgress
@@ -218,20 +234,30 @@ def run_stream(
     interval: float,
     scratch: Path,
     label: str,
+    minutes: float | None = None,
 ) -> Verdict:
-    """Run a stream of ``batches`` micro-batches with the adapter, sampling; print; return."""
+    """Run a stream of ``batches`` micro-batches with the adapter, sampling; print; return.
+
+    ``minutes``: stop then if the micro-batches have not all run (the output says so).
+    """
     events = scratch / f"soak-stream-{label}.jsonl"
     client = OpenLineage(transport=FileTransport(events), namespace="bench")
     install(spark, client, stream_interval=interval)
     memory = _Memory(driver)
     out = scratch / f"soak-stream-{label}"
+    _quiet_interrupted_writes(driver)
     try:
         began = time.perf_counter()
         query = _start_stream(spark, out)
         memory.sample(0)
         target = every
         done = -1
+        deadline = math.inf if minutes is None else began + 60 * minutes
         while done + 1 < batches:
+            if time.perf_counter() > deadline:
+                if memory.samples[-1].count != done + 1:
+                    memory.sample(done + 1)
+                break
             # Polled: the benchmark reads the query's progress as a user's monitoring would;
             # a sample is taken at the first poll at or past each multiple of ``every``.
             time.sleep(0.2)
@@ -241,11 +267,7 @@ def run_stream(
             if done + 1 >= target:
                 memory.sample(done + 1)
                 target = (done + 1) // every * every + every
-        # Stopping interrupts the micro-batch under way, and Spark logs its interrupted task's
-        # write as an error with its stack: expected here, so not printed.
-        driver.sparkContext.setLogLevel("OFF")
         query.stop()
-        driver.sparkContext.setLogLevel("ERROR")
         duration = time.perf_counter() - began
         ran = _batch_id(query) + 1
         wait_finished()
@@ -255,7 +277,7 @@ def run_stream(
     print(
         f"\n{label} stream: {ran:,} micro-batches of 10 rows (rate-micro-batch to Parquet) "
         f"in {duration:.0f} s ({ran / duration:.1f} a second); RUNNING at most every "
-        f"{interval:g} s"
+        f"{interval:g} s" + (f" (stopped at --soak-minutes {minutes:g})" if ran < batches else "")
     )
     result = _print_samples(memory.samples, "batches", warmup)
     kinds = [e["eventType"] for e in _events(events)]
@@ -276,9 +298,19 @@ def run_stream(
 
 
 def run_statements(
-    spark: Any, driver: Any, statements: int, every: int, warmup: int, scratch: Path, label: str
+    spark: Any,
+    driver: Any,
+    statements: int,
+    every: int,
+    warmup: int,
+    scratch: Path,
+    label: str,
+    minutes: float | None = None,
 ) -> Verdict:
-    """Run ``statements`` small INSERTs with the adapter, sampling; print; return the verdict."""
+    """Run ``statements`` small INSERTs with the adapter, sampling; print; return the verdict.
+
+    ``minutes``: stop then if the statements have not all run (the output says so).
+    """
     spark.sql("DROP TABLE IF EXISTS src")
     spark.sql("DROP TABLE IF EXISTS dst")
     spark.sql(
@@ -293,19 +325,26 @@ def run_statements(
     try:
         began = time.perf_counter()
         memory.sample(0)
+        deadline = math.inf if minutes is None else began + 60 * minutes
+        ran = 0
         for done in range(1, statements + 1):
             spark.sql(STATEMENT.format(i=done % 900))
-            if done % every == 0 or done == statements:
+            ran = done
+            over = time.perf_counter() > deadline
+            if done % every == 0 or done == statements or over:
                 wait_finished()
                 spark.sql("TRUNCATE TABLE dst")  # each INSERT adds a file: keep Spark's work even
                 memory.sample(done)
+            if over:
+                break
         duration = time.perf_counter() - began
     finally:
         uninstall(spark)
         client.close()
     print(
-        f"\n{label} statements: {statements:,} small INSERT INTO ... SELECT through spark.sql in "
-        f"{duration:.0f} s ({statements / duration:.1f} a second)"
+        f"\n{label} statements: {ran:,} small INSERT INTO ... SELECT through spark.sql in "
+        f"{duration:.0f} s ({ran / duration:.1f} a second)"
+        + (f" (stopped at --soak-minutes {minutes:g})" if ran < statements else "")
     )
     result = _print_samples(memory.samples, "statements", warmup)
     kinds = [e["eventType"] for e in _events(events)]
@@ -338,10 +377,19 @@ def run_wide(
 
     source = str(scratch / f"soak-wide-source-{label}")
     spark.range(10).write.mode("overwrite").parquet(source)
-    # Read from files, so that every output column has an input column to come from.
-    frame = spark.read.parquet(source).selectExpr(*[f"id + {i} AS c{i}" for i in range(columns)])
+    # Read from files, so that every output column has an input column to come from (with the
+    # schema declared: under Connect, files read by path without one get no column lineage).
+    frame = (
+        spark.read.schema("id BIGINT")
+        .parquet(source)
+        .selectExpr(*[f"id + {i} AS c{i}" for i in range(columns)])
+    )
     conf = "spark.openlineage.columnLineage.schemaSizeLimit"
     rows = {limit: WideRow(limit, [], [], False) for limit in (1000, 2 * columns if columns else 1)}
+    if label == "connect":
+        # The Connect client reads a plan's columns from the server's EXPLAIN text, which Spark
+        # cuts after this many fields (25 by default): set, as the Connect docs tell a user to.
+        spark.conf.set("spark.sql.debug.maxToStringFields", str(columns + 100))
     path = str(scratch / f"soak-wide-{label}")
     frame.write.mode("overwrite").parquet(path)  # warm-up, without the adapter
     order = list(rows)
@@ -418,6 +466,11 @@ def soak_options(parser: argparse.ArgumentParser) -> None:
         "--soak-interval", type=float, default=1.0, help="seconds between RUNNING events"
     )
     parser.add_argument(
+        "--soak-minutes",
+        type=float,
+        help="stop the stream or the statements after this long (each; default: no limit)",
+    )
+    parser.add_argument(
         "--soak-parts", default=",".join(PARTS), help="which of stream,statements,wide to run"
     )
 
@@ -471,6 +524,7 @@ def run_soak(options: argparse.Namespace, connect_session: Callable[[int], Any])
                     options.soak_interval,
                     scratch,
                     label,
+                    options.soak_minutes,
                 ).flat
             if "statements" in parts:
                 flat &= run_statements(
@@ -481,6 +535,7 @@ def run_soak(options: argparse.Namespace, connect_session: Callable[[int], Any])
                     options.soak_warmup,
                     scratch,
                     label,
+                    options.soak_minutes,
                 ).flat
             if "wide" in parts:
                 run_wide(spark, options.soak_columns, options.soak_wide_writes, scratch, label)
