@@ -1,7 +1,7 @@
 """What lineage costs a Spark write: the adapter against a plain write and the naive way.
 
     python -m benchmarks.spark [--rows 5000000] [--repeat 5] [--mode classic|connect|both]
-                               [--sql-only]
+                               [--sql-only] [--soak ...]
 
 It first writes ``--rows`` orders as Parquet; each round then reads them, filters, derives two
 columns and writes the result to Parquet three ways, in an order that rotates from round to
@@ -25,6 +25,10 @@ interval says whether a run had rounds enough to tell (:func:`verdict`). The wri
 the executor CPU time (it swings less) and the time the adapter's own code takes per write: each
 adapter write's wall time less the time spent inside Spark's writer method, measured on the
 timed writes themselves.
+
+``--soak`` runs the long-run benchmark instead (a stream of 10,000 micro-batches, 10,000 small
+statements, a 5,000-column table written 100 times: the adapter's memory, its RUNNING events and
+the schema size limit); see :mod:`benchmarks.spark_soak`.
 """
 
 from __future__ import annotations
@@ -47,6 +51,7 @@ from pathlib import Path
 from typing import Any
 from unittest import mock
 
+from benchmarks.spark_soak import run_soak, soak_options
 from openlineage_sdk.client import OpenLineage
 from openlineage_sdk.spark import install, uninstall
 from openlineage_sdk.spark._flow import wait_finished
@@ -1117,9 +1122,14 @@ def main(argv: list[str]) -> None:
     )
     parser.add_argument("--jdbc-rows", type=int, default=1_000_000)
     _small_options(parser)
+    soak_options(parser)
     options = parser.parse_args(argv)
     if options.small_worker is not None:
         small_worker(*options.small_worker)
+        return
+    if options.soak:
+        if not run_soak(options, _connect_session):
+            raise SystemExit(1)
         return
     if options.small_only:
         _small_rows(options)
@@ -1162,6 +1172,13 @@ def main(argv: list[str]) -> None:
         shutil.rmtree(scratch, ignore_errors=True)
         spark.stop()
     _small_rows(options)
+
+
+def _connect_session(port: int) -> Any:
+    """A Spark Connect session to the benchmark's local server on ``port``."""
+    from pyspark.sql.connect.session import SparkSession as ConnectSession
+
+    return ConnectSession.builder.remote(f"sc://127.0.0.1:{port}").getOrCreate()
 
 
 def _run_jdbc_rows(spark: Any, options: Any, port: int | None, scratch: Path) -> None:

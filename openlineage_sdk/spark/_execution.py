@@ -172,10 +172,15 @@ class DatasetLineage:
 
 
 def note_problem(problems: list[str], what: str, error: BaseException) -> None:
-    """Log that ``what`` failed with ``error``, and add the reason to ``problems``."""
+    """Log that ``what`` failed with ``error``, and add the reason to ``problems``.
+
+    A reason already listed is not added again: a stream's run meets the same problem at every
+    micro-batch, and its list (and its events' ``extractionError`` facet) stays one entry long.
+    """
     message = f"{what}: {type(error).__name__}: {error}"
     log.warning("openlineage: %s", message, exc_info=log.isEnabledFor(logging.DEBUG))
-    problems.append(message)
+    if message not in problems:
+        problems.append(message)
 
 
 @dataclass

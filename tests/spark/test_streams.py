@@ -619,6 +619,56 @@ def test_a_kafka_pattern_subscription_learns_its_topics_from_the_offsets() -> No
     assert recorder.reports[-1][1] == [("orders-eu", None), ("orders-us", None)]
 
 
+def test_a_long_runs_state_does_not_grow_with_its_micro_batches() -> None:
+    """A run holds nothing per micro-batch: its state after 2,000 reports is its state after 10.
+
+    Reports read again (the end catches up from the query's recent ones) are not counted twice,
+    and a problem met at every micro-batch is listed once.
+    """
+    from types import SimpleNamespace
+
+    from openlineage_sdk.spark._execution import DatasetIdentity, DatasetLineage, SparkExecution
+    from openlineage_sdk.spark.executions.streams._runs import _StreamRun
+
+    recorder = _Recorder()
+    reports: list[dict[str, Any]] = []
+    session = SimpleNamespace(stream_progress=lambda query: reports[-100:])
+    streams = SimpleNamespace(
+        adapter=SimpleNamespace(reporter=recorder, session=session),
+        interval=3600.0,
+        forget=lambda run: None,
+    )
+    execution = SparkExecution("classic", "start", "app", "start")
+    execution.output = DatasetLineage(DatasetIdentity("file", "/out"), "output")
+    description = SimpleNamespace(sources=[], rows_observation=None)
+    run = _StreamRun(streams, execution, description, object(), "run-1")  # type: ignore[arg-type]
+
+    def held() -> int:
+        """The entries of every container the run and its execution hold."""
+        return sum(
+            len(value)
+            for value in (*vars(run).values(), *vars(execution).values())
+            if isinstance(value, (set, dict, list))
+        )
+
+    def feed(batches: range) -> None:
+        for batch in batches:
+            # Every other micro-batch's report cannot be read (the same problem each time).
+            rows: Any = 3 if batch % 2 == 0 else "not a number"
+            report = {"runId": "run-1", "batchId": batch, "sink": {"numOutputRows": rows}}
+            reports.append(report)
+            run.progress(report)
+            run.progress(report)  # delivered twice: counted once
+
+    feed(range(10))
+    early = held()
+    feed(range(10, 2000))
+    assert held() == early
+    assert len(execution.problems) == 1
+    run.end(None)
+    assert recorder.reports[-1] == ("END", [("/out", 3 * 1000)])
+
+
 def test_the_running_interval_is_a_conf_or_an_install_argument(spark: Any) -> None:
     from openlineage_sdk.spark import installed
     from openlineage_sdk.spark._conf import STREAM_INTERVAL_CONF, parse_confs

@@ -264,7 +264,11 @@ class _StreamRun:
         self.query = query
         self.run_id = run_id
         self.lock = threading.Lock()
-        self.seen: set[Any] = set()
+        # The highest micro-batch id counted: Spark numbers a run's micro-batches in order and
+        # its listener delivers their reports in order, so one number tells a report counted
+        # already (the end's catching up reads the query's recent ones again) and the run holds
+        # nothing per micro-batch, however long it runs.
+        self.last_batch = -1
         self.window: dict[tuple[str, str, str], int | None] = {}
         self.totals: dict[tuple[str, str, str], int | None] = {}
         self.last_report = time.monotonic()
@@ -279,9 +283,9 @@ class _StreamRun:
             if self.ending and not catching_up:
                 return
             batch = progress.get("batchId")
-            if batch in self.seen:
+            if not isinstance(batch, int) or batch <= self.last_batch:
                 return
-            self.seen.add(batch)
+            self.last_batch = batch
             try:
                 counted = self._count(progress)
             except Exception as error:
