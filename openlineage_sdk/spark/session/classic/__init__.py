@@ -439,16 +439,7 @@ class ClassicSession(Session):
         stats = _rdd_lineage.job_stats(self.spark, tag)
         if stats is None:
             return
-        # Statistics of an input only when the save read one dataset, as the JVM agent: with
-        # several, what each read is not known.
-        if len(execution.inputs) == 1:
-            execution.inputs[0].stats = IoStats(
-                row_count=stats.input_records, size=stats.input_bytes
-            )
-        if execution.output is not None:
-            execution.output.stats = IoStats(
-                row_count=stats.output_records, size=stats.output_bytes
-            )
+        _rdd_statistics(execution, stats)
 
     def listen_for_rdd_jobs(self, on_job: Callable[[object, str | None], None] | None) -> None:
         if self._rdd_jobs is not None:
@@ -491,16 +482,7 @@ class ClassicSession(Session):
             log.warning("openlineage: %s", problem)
         if job.failure is not None:
             return
-        # As for a save the hook observed: an input's statistics only when it read one.
-        stats = job.stats
-        if len(execution.inputs) == 1:
-            execution.inputs[0].stats = IoStats(
-                row_count=stats.input_records, size=stats.input_bytes
-            )
-        if execution.output is not None:
-            execution.output.stats = IoStats(
-                row_count=stats.output_records, size=stats.output_bytes
-            )
+        _rdd_statistics(execution, job.stats)  # as for a save the hook observed
 
     # -- streams
 
@@ -560,3 +542,12 @@ class ClassicSession(Session):
             except Exception as error:
                 log.warning("openlineage: unregistering the listener failed: %s", error)
             self._registration = None
+
+
+def _rdd_statistics(execution: SparkExecution, stats: _rdd_lineage.RddStats) -> None:
+    """An RDD save's statistics into ``execution``: its output's, and its input's only when it
+    read one dataset, as the JVM agent (with several, what each read is not known)."""
+    if len(execution.inputs) == 1:
+        execution.inputs[0].stats = IoStats(row_count=stats.input_records, size=stats.input_bytes)
+    if execution.output is not None:
+        execution.output.stats = IoStats(row_count=stats.output_records, size=stats.output_bytes)
