@@ -124,6 +124,36 @@ def test_a_file_stream_to_a_parquet_sink_is_one_run_with_its_folders_and_rows(
     assert query.lastProgress["batchId"] == 2  # one micro-batch per file, as asked
 
 
+def test_a_streams_totals_do_not_wait_for_its_listener_reports(
+    mode_spark: Any, auto: Captured, data_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """On a loaded machine the listener's reports can arrive after the query ended: the end
+    counts the micro-batches from the query's own ``recentProgress``, which a Connect server
+    sends in another JSON shape than its listener's (an observed row as values and schema)."""
+    from openlineage_sdk.spark.executions.streams import _runs
+
+    # Every report the listener delivers arrives too late to be counted.
+    monkeypatch.setattr(_runs._Streams, "progress", lambda self, progress: None)
+    landing = _landing(data_dir / "landing", files=3)
+    out = data_dir / "silver" / "orders"
+    query = (
+        _stream(mode_spark, landing)
+        .where("id % 2 = 0")
+        .writeStream.format("parquet")
+        .option("checkpointLocation", str(data_dir / "checkpoint"))
+        .trigger(availableNow=True)
+        .start(str(out))
+    )
+    query.awaitTermination()
+
+    [run] = _stream_runs(auto)
+    assert run.types == ["START", "COMPLETE"]
+    [read] = run.end.inputs or []
+    [written] = run.end.outputs or []
+    assert _rows(read, "inputStatistics") == 30
+    assert _rows(written, "outputStatistics") == 15
+
+
 def test_each_micro_batch_is_a_running_event_when_the_interval_is_zero(
     mode_spark: Any, client: OpenLineage, memory: Any, data_dir: Path
 ) -> None:

@@ -242,5 +242,36 @@ def _take_out(spark: Any, listener: Any) -> bool:
 
 
 def recent_progress(query: Any) -> list[dict[str, Any]]:
-    """``query.recentProgress`` as JSON read."""
-    return [json.loads(report.json) for report in query.recentProgress]
+    """``query.recentProgress`` as JSON read, in the shape the listener's reports have.
+
+    The Connect server answers ``recentProgress`` with another JSON than it sends its
+    listener's events in (seen from 4.0 to 4.3): each observed metric's row is
+    ``{"values": [...], "schema": {...}}`` instead of an object by field name, the offsets are
+    JSON text, and the micro-batch's own ``numInputRows`` is left out. A run's end reads these
+    for the micro-batches whose reports had not arrived (a loaded machine), so they are put
+    in the listener's shape: read as they come, they counted no row the sink wrote.
+    """
+    return [_listener_shape(json.loads(report.json)) for report in query.recentProgress]
+
+
+def _listener_shape(progress: dict[str, Any]) -> dict[str, Any]:
+    """A progress report from the server's ``recentProgress``, as its listener sends one."""
+    observed = progress.get("observedMetrics")
+    if isinstance(observed, dict):
+        progress["observedMetrics"] = {name: _row(row) for name, row in observed.items()}
+    if "numInputRows" not in progress:
+        rows = [source.get("numInputRows") for source in progress.get("sources") or []]
+        if all(isinstance(r, int) for r in rows):
+            progress["numInputRows"] = sum(rows)
+    return progress
+
+
+def _row(row: Any) -> Any:
+    """An observed row as ``{"values": [...], "schema": {...}}``, by field name instead."""
+    if not isinstance(row, dict) or set(row) != {"values", "schema"}:
+        return row
+    values, schema = row["values"], row["schema"]
+    fields = schema.get("fields") if isinstance(schema, dict) else None
+    if not isinstance(values, list) or not isinstance(fields, list) or len(fields) != len(values):
+        return row
+    return {str(field.get("name")): value for field, value in zip(fields, values, strict=True)}
