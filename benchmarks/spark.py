@@ -1,7 +1,7 @@
 """What lineage costs a Spark write: the adapter against a plain write and the naive way.
 
     python -m benchmarks.spark [--rows 5000000] [--repeat 5] [--mode classic|connect|both]
-                               [--sql-only] [--soak ...]
+                               [--sql-only | --write-only] [--soak ...]
 
 It first writes ``--rows`` orders as Parquet; each round then reads them, filters, derives two
 columns and writes the result to Parquet three ways, in an order that rotates from round to
@@ -1120,6 +1120,9 @@ def main(argv: list[str]) -> None:
     parser.add_argument(
         "--jvm-only", action="store_true", help="only the write started from JVM code"
     )
+    parser.add_argument(
+        "--write-only", action="store_true", help="only the DataFrame write to Parquet"
+    )
     parser.add_argument("--jdbc-rows", type=int, default=1_000_000)
     _small_options(parser)
     soak_options(parser)
@@ -1153,6 +1156,12 @@ def main(argv: list[str]) -> None:
         source = _source(spark, options.rows, scratch)
         if options.jvm_only:
             run_jvm_write(spark, source, options.repeat, scratch, "classic, from JVM code")
+            return
+        if options.write_only:
+            if options.mode in ("classic", "both"):
+                run(spark, spark, source, options.repeat, scratch, "classic")
+            if port is not None:
+                run(_connect_session(port), spark, source, options.repeat, scratch, "connect")
             return
         if options.mode in ("classic", "both"):
             if not options.sql_only:
