@@ -67,20 +67,26 @@ def _stream(spark: Any, folder: Path, files_per_batch: int = 1) -> Any:
     )
 
 
+def _even_orders(spark: Any, landing: Path, out: Path, checkpoint: Path) -> Any:
+    """The orders with an even id, streamed from ``landing`` to Parquet at ``out``, to the end."""
+    query = (
+        _stream(spark, landing)
+        .where("id % 2 = 0")
+        .writeStream.format("parquet")
+        .option("checkpointLocation", str(checkpoint))
+        .trigger(availableNow=True)
+        .start(str(out))
+    )
+    query.awaitTermination()
+    return query
+
+
 def test_a_file_stream_to_a_parquet_sink_is_one_run_with_its_folders_and_rows(
     mode_spark: Any, auto: Captured, data_dir: Path
 ) -> None:
     landing = _landing(data_dir / "landing", files=3)
     out = data_dir / "bronze" / "orders"
-    query = (
-        _stream(mode_spark, landing)
-        .where("id % 2 = 0")
-        .writeStream.format("parquet")
-        .option("checkpointLocation", str(data_dir / "checkpoint"))
-        .trigger(availableNow=True)
-        .start(str(out))
-    )
-    query.awaitTermination()
+    query = _even_orders(mode_spark, landing, out, data_dir / "checkpoint")
 
     [run] = _stream_runs(auto)
     assert run.types[0] == "START"
@@ -135,16 +141,7 @@ def test_a_streams_totals_do_not_wait_for_its_listener_reports(
     # Every report the listener delivers arrives too late to be counted.
     monkeypatch.setattr(_runs._Streams, "progress", lambda self, progress: None)
     landing = _landing(data_dir / "landing", files=3)
-    out = data_dir / "silver" / "orders"
-    query = (
-        _stream(mode_spark, landing)
-        .where("id % 2 = 0")
-        .writeStream.format("parquet")
-        .option("checkpointLocation", str(data_dir / "checkpoint"))
-        .trigger(availableNow=True)
-        .start(str(out))
-    )
-    query.awaitTermination()
+    _even_orders(mode_spark, landing, data_dir / "silver" / "orders", data_dir / "checkpoint")
 
     [run] = _stream_runs(auto)
     assert run.types == ["START", "COMPLETE"]
