@@ -1157,17 +1157,12 @@ def main(argv: list[str]) -> None:
         if options.jvm_only:
             run_jvm_write(spark, source, options.repeat, scratch, "classic, from JVM code")
             return
-        if options.write_only:
-            if options.mode in ("classic", "both"):
-                run(spark, spark, source, options.repeat, scratch, "classic")
-            if port is not None:
-                run(_connect_session(port), spark, source, options.repeat, scratch, "connect")
-            return
         if options.mode in ("classic", "both"):
             if not options.sql_only:
                 run(spark, spark, source, options.repeat, scratch, "classic")
-            run_sql(spark, spark, source, options.repeat, "classic SQL")
-            if not options.sql_only:
+            if not options.write_only:
+                run_sql(spark, spark, source, options.repeat, "classic SQL")
+            if not (options.sql_only or options.write_only):
                 run_jvm_write(spark, source, options.repeat, scratch, "classic, from JVM code")
         if options.mode in ("connect", "both"):
             from pyspark.sql.connect.session import SparkSession as ConnectSession
@@ -1175,12 +1170,14 @@ def main(argv: list[str]) -> None:
             remote = ConnectSession.builder.remote(f"sc://127.0.0.1:{port}").getOrCreate()
             if not options.sql_only:
                 run(remote, spark, source, options.repeat, scratch, "connect")
-            run_connect_sql(remote, spark, source, options.repeat, scratch)
+            if not options.write_only:
+                run_connect_sql(remote, spark, source, options.repeat, scratch)
             remote.stop()
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
         spark.stop()
-    _small_rows(options)
+    if not options.write_only:
+        _small_rows(options)
 
 
 def _connect_session(port: int) -> Any:

@@ -246,10 +246,11 @@ def recent_progress(query: Any) -> list[dict[str, Any]]:
 
     The Connect server answers ``recentProgress`` with another JSON than it sends its
     listener's events in (seen from 4.0 to 4.3): each observed metric's row is
-    ``{"values": [...], "schema": {...}}`` instead of an object by field name, the offsets are
-    JSON text, and the micro-batch's own ``numInputRows`` is left out. A run's end reads these
-    for the micro-batches whose reports had not arrived (a loaded machine), so they are put
-    in the listener's shape: read as they come, they counted no row the sink wrote.
+    ``{"values": [...], "schema": {...}}`` instead of an object by field name, and the
+    micro-batch's own ``numInputRows`` is left out (its offsets are JSON text too, which the
+    offsets' reader takes either way). A run's end reads these for the micro-batches whose
+    reports had not arrived (a loaded machine), so they are put in the listener's shape: read
+    as they came, they counted no row the sink wrote.
     """
     return [_listener_shape(json.loads(report.json)) for report in query.recentProgress]
 
@@ -272,6 +273,11 @@ def _row(row: Any) -> Any:
         return row
     values, schema = row["values"], row["schema"]
     fields = schema.get("fields") if isinstance(schema, dict) else None
-    if not isinstance(values, list) or not isinstance(fields, list) or len(fields) != len(values):
+    if (
+        not isinstance(values, list)
+        or not isinstance(fields, list)
+        or len(fields) != len(values)
+        or not all(isinstance(field, dict) and "name" in field for field in fields)
+    ):
         return row
-    return {str(field.get("name")): value for field, value in zip(fields, values, strict=True)}
+    return {str(field["name"]): value for field, value in zip(fields, values, strict=True)}
