@@ -56,3 +56,28 @@ def test_the_whole_answer_is_read_when_pieces_cannot_be(
 
     monkeypatch.setattr(classes, "json_writer", broken)
     assert json.loads(_classic.jvm_json(spark._jvm, plan, plan.toJSON)) == json.loads(plan.toJSON())
+
+
+def test_a_text_of_many_pieces_is_read_as_one_answer(
+    spark: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    plan = _wide(spark)._jdf.queryExecution().analyzed()
+    client = spark.sparkContext._gateway._gateway_client
+    send = client.send_command
+    sent: list[str] = []
+
+    def counted(command: str, *args: Any, **kwargs: Any) -> Any:
+        sent.append(command)
+        return send(command, *args, **kwargs)
+
+    monkeypatch.setattr(client, "send_command", counted)
+    in_pieces = _classic.jvm_json(spark._jvm, plan, plan.toJSON)
+    pieces = len(sent)
+    assert pieces > 4  # several pieces, each its own call
+    monkeypatch.setattr(_classic, "_MOST_PIECES", 2)
+    sent.clear()
+    whole = _classic.jvm_json(spark._jvm, plan, plan.toJSON)
+    assert len(sent) < pieces - 2
+    assert whole == in_pieces
+    assert whole.isascii()
+    assert json.loads(whole) == json.loads(plan.toJSON())

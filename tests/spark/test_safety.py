@@ -134,6 +134,30 @@ def test_a_schema_wider_than_the_limit_gets_no_column_lineage(
     assert "schemaSizeLimit" not in _errors(whole)
 
 
+def test_an_output_too_wide_for_column_lineage_is_not_optimized_for_it(spark: Any) -> None:
+    """Classic: the optimized plan (read for column lineage alone) is not read for nothing."""
+    from openlineage_sdk.spark.session.classic._plan import logical_plan_extraction
+
+    frame = spark.range(3).selectExpr("id AS a", "id + 1 AS b", "id + 2 AS c")
+    plan = frame._jdf.queryExecution().analyzed()
+    optimized: list[Any] = []
+
+    def optimize() -> Any:
+        optimized.append(True)
+        return frame._jdf.queryExecution().optimizedPlan()
+
+    with guarding(Safety(schema_size_limit=2), None):
+        extraction = logical_plan_extraction(spark._jvm, plan, None, optimized=optimize)
+    assert not optimized
+    assert extraction.column_lineage is None
+    assert any("3 fields exceed" in p for p in extraction.problems)
+    assert extraction.output_schema is not None  # the datasets stay whole
+    with guarding(Safety(schema_size_limit=3), None):
+        extraction = logical_plan_extraction(spark._jvm, plan, None, optimized=optimize)
+    assert optimized == [True]
+    assert extraction.column_lineage is not None
+
+
 # ------------------------------------------------------------------ circuit breakers
 
 

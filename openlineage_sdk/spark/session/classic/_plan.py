@@ -23,7 +23,11 @@ from openlineage_sdk.spark._execution import (
     DatasetIdentity,
     DatasetLineage,
 )
-from openlineage_sdk.spark._safety import BudgetExceededError, SchemaSizeExceededError
+from openlineage_sdk.spark._safety import (
+    BudgetExceededError,
+    SchemaSizeExceededError,
+    schema_size_check,
+)
 from openlineage_sdk.spark.describe._jdbc import JdbcRead, JdbcSource, resolve_jdbc
 from openlineage_sdk.spark.describe._lineage import (
     Attribute,
@@ -396,6 +400,9 @@ def logical_plan_extraction(
         except Exception as error:
             found.problems.append(f"input schemas: {error}")
         source = (tree, plan, output, by_index, columns)
+        # The optimizer keeps the plan's output: an output too wide for column lineage is known
+        # here, before the optimized plan's JSON (as long as this one) is read for nothing.
+        schema_size_check(len(output))
         if optimized is not None:
             try:
                 joptimized = optimized()
