@@ -54,16 +54,65 @@ def connect_writer_settings(writer: Any) -> tuple[str | None, dict[str, str]]:
     return source, options
 
 
+_RELATION = "spark.connect.Relation"
+
+# Message type (full name) -> whether a Relation can be nested in it, itself included.
+_HOLDS_RELATIONS: dict[str, bool] = {}
+
+
+def _holds_relations(kind: Any) -> bool:
+    """Whether a message of type ``kind`` (a descriptor) can hold a ``Relation``, map fields aside.
+
+    Learnt once per type from the protobuf's descriptors, so that a walk for relations does not
+    visit what cannot hold one: a wide projection's thousands of expressions, for instance.
+    """
+    known = _HOLDS_RELATIONS.get(kind.full_name)
+    if known is not None:
+        return known
+    if kind.GetOptions().map_entry:  # a map field's entry: maps are not walked
+        _HOLDS_RELATIONS[kind.full_name] = False
+        return False
+    # The message types reachable from ``kind``, each with the types its fields hold ...
+    held: dict[str, set[str]] = {}
+    stack = [kind]
+    while stack:
+        message = stack.pop()
+        if message.full_name in held:
+            continue
+        fields = held[message.full_name] = set()
+        for field in message.fields:
+            inner = field.message_type
+            if inner is None or inner.GetOptions().map_entry:
+                continue
+            fields.add(inner.full_name)
+            stack.append(inner)
+    # ... then those from which a Relation is reachable, to a fixed point.
+    holding = {name for name in held if name == _RELATION or _HOLDS_RELATIONS.get(name)}
+    grew = True
+    while grew:
+        grew = False
+        for name, inner_names in held.items():
+            if name not in holding and not inner_names.isdisjoint(holding):
+                holding.add(name)
+                grew = True
+    for name in held:
+        _HOLDS_RELATIONS.setdefault(name, name in holding)
+    return _HOLDS_RELATIONS[kind.full_name]
+
+
 def relations(message: Any) -> Iterator[Any]:
-    """Every ``Relation`` message nested anywhere in ``message``, itself included."""
-    if message.DESCRIPTOR.full_name == "spark.connect.Relation":
+    """Every ``Relation`` message nested anywhere in ``message``, itself included.
+
+    Fields whose type cannot hold a relation are not visited (:func:`_holds_relations`), nor
+    map fields.
+    """
+    if message.DESCRIPTOR.full_name == _RELATION:
         yield message
     for descriptor, value in message.ListFields():
-        if descriptor.message_type is None:
+        kind = descriptor.message_type
+        if kind is None or not _holds_relations(kind):
             continue
         if _is_repeated(descriptor):
-            if descriptor.message_type.GetOptions().map_entry:
-                continue
             for item in value:
                 yield from relations(item)
         else:
@@ -79,15 +128,15 @@ def plan_sql_text(relation: Any) -> str | None:
     queue = [relation]
     while queue:
         message = queue.pop(0)
-        relation_type = message.DESCRIPTOR.full_name == "spark.connect.Relation"
+        relation_type = message.DESCRIPTOR.full_name == _RELATION
         if relation_type and message.WhichOneof("rel_type") == "sql":
             return str(message.sql.query)
         for descriptor, value in message.ListFields():
-            if descriptor.message_type is None:
+            kind = descriptor.message_type
+            if kind is None or not _holds_relations(kind):
                 continue
             if _is_repeated(descriptor):
-                if not descriptor.message_type.GetOptions().map_entry:
-                    queue.extend(value)
+                queue.extend(value)
             else:
                 queue.append(value)
     return None
