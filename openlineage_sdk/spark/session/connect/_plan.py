@@ -100,6 +100,18 @@ def _holds_relations(kind: Any) -> bool:
     return _HOLDS_RELATIONS[kind.full_name]
 
 
+def _nested(message: Any) -> Iterator[Any]:
+    """The messages directly in ``message`` that can hold a relation (not maps' entries)."""
+    for descriptor, value in message.ListFields():
+        kind = descriptor.message_type
+        if kind is None or not _holds_relations(kind):
+            continue
+        if _is_repeated(descriptor):
+            yield from value
+        else:
+            yield value
+
+
 def relations(message: Any) -> Iterator[Any]:
     """Every ``Relation`` message nested anywhere in ``message``, itself included.
 
@@ -108,15 +120,8 @@ def relations(message: Any) -> Iterator[Any]:
     """
     if message.DESCRIPTOR.full_name == _RELATION:
         yield message
-    for descriptor, value in message.ListFields():
-        kind = descriptor.message_type
-        if kind is None or not _holds_relations(kind):
-            continue
-        if _is_repeated(descriptor):
-            for item in value:
-                yield from relations(item)
-        else:
-            yield from relations(value)
+    for inner in _nested(message):
+        yield from relations(inner)
 
 
 def plan_sql_text(relation: Any) -> str | None:
@@ -131,14 +136,7 @@ def plan_sql_text(relation: Any) -> str | None:
         relation_type = message.DESCRIPTOR.full_name == _RELATION
         if relation_type and message.WhichOneof("rel_type") == "sql":
             return str(message.sql.query)
-        for descriptor, value in message.ListFields():
-            kind = descriptor.message_type
-            if kind is None or not _holds_relations(kind):
-                continue
-            if _is_repeated(descriptor):
-                queue.extend(value)
-            else:
-                queue.append(value)
+        queue.extend(_nested(message))
     return None
 
 
